@@ -109,7 +109,7 @@ def _tag(distribution: str, version: str, *, dry_run: bool) -> int:
                 for problem in problems:
                     print(f"  - {problem}", file=sys.stderr)
                 raise SystemExit(f"release: {tag} failed its checks; the tag was removed")
-            archives = sorted(p.name for p in Path(out).iterdir())
+            archives = sorted(p.name for p in Path(out).iterdir() if p.suffix in {".whl", ".gz"})
     except BaseException:
         _git("tag", "-d", tag)
         raise
