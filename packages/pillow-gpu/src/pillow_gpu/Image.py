@@ -1,0 +1,334 @@
+"""Lazy, immutable counterparts of ``PIL.Image``: record operations now, evaluate later.
+
+``open``, ``new``, ``frombytes`` and ``from_pil`` create an :class:`Image`; each operation returns
+a new :class:`Image` that records one node in an immutable graph. ``mode``, ``size``, ``width``,
+``height`` and ``info`` never evaluate anything. ``to_pil()``, ``tobytes()``, ``save()`` and
+``load()`` evaluate the graph with real Pillow (the normal CPU routing) and cache the result;
+``pillow_gpu.gpu.evaluate(image)`` evaluates it on the GPU instead.
+
+Arguments are validated when an operation is recorded, raising the exception types Pillow raises
+for the same call (mode- and parameter-dependent checks are delegated to Pillow itself on a 1x1
+image of the same mode). Unlike Pillow, ``paste`` and ``putpixel`` return a new image: handles
+never change.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any, Literal, cast
+
+from PIL import Image as PILImage
+from PIL import ImageFilter
+
+from pillow_gpu import _cpu
+from pillow_gpu._graph import Node
+
+__all__ = ["Image", "from_pil", "frombytes", "new", "open"]
+
+# Re-exported Pillow constants, so ``Image.Transpose.ROTATE_90`` etc. work as in Pillow.
+Transpose = PILImage.Transpose
+Resampling = PILImage.Resampling
+FLIP_LEFT_RIGHT = PILImage.Transpose.FLIP_LEFT_RIGHT
+FLIP_TOP_BOTTOM = PILImage.Transpose.FLIP_TOP_BOTTOM
+ROTATE_90 = PILImage.Transpose.ROTATE_90
+ROTATE_180 = PILImage.Transpose.ROTATE_180
+ROTATE_270 = PILImage.Transpose.ROTATE_270
+TRANSPOSE = PILImage.Transpose.TRANSPOSE
+TRANSVERSE = PILImage.Transpose.TRANSVERSE
+NEAREST = PILImage.Resampling.NEAREST
+
+_SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
+
+
+def _probe_image(mode: str, size: tuple[int, int] = (1, 1)) -> PILImage.Image:
+    return PILImage.new(mode, size)
+
+
+def _probe(
+    call: Callable[..., PILImage.Image], *modes: str, size: tuple[int, int] = (1, 1)
+) -> PILImage.Image:
+    """Run ``call`` on small Pillow images of ``modes`` so Pillow validates the arguments."""
+    return call(*(_probe_image(mode, size) for mode in modes))
+
+
+class Image:
+    """A lazy image: a handle on one node of an immutable operation graph."""
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+
+    # -- metadata (never evaluates) -------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        """Pillow mode of the result, e.g. ``"RGB"``."""
+        return self._node.mode
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(width, height)`` of the result."""
+        return self._node.size
+
+    @property
+    def width(self) -> int:
+        """Width of the result in pixels."""
+        return self._node.size[0]
+
+    @property
+    def height(self) -> int:
+        """Height of the result in pixels."""
+        return self._node.size[1]
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """A copy of the metadata dictionary the result will carry."""
+        return dict(self._node.info)
+
+    @property
+    def node(self) -> Node:
+        """The graph node this handle refers to."""
+        return self._node
+
+    @property
+    def is_evaluated(self) -> bool:
+        """True once the graph has been completed and its pixels cached."""
+        return self._node.cache.get() is not None
+
+    def __repr__(self) -> str:
+        state = "evaluated" if self.is_evaluated else "lazy"
+        return (
+            f"<pillow_gpu.Image.Image {state} op={self._node.op} mode={self.mode} "
+            f"size={self.width}x{self.height}>"
+        )
+
+    # -- materialisation (CPU routing through Pillow) --------------------------------------
+    def to_pil(self) -> PILImage.Image:
+        """Evaluate with Pillow (once) and return a fresh ``PIL.Image.Image`` copy."""
+        return _cpu.evaluate(self._node).copy()
+
+    def tobytes(self, encoder_name: str = "raw", *args: Any) -> bytes:
+        """Evaluate with Pillow (once) and return ``PIL.Image.Image.tobytes(...)``."""
+        return _cpu.evaluate(self._node).tobytes(encoder_name, *args)
+
+    def save(
+        self, fp: str | os.PathLike[str] | IO[bytes], format: str | None = None, **params: Any
+    ) -> None:
+        """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``."""
+        _cpu.evaluate(self._node).save(fp, format, **params)
+
+    def load(self) -> None:
+        """Evaluate with Pillow and cache the pixels (the handle stays immutable)."""
+        _cpu.evaluate(self._node)
+
+    def copy(self) -> Image:
+        """Return this image: handles are immutable, so a copy is the same graph."""
+        return self
+
+    # -- recording ---------------------------------------------------------------------------
+    def _derive(
+        self,
+        op: str,
+        params: Mapping[str, Any],
+        *,
+        mode: str | None = None,
+        size: tuple[int, int] | None = None,
+        extra: Sequence[Image] = (),
+    ) -> Image:
+        node = Node(
+            op=op,
+            params=params,
+            inputs=(self._node, *(other._node for other in extra)),
+            mode=self.mode if mode is None else mode,
+            size=self.size if size is None else size,
+            info=self._node.info,
+        )
+        return Image(node)
+
+    def point(
+        self, lut: Sequence[float] | Callable[[int], float], mode: str | None = None
+    ) -> Image:
+        """Record ``PIL.Image.Image.point`` with a table or a callable (called 256 times now)."""
+        if mode is not None:
+            probe = _probe(lambda im: im.point(lut, mode), self.mode)
+            return self._derive("point_mode", {"lut": lut, "mode": mode}, mode=probe.mode)
+        if callable(lut) and self.mode in ("I", "I;16", "F"):
+            # Pillow maps a callable linearly on these modes (point_transform): keep it as is.
+            probe = _probe(lambda im: im.point(lut), self.mode)
+            return self._derive("point", {"lut": lut}, mode=probe.mode)
+        if callable(lut):
+            bands = len(_probe_image(self.mode).getbands())
+            table = [lut(i) for i in range(256)] * bands
+        else:
+            table = list(lut)
+        probe = _probe(lambda im: im.point(table), self.mode)
+        return self._derive("point", {"lut": tuple(table)}, mode=probe.mode)
+
+    def transpose(self, method: int) -> Image:
+        """Record ``PIL.Image.Image.transpose`` (all seven methods)."""
+        _probe(lambda im: im.transpose(method), self.mode)
+        width, height = self.size
+        size = (height, width) if int(method) in _SWAPPING_TRANSPOSES else (width, height)
+        return self._derive("transpose", {"method": int(method)}, size=size)
+
+    def crop(self, box: tuple[float, float, float, float] | None = None) -> Image:
+        """Record ``PIL.Image.Image.crop``; areas outside the source are zero."""
+        if box is None:
+            return self
+        probe = _probe(lambda im: im.crop(box), self.mode)
+        left, top = (round(value) for value in box[:2])
+        return self._derive(
+            "crop", {"box": (left, top, left + probe.width, top + probe.height)}, size=probe.size
+        )
+
+    def resize(
+        self,
+        size: tuple[int, int],
+        resample: int | None = None,
+        box: tuple[float, float, float, float] | None = None,
+    ) -> Image:
+        """Record ``PIL.Image.Image.resize`` (the GPU route implements ``NEAREST``)."""
+        if resample is None:
+            resample = PILImage.Resampling.BICUBIC
+        probe = _probe(lambda im: im.resize(size, resample), self.mode)
+        if box is None:
+            box = (0.0, 0.0, float(self.width), float(self.height))
+        if len(box) != 4:
+            msg = "box must be a 4-tuple"
+            raise ValueError(msg)
+        if box[0] < 0 or box[1] < 0 or box[2] > self.width or box[3] > self.height:
+            msg = "box can't exceed original image size"
+            raise ValueError(msg)
+        if box[2] - box[0] < 0 or box[3] - box[1] < 0:
+            msg = "box can't be empty"
+            raise ValueError(msg)
+        params = {"size": probe.size, "resample": int(resample), "box": tuple(box)}
+        return self._derive("resize", params, size=probe.size)
+
+    def paste(
+        self,
+        im: Image | PILImage.Image,
+        box: tuple[int, int] | tuple[int, int, int, int] | None = None,
+        mask: Image | PILImage.Image | None = None,
+    ) -> Image:
+        """Return a new image with ``im`` pasted (``PIL.Image.Image.paste`` semantics)."""
+        source = im if isinstance(im, Image) else from_pil(im)
+        if box is None:
+            box = (0, 0)
+        if len(box) == 4:
+            if (box[2] - box[0], box[3] - box[1]) != source.size:
+                msg = "images do not match"
+                raise ValueError(msg)
+            box = (box[0], box[1])
+        elif len(box) != 2:
+            msg = "cannot determine region size; use 4-item box"
+            raise ValueError(msg)
+        extra = [source]
+        if mask is not None:
+            mask_image = mask if isinstance(mask, Image) else from_pil(mask)
+            _probe_image(self.mode).paste(
+                _probe_image(source.mode), (0, 0), _probe_image(mask_image.mode)
+            )
+            if mask_image.size != source.size:
+                msg = "bad transparency mask"
+                raise ValueError(msg)
+            extra.append(mask_image)
+        else:
+            _probe(lambda dst, src: dst.paste(src, (0, 0)) or dst, self.mode, source.mode)
+        params = {"box": (int(box[0]), int(box[1])), "masked": mask is not None}
+        return self._derive("paste", params, extra=extra)
+
+    def putpixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> Image:
+        """Return a new image with one pixel set (``PIL.Image.Image.putpixel`` semantics)."""
+        probe = _probe_image(self.mode)
+        probe.putpixel((0, 0), value)
+        x, y = (int(coordinate) for coordinate in xy)
+        x = x + self.width if x < 0 else x
+        y = y + self.height if y < 0 else y
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            msg = "image index out of range"
+            raise IndexError(msg)
+        return self._derive("putpixel", {"xy": (x, y), "value": value})
+
+    def convert(self, mode: str | None = None) -> Image:
+        """Record ``PIL.Image.Image.convert(mode)`` (no matrix, dither or palette options)."""
+        probe = _probe(lambda im: im.convert(mode), self.mode)
+        if probe.mode == self.mode and mode is None:
+            return self
+        return self._derive("convert", {"mode": probe.mode}, mode=probe.mode)
+
+    def getchannel(self, channel: int | str) -> Image:
+        """Record ``PIL.Image.Image.getchannel``."""
+        probe = _probe_image(self.mode)
+        probe.getchannel(channel)
+        index = channel if isinstance(channel, int) else probe.getbands().index(channel)
+        return self._derive("getchannel", {"channel": index}, mode="L")
+
+    def filter(self, filter: ImageFilter.Filter | type[ImageFilter.Filter]) -> Image:
+        """Record ``PIL.Image.Image.filter`` with one of Pillow's own filter objects."""
+        instance = filter() if isinstance(filter, type) else filter
+        # Pillow skips some checks for images smaller than the kernel: probe at up to 8x8.
+        probe_size = (min(self.width, 8), min(self.height, 8))
+        _probe(lambda im: im.filter(instance), self.mode, size=probe_size)
+        return self._derive("filter", {"filter": instance})
+
+
+def from_pil(image: PILImage.Image) -> Image:
+    """Wrap a private copy of a ``PIL.Image.Image`` as a lazy leaf."""
+    if not isinstance(image, PILImage.Image):
+        msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
+        raise TypeError(msg)
+    image.load()
+    copy = image.copy()
+    info = cast("Mapping[str, Any]", copy.info)
+    return Image(Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info))
+
+
+def new(
+    mode: str, size: tuple[int, int], color: float | str | tuple[float, ...] | None = 0
+) -> Image:
+    """Record ``PIL.Image.new``: a constant image, filled on the device when evaluated."""
+    PILImage.new(mode, (1, 1), color)
+    if len(size) != 2 or size[0] < 0 or size[1] < 0:
+        PILImage.new(mode, size, color)  # Pillow raises its own error for the size
+    width, height = (int(value) for value in size)
+    return Image(Node(op="new", params={"color": color}, mode=mode, size=(width, height)))
+
+
+def frombytes(
+    mode: str, size: tuple[int, int], data: bytes, decoder_name: str = "raw", *args: Any
+) -> Image:
+    """``PIL.Image.frombytes``: the bytes are unpacked at once, as Pillow does."""
+    return from_pil(PILImage.frombytes(mode, size, data, decoder_name, *args))
+
+
+def open(
+    fp: str | os.PathLike[str] | IO[bytes],
+    mode: Literal["r"] = "r",
+    formats: list[str] | tuple[str, ...] | None = None,
+) -> Image:
+    """Lazy ``PIL.Image.open``: reads the header now, decodes only when evaluated."""
+    data: bytes | None = None
+    path: str | None = None
+    if isinstance(fp, (str, os.PathLike)):
+        path = os.fspath(fp)
+        source: Any = path
+    else:
+        data = fp.read()
+        source = io.BytesIO(data)
+    with PILImage.open(source, mode, formats) as header:
+        node = Node(
+            op="open",
+            params={
+                "path": path,
+                "data": data,
+                "format": header.format,
+                "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or ""),
+            },
+            mode=header.mode,
+            size=header.size,
+            info=cast("Mapping[str, Any]", header.info),
+        )
+    return Image(node)

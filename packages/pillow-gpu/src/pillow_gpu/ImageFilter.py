@@ -1,0 +1,53 @@
+"""Pillow's own filter classes and built-in kernels, re-exported for ``Image.filter``."""
+
+from __future__ import annotations
+
+from PIL.ImageFilter import (
+    BLUR,
+    CONTOUR,
+    DETAIL,
+    EDGE_ENHANCE,
+    EDGE_ENHANCE_MORE,
+    EMBOSS,
+    FIND_EDGES,
+    SHARPEN,
+    SMOOTH,
+    SMOOTH_MORE,
+    BoxBlur,
+    BuiltinFilter,
+    Filter,
+    GaussianBlur,
+    Kernel,
+    MaxFilter,
+    MedianFilter,
+    MinFilter,
+    ModeFilter,
+    MultibandFilter,
+    RankFilter,
+    UnsharpMask,
+)
+
+__all__ = [
+    "BLUR",
+    "CONTOUR",
+    "DETAIL",
+    "EDGE_ENHANCE",
+    "EDGE_ENHANCE_MORE",
+    "EMBOSS",
+    "FIND_EDGES",
+    "SHARPEN",
+    "SMOOTH",
+    "SMOOTH_MORE",
+    "BoxBlur",
+    "BuiltinFilter",
+    "Filter",
+    "GaussianBlur",
+    "Kernel",
+    "MaxFilter",
+    "MedianFilter",
+    "MinFilter",
+    "ModeFilter",
+    "MultibandFilter",
+    "RankFilter",
+    "UnsharpMask",
+]

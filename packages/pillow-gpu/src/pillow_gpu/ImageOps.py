@@ -1,0 +1,73 @@
+"""Lazy counterparts of the ``PIL.ImageOps`` functions pillow-gpu records."""
+
+from __future__ import annotations
+
+from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
+
+from pillow_gpu.Image import Image, _probe
+
+__all__ = ["crop", "expand", "flip", "grayscale", "invert", "mirror", "posterize", "solarize"]
+
+
+def invert(image: Image) -> Image:
+    """Record ``ImageOps.invert`` (255 - x; Pillow allows L and RGB here)."""
+    _probe(PILImageOps.invert, image.mode)
+    return image._derive("invert", {})
+
+
+def flip(image: Image) -> Image:
+    """Record ``ImageOps.flip`` (top to bottom)."""
+    return image.transpose(PILImage.Transpose.FLIP_TOP_BOTTOM)
+
+
+def mirror(image: Image) -> Image:
+    """Record ``ImageOps.mirror`` (left to right)."""
+    return image.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
+
+
+def solarize(image: Image, threshold: int = 128) -> Image:
+    """Record ``ImageOps.solarize``: x if x < threshold else 255 - x."""
+    _probe(lambda im: PILImageOps.solarize(im, threshold), image.mode)
+    return image._derive("solarize", {"threshold": threshold})
+
+
+def posterize(image: Image, bits: int) -> Image:
+    """Record ``ImageOps.posterize``: keep the top ``bits`` bits of each sample."""
+    _probe(lambda im: PILImageOps.posterize(im, bits), image.mode)
+    return image._derive("posterize", {"bits": bits})
+
+
+def grayscale(image: Image) -> Image:
+    """Record ``ImageOps.grayscale`` (``convert("L")``)."""
+    return image.convert("L")
+
+
+def _border(border: int | tuple[int, ...]) -> tuple[int, int, int, int]:
+    if isinstance(border, tuple):
+        if len(border) == 2:
+            left, top = right, bottom = border
+        elif len(border) == 4:
+            left, top, right, bottom = border
+        else:  # Pillow indexes the tuple and fails the same way
+            left, top, right, bottom = border[0], border[1], border[2], border[3]
+    else:
+        left = top = right = bottom = border
+    return left, top, right, bottom
+
+
+def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) -> Image:
+    """Record ``ImageOps.expand``: a ``fill`` border around ``image``."""
+    _probe(lambda im: PILImageOps.expand(im, border, fill), image.mode)  # type: ignore[arg-type]
+    left, top, right, bottom = _border(border)
+    size = (left + image.width + right, top + image.height + bottom)
+    if size[0] < 0 or size[1] < 0:
+        PILImage.new(image.mode, size)  # Pillow's own error for a negative size
+    params = {"border": (left, top, right, bottom), "fill": fill}
+    return image._derive("expand", params, size=size)
+
+
+def crop(image: Image, border: int = 0) -> Image:
+    """Record ``ImageOps.crop``: remove ``border`` pixels from every side."""
+    left, top, right, bottom = _border(border)
+    return image.crop((left, top, image.width - right, image.height - bottom))

@@ -1,0 +1,90 @@
+"""Immutable nodes of a lazy image graph.
+
+A :class:`Node` records one operation (``op``), its normalised parameters and its input nodes,
+plus the output ``mode``/``size``/``info`` that Pillow would report, so these never need an
+evaluation. Nodes never change after creation, and an input used by several graphs is the same
+node object (shared, not copied). The only mutable part is the :class:`ResultCache` cell, which
+holds the pixels of a node once some evaluation has completed it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from PIL import Image as PILImage
+
+__all__ = ["LEAF_OPS", "Node", "ResultCache", "walk"]
+
+#: Operations without inputs: their pixels come from the host (decode, PIL image, fill).
+LEAF_OPS = frozenset({"open", "pil", "new"})
+
+
+class ResultCache:
+    """A write-once cell holding the completed pixels of one node."""
+
+    __slots__ = ("_image", "_lock")
+
+    def __init__(self) -> None:
+        self._image: PILImage.Image | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> PILImage.Image | None:
+        """Return the cached image, or None when the node has not been completed."""
+        return self._image
+
+    def put(self, image: PILImage.Image) -> PILImage.Image:
+        """Store ``image`` unless a result is already cached; return the cached result."""
+        with self._lock:
+            if self._image is None:
+                self._image = image
+            return self._image
+
+
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Node:
+    """One recorded operation: ``op`` applied with ``params`` to ``inputs``."""
+
+    op: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    inputs: tuple[Node, ...] = ()
+    mode: str
+    size: tuple[int, int]
+    info: Mapping[str, Any] = field(default_factory=dict)
+    cache: ResultCache = field(default_factory=ResultCache, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", _frozen(self.params))
+        object.__setattr__(self, "info", _frozen(self.info))
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for nodes whose pixels come from the host rather than an operation."""
+        return self.op in LEAF_OPS
+
+
+def walk(root: Node) -> Iterator[Node]:
+    """Yield every node reachable from ``root`` once, inputs before their users.
+
+    Traversal stops at cached nodes: a completed node is used as-is and its inputs are not
+    visited (a completed graph is never replayed).
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in seen:
+            continue
+        if expanded or node.cache.get() is not None or not node.inputs:
+            seen.add(id(node))
+            yield node
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node.inputs) if id(child) not in seen)

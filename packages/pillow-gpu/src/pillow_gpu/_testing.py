@@ -1,0 +1,40 @@
+"""Helpers for pillow-gpu's test-suite: deterministic source images and exact comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image as PILImage
+
+__all__ = ["MODES", "SIZES", "assert_image_equal", "make_image"]
+
+#: Native modes and the parity sizes every route is checked at.
+MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+SIZES = ((1, 1), (3, 2), (19, 17), (65, 33))
+
+
+def make_image(mode: str, size: tuple[int, int], seed: int = 0) -> PILImage.Image:
+    """A random image; RGB gets random padding bytes so padding handling is observable."""
+    rng = np.random.default_rng(seed)
+    width, height = size
+    if mode == "RGB":
+        data = rng.integers(0, 256, width * height * 4, dtype=np.uint8).tobytes()
+        return PILImage.frombytes("RGB", size, data, "raw", "RGBX")
+    bands = PILImage.getmodebands(mode)
+    data = rng.integers(0, 256, width * height * bands, dtype=np.uint8).tobytes()
+    return PILImage.frombytes(mode, size, data)
+
+
+def assert_image_equal(actual: PILImage.Image, expected: PILImage.Image) -> None:
+    """Mode, size and bytes equal; for RGB also the stored padding byte."""
+    assert actual.mode == expected.mode, (actual.mode, expected.mode)
+    assert actual.size == expected.size, (actual.size, expected.size)
+    if actual.tobytes() != expected.tobytes():
+        a = np.frombuffer(actual.tobytes(), dtype=np.uint8)
+        e = np.frombuffer(expected.tobytes(), dtype=np.uint8)
+        where = np.flatnonzero(a != e)
+        raise AssertionError(
+            f"{where.size} of {a.size} bytes differ; first at {where[:5].tolist()}: "
+            f"got {a[where[:5]].tolist()} expected {e[where[:5]].tolist()}"
+        )
+    if actual.mode == "RGB":
+        assert actual.tobytes("raw", "RGBX") == expected.tobytes("raw", "RGBX"), "padding differs"

@@ -1,0 +1,77 @@
+"""Structured errors for the GPU path of pillow-gpu.
+
+Every error carries the fields a batch caller needs to route it: ``kind`` (``"Unsupported"``,
+``"Limit"``, ``"Device"``, ...), ``stage`` (where it happened: ``"admission"``, ``"allocation"``,
+``"execution"``, ...), and the job identity (``job_id`` and ``input_key``; both ``None`` outside
+a batch job). Messages read "why ...; observed ...; fix ...".
+
+The batch executor adds its own subclasses (QueueFull, ResultBackpressure) on top of
+:class:`GpuError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+__all__ = ["DecodeError", "DeviceError", "GpuError", "Limit", "Unsupported"]
+
+
+class GpuError(Exception):
+    """Base of every structured pillow-gpu GPU error."""
+
+    kind: str = "Error"
+
+    def __init__(
+        self,
+        why: str,
+        *,
+        observed: str,
+        fix: str,
+        stage: str,
+        job_id: int | None = None,
+        input_key: Hashable | None = None,
+    ) -> None:
+        self.why = why
+        self.observed = observed
+        self.fix = fix
+        self.stage = stage
+        self.job_id = job_id
+        self.input_key = input_key
+        super().__init__(f"why: {why}; observed: {observed}; fix: {fix}")
+
+    def with_job(self, job_id: int | None, input_key: Hashable | None) -> GpuError:
+        """Return a copy of this error that names the job it belongs to."""
+        copy = type(self)(
+            self.why,
+            observed=self.observed,
+            fix=self.fix,
+            stage=self.stage,
+            job_id=job_id,
+            input_key=input_key,
+        )
+        copy.__cause__ = self.__cause__
+        return copy
+
+
+class Unsupported(GpuError, ValueError):
+    """An (operation, mode, parameters) context the GPU planner has not proven exact."""
+
+    kind = "Unsupported"
+
+
+class Limit(GpuError, RuntimeError):
+    """A known size, device or configuration bound that the graph exceeds."""
+
+    kind = "Limit"
+
+
+class DeviceError(GpuError, RuntimeError):
+    """The GPU device is unavailable, lost, or failed while executing work."""
+
+    kind = "Device"
+
+
+class DecodeError(GpuError, OSError):
+    """An encoded source could not be decoded when its plan was allocated."""
+
+    kind = "Decode"

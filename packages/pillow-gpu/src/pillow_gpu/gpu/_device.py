@@ -1,0 +1,109 @@
+"""The process-wide wgpu device, its limits, and the compute pipeline cache.
+
+One adapter/device pair is created on first use and shared by every plan in the process.
+Pipelines are compiled once per shader (llvmpipe compiles at first dispatch, 0.1-0.2 s each).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from pillow_gpu.errors import DeviceError
+
+__all__ = ["DeviceLimits", "SharedDevice", "get_device", "shader_source"]
+
+_KERNELS_PACKAGE = "pillow_gpu.gpu.kernels"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceLimits:
+    """The granted device limits the planner checks every graph against."""
+
+    max_storage_buffer_binding_size: int
+    max_buffer_size: int
+    max_compute_workgroups_per_dimension: int
+    max_uniform_buffer_binding_size: int
+
+    @classmethod
+    def from_device(cls, limits: Any) -> DeviceLimits:
+        """Read the hyphenated wgpu limit keys of a device."""
+        return cls(
+            max_storage_buffer_binding_size=int(limits["max-storage-buffer-binding-size"]),
+            max_buffer_size=int(limits["max-buffer-size"]),
+            max_compute_workgroups_per_dimension=int(
+                limits["max-compute-workgroups-per-dimension"]
+            ),
+            max_uniform_buffer_binding_size=int(limits["max-uniform-buffer-binding-size"]),
+        )
+
+
+@cache
+def shader_source(name: str) -> str:
+    """Return the WGSL source of kernel ``name`` (``kernels/<name>.wgsl``), read once."""
+    return resources.files(_KERNELS_PACKAGE).joinpath(f"{name}.wgsl").read_text("utf-8")
+
+
+class SharedDevice:
+    """A wgpu device with its queue, limits and a per-shader pipeline cache."""
+
+    def __init__(self, device: Any, adapter_info: Any) -> None:
+        self.device = device
+        self.queue = device.queue
+        self.adapter_info = dict(adapter_info)
+        self.limits = DeviceLimits.from_device(device.limits)
+        self._pipelines: dict[str, Any] = {}
+        #: Buffers created by plans on this device (tests check admission allocates none).
+        self.buffers_created = 0
+        self._lock = threading.Lock()
+
+    def pipeline(self, name: str) -> Any:
+        """Return the compute pipeline of kernel ``name`` (entry point ``main``), cached."""
+        with self._lock:
+            found = self._pipelines.get(name)
+            if found is None:
+                module = self.device.create_shader_module(label=name, code=shader_source(name))
+                found = self.device.create_compute_pipeline(
+                    label=name, layout="auto", compute={"module": module, "entry_point": "main"}
+                )
+                self._pipelines[name] = found
+            return found
+
+
+_shared: SharedDevice | None = None
+_shared_lock = threading.Lock()
+
+
+def _quiet_runtime_dir() -> None:
+    # wgpu-native prints "XDG_RUNTIME_DIR is invalid or not set" without a usable directory.
+    current = os.environ.get("XDG_RUNTIME_DIR")
+    if not current or not os.path.isdir(current):
+        os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="pillow-gpu-runtime-")
+
+
+def get_device() -> SharedDevice:
+    """Return the process-wide device, creating it on first use."""
+    global _shared  # noqa: PLW0603 - one device per process by design
+    with _shared_lock:
+        if _shared is None:
+            _quiet_runtime_dir()
+            import wgpu  # type: ignore[import-untyped]
+
+            try:
+                adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+                device = adapter.request_device_sync(label="pillow-gpu")
+            except RuntimeError as error:
+                raise DeviceError(
+                    "no wgpu adapter/device could be created",
+                    observed=f"{type(error).__name__}: {error}",
+                    fix="install a Vulkan/Metal/D3D12 driver (on Linux without a GPU: "
+                    "mesa-vulkan-drivers for lavapipe)",
+                    stage="device",
+                ) from error
+            _shared = SharedDevice(device, adapter.info)
+        return _shared

@@ -1,0 +1,491 @@
+"""Graph -> :class:`Plan`: admission against the route table and device limits, then lowering.
+
+Plan API (the batch executor builds on it)::
+
+    plan = plan_graph(image)          # admission + lowering; no device, no decode
+    plan.gpu_bytes, plan.host_bytes   # conservative reservations (the spec's credit table)
+    plan.mode, plan.size, plan.output_nbytes, plan.staging_nbytes, plan.sources
+    plan.allocate(device)             # decode sources, create buffers, queue uploads
+    plan.encode(encoder, staging, offset)   # dispatches + terminal copy; offset % 256 == 0
+    image = plan.build(mapped[offset:offset + plan.terminal_nbytes])   # copies the bytes
+    plan.release()                    # destroy the plan's buffers (idempotent)
+
+Reservations: ``gpu_bytes`` charges every working image buffer (one u32 per pixel per node,
+uploads included), host tables (LUTs, index and coefficient tables), one parameter block per
+dispatch (each rounded up to 256 bytes) and the terminal staging range. ``host_bytes`` charges
+per source its decode temporary, upload words and encoded bytes, plus the terminal copy, the
+output CPU pixels (4 bytes per pixel) and the metadata. Pass ``limits=device.limits`` to check
+the device's binding/buffer/workgroup limits too. The staging buffer passed to ``encode`` needs
+``MAP_READ | COPY_DST`` usage and at least ``offset + staging_nbytes`` bytes. ``allocate``
+raises ``DecodeError`` (kind ``"Decode"``) when a source fails to decode.
+
+``plan_graph`` walks the graph inputs-first and checks every node's (operation, mode,
+parameters) against :data:`ROUTES` and the device limits before anything is decoded or
+allocated; an unproven context raises :class:`~pillow_gpu.errors.Unsupported` and a size or
+device bound raises :class:`~pillow_gpu.errors.Limit` (stage ``"admission"``). Completed
+(cached) nodes are uploaded as leaves; their inputs are not replayed. ``Image.new`` leaves are
+filled on the device. Each node gets its own buffers and each dispatch its own parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PIL import Image as PILImage
+from PIL import ImageFilter, ImageOps
+
+from pillow_gpu._graph import Node, walk
+from pillow_gpu.errors import Limit, Unsupported
+from pillow_gpu.gpu._device import DeviceLimits
+from pillow_gpu.gpu._layout import NATIVE_MODES, ink, terminal_nbytes, to_words
+from pillow_gpu.gpu._plan import Plan, Upload
+from pillow_gpu.gpu._program import WORKGROUP, Program
+from pillow_gpu.gpu.kernels import (
+    boxblur,
+    chops,
+    convert,
+    convolve,
+    fill,
+    lut,
+    pack_l,
+    paste,
+    rank,
+    remap,
+    resize_nearest,
+)
+
+__all__ = ["MAX_PIXELS", "ROUTES", "Route", "plan_graph", "render_routes_markdown"]
+
+#: Peak pixels of any image in a graph (the workspace bound of the spec).
+MAX_PIXELS = 4096 * 4096
+#: Largest box radius (per axis, after the Gaussian conversion) the blur route admits.
+MAX_BLUR_RADIUS = 256.0
+
+_ALL = NATIVE_MODES
+_BOX_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+_RANK_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+_KERNEL_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+# Stored bytes Pillow writes per mode (bit j = byte j); others are 0 or don't-care.
+_BAND_MASK = {
+    "L": 0b0001,
+    "LA": 0b1001,
+    "RGB": 0b0111,
+    "RGBA": 0b1111,
+    "CMYK": 0b1111,
+    "RGBX": 0b1111,
+}
+_BAND_BYTES = {
+    "L": (0,),
+    "LA": (0, 3),
+    "RGB": (0, 1, 2),
+    "RGBA": (0, 1, 2, 3),
+    "CMYK": (0, 1, 2, 3),
+    "RGBX": (0, 1, 2, 3),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Route:
+    """One native route: a recorded operation, the modes it admits, its kernel family."""
+
+    operation: str
+    modes: tuple[str, ...]
+    kernel: str
+    contexts: str
+
+
+#: The native route table: anything not listed here is rejected as Unsupported.
+ROUTES: tuple[Route, ...] = (
+    Route(
+        operation="leaf upload / Image.new / cached result",
+        modes=_ALL,
+        kernel="fill",
+        contexts="decoded or PIL pixels uploaded once; Image.new filled on the device",
+    ),
+    Route(
+        operation="ImageOps.invert",
+        modes=("L", "RGB"),
+        kernel="lut",
+        contexts="Pillow admits L and RGB; RGB padding byte written as 0",
+    ),
+    Route(
+        operation="ImageChops.invert",
+        modes=_ALL,
+        kernel="lut",
+        contexts="~x on every stored byte, alpha and padding included",
+    ),
+    Route(
+        operation="Image.point",
+        modes=_ALL,
+        kernel="lut",
+        contexts="table of 256 x bands or a callable; mode= argument rejected",
+    ),
+    Route(
+        operation="ImageOps.solarize / posterize",
+        modes=("L", "RGB"),
+        kernel="lut",
+        contexts="any threshold; bits 0..8",
+    ),
+    Route(
+        operation="ImageEnhance.Brightness",
+        modes=_ALL,
+        kernel="lut",
+        contexts="any factor; alpha unchanged",
+    ),
+    Route(
+        operation="transpose / ImageOps.flip / mirror",
+        modes=_ALL,
+        kernel="remap",
+        contexts="all seven Transpose methods",
+    ),
+    Route(
+        operation="crop / ImageOps.crop",
+        modes=_ALL,
+        kernel="remap",
+        contexts="any box; areas outside the source are zero",
+    ),
+    Route(operation="ImageOps.expand", modes=_ALL, kernel="remap", contexts="any border and fill"),
+    Route(
+        operation="paste (unmasked)",
+        modes=_ALL,
+        kernel="paste",
+        contexts="same source mode; any offset incl. negative; lazy sources",
+    ),
+    Route(operation="putpixel", modes=_ALL, kernel="paste", contexts="in-range coordinates"),
+    Route(
+        operation="resize NEAREST",
+        modes=_ALL,
+        kernel="resize_nearest",
+        contexts="any size and box; host-built index tables",
+    ),
+    Route(
+        operation="convert / ImageOps.grayscale",
+        modes=_ALL,
+        kernel="convert",
+        contexts="pairs: " + ", ".join(f"{a}->{b}" for a, b in convert.CONVERSIONS),
+    ),
+    Route(operation="getchannel", modes=_ALL, kernel="convert", contexts="any valid band"),
+    Route(
+        operation="ImageChops binary ops",
+        modes=_ALL,
+        kernel="chops",
+        contexts="both inputs in the same mode; output is the overlap: "
+        + ", ".join(name for name in chops.OPS if name != "blend"),
+    ),
+    Route(
+        operation="Image.blend / ImageChops.blend",
+        modes=_ALL,
+        kernel="chops",
+        contexts="any alpha (host 256x256 table)",
+    ),
+    Route(
+        operation="BoxBlur / GaussianBlur",
+        modes=_BOX_MODES,
+        kernel="boxblur",
+        contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}",
+    ),
+    Route(
+        operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
+        modes=_RANK_MODES,
+        kernel="rank",
+        contexts=f"odd size <= {rank.MAX_SIZE}",
+    ),
+    Route(
+        operation="ImageFilter.Kernel and built-in kernels",
+        modes=_KERNEL_MODES,
+        kernel="convolve",
+        contexts="3x3 and 5x5",
+    ),
+    Route(
+        operation="ImageEnhance.Color",
+        modes=("L", "LA", "RGB", "RGBA"),
+        kernel="convert+chops",
+        contexts="any factor",
+    ),
+)
+
+
+def render_routes_markdown() -> str:
+    """The route table as Markdown (docs/routes.md is generated from this)."""
+    lines = [
+        "# Native GPU routes",
+        "",
+        "Generated from `pillow_gpu.gpu._planner.ROUTES` by",
+        "`python -m pillow_gpu.gpu._routes_doc > docs/routes.md`; a test keeps it in sync.",
+        "Everything else is rejected at admission with `Unsupported`.",
+        "",
+        "| Operation | " + " | ".join(NATIVE_MODES) + " | Kernel | Contexts |",
+        "|---|" + "---|" * len(NATIVE_MODES) + "---|---|",
+    ]
+    for route in ROUTES:
+        marks = " | ".join("yes" if mode in route.modes else "-" for mode in NATIVE_MODES)
+        lines.append(f"| {route.operation} | {marks} | {route.kernel} | {route.contexts} |")
+    return "\n".join(lines) + "\n"
+
+
+def _unsupported(
+    node: Node, why: str, fix: str = "evaluate this graph with to_pil()"
+) -> Unsupported:
+    return Unsupported(
+        why,
+        observed=f"operation {node.op!r} on mode {node.mode} size {node.size[0]}x{node.size[1]}",
+        fix=fix,
+        stage="admission",
+    )
+
+
+def _check_image(node: Node, limits: DeviceLimits | None) -> None:
+    if node.mode not in NATIVE_MODES:
+        raise _unsupported(
+            node,
+            f"mode {node.mode} is not a native GPU layout ({', '.join(NATIVE_MODES)})",
+            fix="convert to a native mode first or evaluate with to_pil()",
+        )
+    width, height = node.size
+    if width <= 0 or height <= 0:
+        raise _unsupported(node, "empty images are not planned on the GPU")
+    if width * height > MAX_PIXELS:
+        raise Limit(
+            "the image exceeds the per-graph pixel bound (4096 x 4096)",
+            observed=f"{width}x{height} = {width * height} pixels in operation {node.op!r}",
+            fix="split the image into tiles or evaluate it with to_pil()",
+            stage="admission",
+        )
+    if limits is not None:
+        nbytes = width * height * 4
+        binding = min(limits.max_storage_buffer_binding_size, limits.max_buffer_size)
+        groups = max(-(-width // WORKGROUP), -(-height // WORKGROUP))
+        if nbytes > binding or groups > limits.max_compute_workgroups_per_dimension:
+            raise Limit(
+                "the image exceeds this device's buffer or workgroup limits",
+                observed=f"{nbytes} bytes (binding limit {binding}), {groups} workgroups per "
+                f"dimension (limit {limits.max_compute_workgroups_per_dimension})",
+                fix="use a smaller image or a device with larger limits",
+                stage="admission",
+            )
+
+
+def _require_mode(node: Node, modes: tuple[str, ...], what: str) -> None:
+    if node.inputs[0].mode not in modes:
+        raise _unsupported(node, f"{what} is proven only for modes {', '.join(modes)}")
+
+
+_Inputs = list[tuple[int, Node]]
+_Lowering = Callable[[Program, Node, _Inputs], int]
+
+
+def _lut(program: Program, node: Node, ins: _Inputs) -> int:
+    if node.op in ("invert", "solarize", "posterize"):
+        _require_mode(node, ("L", "RGB"), f"ImageOps.{node.op}")
+    table = lut.tables_for(node.op, ins[0][1].mode, node.params)
+    return lut.lower(program, ins[0][0], node.size, table)
+
+
+def _transpose(program: Program, node: Node, ins: _Inputs) -> int:
+    return remap.transpose(program, ins[0][0], ins[0][1].size, node.params["method"])
+
+
+def _crop(program: Program, node: Node, ins: _Inputs) -> int:
+    return remap.crop(program, ins[0][0], ins[0][1].size, node.params["box"])
+
+
+def _expand_ink(mode: str, fill_color: Any) -> int:
+    probe = ImageOps.expand(PILImage.new(mode, (1, 1)), border=1, fill=fill_color)
+    return int(to_words(probe)[0])
+
+
+def _expand(program: Program, node: Node, ins: _Inputs) -> int:
+    value = _expand_ink(node.mode, node.params["fill"])
+    return remap.expand(program, ins[0][0], ins[0][1].size, node.params["border"], value)
+
+
+def _paste(program: Program, node: Node, ins: _Inputs) -> int:
+    if node.params["masked"]:
+        raise _unsupported(node, "masked paste is not proven exact on the GPU")
+    (base, base_node), (src, src_node) = ins[0], ins[1]
+    if src_node.mode != base_node.mode:
+        raise _unsupported(
+            node,
+            f"paste of a {src_node.mode} source into {base_node.mode} needs a conversion",
+            fix="convert the source to the same mode first",
+        )
+    return paste.paste(
+        program, base, node.size, src=src, src_size=src_node.size, box=node.params["box"]
+    )
+
+
+def _putpixel(program: Program, node: Node, ins: _Inputs) -> int:
+    probe = PILImage.new(node.mode, (1, 1))
+    probe.putpixel((0, 0), node.params["value"])
+    value = int(to_words(probe)[0])
+    return paste.putpixel(program, ins[0][0], node.size, node.params["xy"], value)
+
+
+def _resize(program: Program, node: Node, ins: _Inputs) -> int:
+    if node.params["resample"] != PILImage.Resampling.NEAREST:
+        raise _unsupported(
+            node,
+            "only NEAREST resize is proven exact on the GPU",
+            fix="use resample=Image.NEAREST or evaluate with to_pil()",
+        )
+    return resize_nearest.lower(program, ins[0][0], ins[0][1].size, node.size, node.params["box"])
+
+
+def _convert(program: Program, node: Node, ins: _Inputs) -> int:
+    pair = (ins[0][1].mode, node.mode)
+    if pair not in convert.CONVERSIONS:
+        raise _unsupported(node, f"conversion {pair[0]} -> {pair[1]} is not proven on the GPU")
+    return convert.lower(program, ins[0][0], node.size, *pair)
+
+
+def _getchannel(program: Program, node: Node, ins: _Inputs) -> int:
+    byte = _BAND_BYTES[ins[0][1].mode][node.params["channel"]]
+    return convert.getchannel(program, ins[0][0], node.size, byte)
+
+
+def _chop(program: Program, node: Node, ins: _Inputs) -> int:
+    (a, a_node), (b, b_node) = ins[0], ins[1]
+    if a_node.mode != b_node.mode:
+        raise _unsupported(
+            node,
+            f"ImageChops on {a_node.mode} x {b_node.mode} is not proven",
+            fix="convert both images to the same mode first",
+        )
+    if node.op == "blend":
+        name, table = "blend", chops.blend_table(node.params["alpha"])
+    else:
+        name = node.params["name"]
+        table = None
+        if name in ("add", "subtract"):
+            table = chops.scaled_table(name, node.params["scale"], node.params["offset"])
+    return chops.lower(program, a, a_node.size, b=b, b_size=b_node.size, name=name, table=table)
+
+
+def _color(program: Program, node: Node, ins: _Inputs) -> int:
+    # ImageEnhance.Color: blend(image.convert(L or LA).convert(mode), image, factor).
+    src, mode = ins[0][0], ins[0][1].mode
+    if mode in ("L", "LA"):  # the degenerate image is the image itself: an exact copy
+        return lut.lower(program, src, node.size, np.stack([lut.IDENTITY] * 4))
+    if mode not in ("RGB", "RGBA"):
+        raise _unsupported(node, "ImageEnhance.Color is proven only for L, LA, RGB and RGBA")
+    steps = (("RGB", "L"), ("L", "RGB")) if mode == "RGB" else (("RGBA", "LA"), ("LA", "RGBA"))
+    degenerate = src
+    for pair in steps:
+        degenerate = convert.lower(program, degenerate, node.size, *pair)
+    table = chops.blend_table(node.params["factor"])
+    return chops.lower(
+        program, degenerate, node.size, b=src, b_size=node.size, name="blend", table=table
+    )
+
+
+def _filter(program: Program, node: Node, ins: _Inputs) -> int:
+    instance = node.params["filter"]
+    src, mode = ins[0][0], ins[0][1].mode
+    if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
+        _require_mode(node, _BOX_MODES, type(instance).__name__)
+        xy = instance.radius
+        radii = (float(xy), float(xy)) if isinstance(xy, (int, float)) else tuple(map(float, xy))
+        passes = 1
+        if isinstance(instance, ImageFilter.GaussianBlur):
+            radii = tuple(boxblur.gaussian_box_radius(r) for r in radii)
+            passes = 3
+        if max(radii) > MAX_BLUR_RADIUS or min(radii) < 0:
+            raise _unsupported(node, f"blur radius {radii} is outside the proven 0..256 range")
+        return boxblur.lower(program, src, node.size, (radii[0], radii[1]), passes)
+    if isinstance(instance, ImageFilter.RankFilter):
+        _require_mode(node, _RANK_MODES, type(instance).__name__)
+        if instance.size > rank.MAX_SIZE:
+            raise _unsupported(node, f"rank filter size {instance.size} exceeds {rank.MAX_SIZE}")
+        return rank.lower(
+            program,
+            src,
+            node.size,
+            window=instance.size,
+            rank=instance.rank,
+            mask=_BAND_MASK[mode],
+        )
+    if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
+        _require_mode(node, _KERNEL_MODES, "ImageFilter.Kernel")
+        (kw, kh), scale, offset, weights = instance.filterargs
+        if (kw, kh) not in ((3, 3), (5, 5)):
+            raise _unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
+        return convolve.lower(
+            program,
+            src,
+            node.size,
+            ksize=kw,
+            kernel=weights,
+            scale=scale,
+            offset=offset,
+            mask=_BAND_MASK[mode],
+        )
+    raise _unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
+
+
+_LOWERINGS: dict[str, _Lowering] = {
+    "invert": _lut,
+    "chops_invert": _lut,
+    "point": _lut,
+    "solarize": _lut,
+    "posterize": _lut,
+    "brightness": _lut,
+    "transpose": _transpose,
+    "crop": _crop,
+    "expand": _expand,
+    "paste": _paste,
+    "putpixel": _putpixel,
+    "resize": _resize,
+    "convert": _convert,
+    "getchannel": _getchannel,
+    "chop": _chop,
+    "blend": _chop,
+    "color": _color,
+    "filter": _filter,
+}
+
+
+def _leaf_host_bytes(node: Node) -> int:
+    pixels = node.size[0] * node.size[1]
+    encoded = node.params["encoded_nbytes"] if node.op == "open" else 0
+    decoded = pixels * 4 if node.op == "open" and node.cache.get() is None else 0
+    return decoded + pixels * 4 + encoded  # decode temporary, upload words, encoded bytes
+
+
+def plan_graph(image: Any, *, limits: DeviceLimits | None = None) -> Plan:
+    """Admit and lower the graph of ``image`` (a lazy Image or a Node); nothing runs yet."""
+    root: Node = getattr(image, "node", image)
+    program = Program()
+    buffers: dict[int, int] = {}
+    uploads: list[Upload] = []
+    host_bytes = 0
+    for node in walk(root):
+        _check_image(node, limits)
+        if node.cache.get() is not None or (node.is_leaf and node.op != "new"):
+            buffers[id(node)] = program.image(node.size)
+            uploads.append(Upload(buffer=buffers[id(node)], node=node))
+            host_bytes += _leaf_host_bytes(node)
+        elif node.op == "new":
+            buffers[id(node)] = fill.fill(program, node.size, ink(node.mode, node.params["color"]))
+        else:
+            lowering = _LOWERINGS.get(node.op)
+            if lowering is None:
+                raise _unsupported(node, f"operation {node.op!r} has no proven GPU route")
+            inputs = [(buffers[id(child)], child) for child in node.inputs]
+            buffers[id(node)] = lowering(program, node, inputs)
+    terminal = buffers[id(root)]
+    if root.mode == "L":
+        terminal = pack_l.pack_l(program, terminal, root.size)
+    nbytes = terminal_nbytes(root.mode, root.size)
+    metadata = len(repr(dict(root.info)))
+    host_bytes += nbytes + root.size[0] * root.size[1] * 4 + metadata
+    return Plan(
+        root=root,
+        program=program,
+        uploads=tuple(uploads),
+        terminal=terminal,
+        terminal_nbytes=nbytes,
+        host_bytes=host_bytes,
+    )

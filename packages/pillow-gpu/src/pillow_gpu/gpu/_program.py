@@ -1,0 +1,101 @@
+"""The device-independent program of one plan: virtual buffers and ordered dispatches.
+
+Kernel lowering functions append to a :class:`Program`; nothing here touches the GPU. Every
+dispatch gets its own parameter buffer, so no later queued write can change an earlier
+dispatch's uniforms. Buffer binding order is: 0 = parameters, then ``bindings`` in order.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["WORKGROUP", "BufferSpec", "Dispatch", "Program"]
+
+#: Workgroup edge of every 2-D kernel (16 x 16 invocations).
+WORKGROUP = 16
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BufferSpec:
+    """One virtual buffer: a working image, a host table, or a parameter block."""
+
+    index: int
+    nbytes: int
+    role: str  # "image", "table" or "params"
+    data: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dispatch:
+    """One compute dispatch of kernel ``shader`` over ``groups`` workgroups."""
+
+    shader: str
+    params: int
+    bindings: tuple[int, ...]
+    groups: tuple[int, int]
+
+
+@dataclass(slots=True, kw_only=True)
+class Program:
+    """The buffers and dispatches a plan records, in execution order."""
+
+    buffers: list[BufferSpec] = field(default_factory=list)
+    dispatches: list[Dispatch] = field(default_factory=list)
+
+    def _add(self, nbytes: int, role: str, data: bytes | None = None) -> int:
+        index = len(self.buffers)
+        self.buffers.append(BufferSpec(index=index, nbytes=max(4, nbytes), role=role, data=data))
+        return index
+
+    def image(self, size: tuple[int, int]) -> int:
+        """A working image buffer: one little-endian u32 (4 stored bytes) per pixel."""
+        return self._add(size[0] * size[1] * 4, "image")
+
+    def words(self, count: int) -> int:
+        """A working buffer of ``count`` u32 words (e.g. packed terminal bytes)."""
+        return self._add(count * 4, "image")
+
+    def table(self, values: npt.ArrayLike, dtype: str = "<u4") -> int:
+        """A read-only host-built table (u32 by default; ``"<f4"`` for float tables)."""
+        data = np.ascontiguousarray(np.asarray(values).astype(dtype)).tobytes()
+        return self._add(len(data), "table", data)
+
+    def dispatch(
+        self,
+        shader: str,
+        *,
+        words: tuple[int, ...],
+        bindings: tuple[int, ...],
+        grid: tuple[int, int],
+        linear: bool = False,
+    ) -> None:
+        """Record one dispatch; ``words`` are i32 parameters, ``grid`` the threads wanted.
+
+        2-D kernels cover ``grid`` = (width, height) with 16x16 workgroups. ``linear`` kernels
+        cover ``grid[0]`` items with 256-wide workgroups laid out on a 2-D grid (x up to 256
+        groups), so large images stay within the per-dimension workgroup limit.
+        """
+        if linear:
+            groups_total = -(-grid[0] // 256)
+            gx = min(groups_total, 256)
+            groups = (gx, -(-groups_total // gx))
+            words = (*words, gx)
+        else:
+            groups = (-(-grid[0] // WORKGROUP), -(-grid[1] // WORKGROUP))
+        padded = tuple(words) + (0,) * (-len(words) % 4)
+        params = self._add(
+            4 * len(padded),
+            "params",
+            struct.pack(f"<{len(padded)}I", *(w & 0xFFFFFFFF for w in padded)),
+        )
+        self.dispatches.append(
+            Dispatch(shader=shader, params=params, bindings=bindings, groups=groups)
+        )
+
+    def bytes_of(self, role: str) -> int:
+        """Total bytes of the buffers with ``role``."""
+        return sum(spec.nbytes for spec in self.buffers if spec.role == role)

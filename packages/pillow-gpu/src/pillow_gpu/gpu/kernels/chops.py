@@ -1,0 +1,69 @@
+"""Binary composition kernel: ImageChops operations and blend (host tables where float)."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from pillow_gpu.gpu._program import Program
+
+__all__ = ["OPS", "blend_table", "lower", "scaled_table"]
+
+#: ImageChops function name -> kernel op code.
+OPS = {
+    "multiply": 0,
+    "screen": 1,
+    "overlay": 2,
+    "hard_light": 3,
+    "soft_light": 4,
+    "difference": 5,
+    "darker": 6,
+    "lighter": 7,
+    "add": 8,
+    "subtract": 9,
+    "add_modulo": 10,
+    "subtract_modulo": 11,
+    "blend": 12,
+}
+
+
+def blend_table(alpha: float) -> npt.NDArray[np.int64]:
+    """table[a * 256 + b] = Pillow's blend of a and b: (u8)f32(a + f32(alpha * (b - a)))."""
+    a = np.repeat(np.arange(256, dtype=np.float32), 256)
+    b = np.tile(np.arange(256, dtype=np.float32), 256)
+    value = a + np.float32(alpha) * (b - a)
+    return np.clip(np.trunc(value), 0, 255).astype(np.int64)
+
+
+def scaled_table(name: str, scale: float, offset: float) -> npt.NDArray[np.int64]:
+    """ImageChops.add/subtract: trunc(f32(f32(a +- b) / scale) + offset), clipped to 0..255."""
+    totals = (
+        np.arange(511, dtype=np.float32)
+        if name == "add"
+        else np.arange(-255, 256, dtype=np.float32)
+    )
+    value = totals / np.float32(scale) + np.float32(offset)
+    return np.clip(np.trunc(value), 0, 255).astype(np.int64)
+
+
+def lower(
+    program: Program,
+    a: int,
+    a_size: tuple[int, int],
+    *,
+    b: int,
+    b_size: tuple[int, int],
+    name: str,
+    table: npt.NDArray[np.int64] | None,
+) -> int:
+    """Record one binary composition over the overlap of ``a`` and ``b``."""
+    size = (min(a_size[0], b_size[0]), min(a_size[1], b_size[1]))
+    dst = program.image(size)
+    lookup = program.table(np.zeros(1, dtype=np.int64) if table is None else table)
+    program.dispatch(
+        "chops",
+        words=(*size, a_size[0], b_size[0], OPS[name]),
+        bindings=(a, b, dst, lookup),
+        grid=size,
+    )
+    return dst

@@ -1,0 +1,39 @@
+"""Convolution kernel for ImageFilter.Kernel 3x3/5x5 with host f32(v * k) tables."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+import numpy as np
+
+from pillow_gpu.gpu._program import Program
+
+__all__ = ["lower"]
+
+
+def lower(
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    *,
+    ksize: int,
+    kernel: Sequence[float],
+    scale: float,
+    offset: float,
+    mask: int,
+) -> int:
+    """Filter the bytes in ``mask`` (bit j = stored byte j); other bytes become 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # Pillow divides by a zero scale too
+        coefficients = np.asarray(kernel, dtype=np.float32) / np.float32(scale)
+    values = np.arange(256, dtype=np.float32)
+    with np.errstate(invalid="ignore"):
+        table = (values[None, :] * coefficients[:, None]).astype(np.float32)
+    start = np.float32(np.float32(offset) + np.float32(0.5))
+    start_bits = struct.unpack("<I", struct.pack("<f", float(start)))[0]
+    dst = program.image(size)
+    lookup = program.table(table.reshape(-1), dtype="<f4")
+    program.dispatch(
+        "convolve", words=(*size, ksize, mask, start_bits), bindings=(src, dst, lookup), grid=size
+    )
+    return dst

@@ -1,0 +1,57 @@
+// ImageFilter.Kernel 3x3/5x5 in Pillow's float32 order using host tables
+// table[(row * size + col) * 256 + v] = f32(v * k). Bytes with mask bit j are filtered, the
+// others are written as 0; the outer size/2 rows and columns are copied unchanged.
+struct Params {
+    width: i32, height: i32, size: i32, mask: u32,
+    start: f32, _pad0: u32, _pad1: u32, _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(3) var<storage, read> table: array<f32>;
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let x = i32(id.x);
+    let y = i32(id.y);
+    if (x >= p.width || y >= p.height) {
+        return;
+    }
+    let m = p.size / 2;
+    let i = u32(y * p.width + x);
+    if (x < m || y < m || x >= p.width - m || y >= p.height - m) {
+        dst[i] = src[i];
+        return;
+    }
+    var out = 0u;
+    for (var j = 0u; j < 4u; j++) {
+        if ((p.mask & (1u << j)) == 0u) {
+            continue;
+        }
+        let s = 8u * j;
+        var ss = p.start;
+        for (var ky = 0; ky < p.size; ky++) {
+            let row_base = u32((y + m - ky) * p.width);
+            var row = 0.0;
+            for (var kx = 0; kx < p.size; kx++) {
+                let v = (src[row_base + u32(x - m + kx)] >> s) & 255u;
+                let t = table[u32(ky * p.size + kx) * 256u + v];
+                if (kx == 0) {
+                    row = t;
+                } else {
+                    row = row + t;
+                }
+            }
+            ss = ss + row;
+        }
+        var o = 0u;
+        if (ss >= 255.0) {
+            o = 255u;
+        } else if (ss > 0.0) {
+            o = u32(ss);
+        }
+        out = out | (o << s);
+    }
+    dst[i] = out;
+}

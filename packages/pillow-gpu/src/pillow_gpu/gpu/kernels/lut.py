@@ -1,0 +1,74 @@
+"""Per-byte lookup kernel: copy, invert, point, solarize, posterize, brightness."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pillow_gpu.gpu._program import Program
+
+__all__ = ["IDENTITY", "lower", "tables_for"]
+
+IDENTITY = np.arange(256, dtype=np.int64)
+_ZERO = np.zeros(256, dtype=np.int64)
+
+# Stored byte -> band index, per mode (None: a byte no band owns).
+_BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
+    "L": (0, None, None, None),
+    "LA": (0, None, None, 1),
+    "RGB": (0, 1, 2, None),
+    "RGBA": (0, 1, 2, 3),
+    "CMYK": (0, 1, 2, 3),
+    "RGBX": (0, 1, 2, 3),
+}
+
+
+def _from_band_tables(
+    mode: str, bands: Sequence[npt.NDArray[np.int64]], padding: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    rows = [padding if band is None else bands[band] for band in _BYTE_BANDS[mode]]
+    return np.stack(rows)
+
+
+def _brightness(factor: float) -> npt.NDArray[np.int64]:
+    # Image.blend(black, image, f): (u8)f32(0 + f32(f * v)), clipped.
+    values = np.float32(factor) * np.arange(256, dtype=np.float32)
+    return np.clip(np.trunc(values), 0, 255).astype(np.int64)
+
+
+def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.int64]:
+    """The (4, 256) per-stored-byte table Pillow's operation amounts to."""
+    if op == "chops_invert":
+        return np.stack([255 - IDENTITY] * 4)
+    if op == "brightness":
+        scaled = _brightness(params["factor"])
+        alpha = "A" in mode
+        bands = [scaled, scaled, scaled, IDENTITY if alpha else scaled]
+        if mode == "LA":
+            bands = [scaled, IDENTITY]
+        return _from_band_tables(mode, bands, scaled)
+    nbands = len(_BYTE_BANDS[mode]) - _BYTE_BANDS[mode].count(None)
+    if op == "invert":
+        band = 255 - IDENTITY
+    elif op == "solarize":
+        band = np.where(params["threshold"] > IDENTITY, IDENTITY, 255 - IDENTITY)
+    elif op == "posterize":
+        band = IDENTITY & ~(2 ** (8 - params["bits"]) - 1)
+    else:  # point: 256 entries per band, Python rounding, clamped
+        flat = np.array([round(v) for v in params["lut"]], dtype=np.int64)
+        flat = np.clip(flat, 0, 255)
+        return _from_band_tables(
+            mode, [flat[256 * b : 256 * (b + 1)] for b in range(nbands)], _ZERO
+        )
+    return _from_band_tables(mode, [band] * nbands, _ZERO)
+
+
+def lower(program: Program, src: int, size: tuple[int, int], table: npt.NDArray[np.int64]) -> int:
+    """Record one lookup dispatch from ``src``; return the output buffer."""
+    dst = program.image(size)
+    lut = program.table(table.reshape(-1))
+    program.dispatch("lut", words=size, bindings=(src, dst, lut), grid=size)
+    return dst

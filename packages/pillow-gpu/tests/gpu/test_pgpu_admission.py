@@ -1,0 +1,147 @@
+"""Every rejected context fails at admission with its kind, before decode or allocation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu._testing import make_image
+from pillow_gpu.errors import DecodeError, GpuError, Limit, Unsupported
+from pillow_gpu.gpu import evaluate, plan_graph
+from pillow_gpu.gpu._device import DeviceLimits, SharedDevice
+
+
+def _leaf(mode: str, size: tuple[int, int] = (8, 6)) -> Image.Image:
+    return Image.new(mode, size)
+
+
+REJECTED: dict[str, Callable[[], Any]] = {
+    "mode-P": lambda: ImageChops.invert(_leaf("P")),
+    "mode-PA": lambda: _leaf("PA").transpose(Image.ROTATE_90),
+    "mode-1": lambda: _leaf("1").crop((0, 0, 2, 2)),
+    "mode-I": lambda: _leaf("I").transpose(Image.FLIP_TOP_BOTTOM),
+    "mode-F": lambda: _leaf("F").transpose(Image.FLIP_TOP_BOTTOM),
+    "mode-I;16": lambda: _leaf("I;16").crop((0, 0, 2, 2)),
+    "mode-YCbCr": lambda: _leaf("YCbCr"),
+    "convert-to-P": lambda: _leaf("RGB").convert("P"),
+    "convert-RGB-CMYK": lambda: _leaf("RGB").convert("CMYK"),
+    "masked-paste": lambda: _leaf("RGB").paste(_leaf("RGB", (2, 2)), (1, 1), _leaf("L", (2, 2))),
+    "paste-mode-mismatch": lambda: _leaf("RGBA").paste(_leaf("RGB", (2, 2)), (1, 1)),
+    "resize-bilinear": lambda: _leaf("RGB").resize((4, 4), PILImage.Resampling.BILINEAR),
+    "point-with-mode": lambda: _leaf("L").point(list(range(256)), "L"),
+    "chops-mode-mismatch": lambda: ImageChops.multiply(_leaf("RGBA"), _leaf("RGBX")),
+    "color-CMYK": lambda: ImageEnhance.Color(_leaf("CMYK")).enhance(0.5),
+    "rank-size-9": lambda: _leaf("L").filter(ImageFilter.MedianFilter(9)),
+    "mode-filter": lambda: _leaf("L").filter(ImageFilter.ModeFilter(3)),
+    "unsharp-mask": lambda: _leaf("RGB").filter(ImageFilter.UnsharpMask()),
+    "blur-radius-too-large": lambda: _leaf("L").filter(ImageFilter.BoxBlur(300)),
+    "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
+}
+
+
+@pytest.mark.parametrize("name", list(REJECTED))
+def test_rejected_context_raises_unsupported_before_allocation(
+    name: str, device: SharedDevice
+) -> None:
+    graph = REJECTED[name]()
+    created = device.buffers_created
+    with pytest.raises(Unsupported) as caught:
+        evaluate(graph)
+    error = caught.value
+    assert (error.kind, error.stage, error.job_id, error.input_key) == (
+        "Unsupported",
+        "admission",
+        None,
+        None,
+    )
+    assert "why:" in str(error)
+    assert "observed" in str(error)
+    assert "fix:" in str(error)
+    assert isinstance(error, ValueError)
+    assert device.buffers_created == created
+    assert not graph.is_evaluated
+
+
+def test_rejection_after_an_encoded_leaf_does_not_decode_it(
+    tmp_path: Path, device: SharedDevice
+) -> None:
+    path = tmp_path / "source.png"
+    make_image("RGB", (12, 9)).save(path)
+    opened = Image.open(path)
+    graph = opened.resize((3, 3), PILImage.Resampling.BICUBIC)
+    created = device.buffers_created
+    with pytest.raises(Unsupported):
+        evaluate(graph)
+    assert opened.node.cache.get() is None  # a decode would have cached the pixels
+    assert device.buffers_created == created
+
+
+def test_a_source_that_fails_to_decode_raises_decode_error(tmp_path: Path) -> None:
+    path = tmp_path / "truncated.png"
+    make_image("RGB", (64, 64)).save(path)
+    opened = Image.open(path)
+    path.write_bytes(path.read_bytes()[:80])  # header still fine, pixels gone
+    with pytest.raises(DecodeError) as caught:
+        evaluate(ImageChops.invert(opened))
+    assert (caught.value.kind, caught.value.stage) == ("Decode", "decode")
+    assert isinstance(caught.value, OSError)
+
+
+def test_palette_file_is_rejected_without_decoding(tmp_path: Path) -> None:
+    path = tmp_path / "palette.png"
+    make_image("RGB", (12, 9)).convert("P").save(path)
+    opened = Image.open(path)
+    with pytest.raises(Unsupported, match="mode P is not a native GPU layout"):
+        plan_graph(ImageChops.invert(opened))
+    assert opened.node.cache.get() is None
+
+
+def test_more_than_4096_squared_pixels_is_a_limit(device: SharedDevice) -> None:
+    created = device.buffers_created
+    with pytest.raises(Limit) as caught:
+        evaluate(ImageChops.invert(Image.new("L", (4097, 4096))))
+    assert (caught.value.kind, caught.value.stage) == ("Limit", "admission")
+    assert isinstance(caught.value, RuntimeError)
+    assert device.buffers_created == created
+
+
+def test_device_binding_limit_is_checked_at_planning() -> None:
+    small = DeviceLimits(
+        max_storage_buffer_binding_size=1024,
+        max_buffer_size=1 << 30,
+        max_compute_workgroups_per_dimension=65535,
+        max_uniform_buffer_binding_size=65536,
+    )
+    with pytest.raises(Limit, match="buffer or workgroup limits"):
+        plan_graph(ImageOps.invert(Image.new("L", (17, 16))), limits=small)
+    plan_graph(ImageOps.invert(Image.new("L", (16, 16))), limits=small)
+
+
+def test_workgroup_limit_is_checked_at_planning() -> None:
+    few = DeviceLimits(
+        max_storage_buffer_binding_size=1 << 30,
+        max_buffer_size=1 << 30,
+        max_compute_workgroups_per_dimension=4,
+        max_uniform_buffer_binding_size=65536,
+    )
+    with pytest.raises(Limit):
+        plan_graph(Image.new("RGB", (65, 1)), limits=few)
+
+
+def test_error_can_be_bound_to_a_job() -> None:
+    with pytest.raises(Unsupported) as caught:
+        plan_graph(_leaf("P"))
+    bound = caught.value.with_job(7, "key")
+    assert isinstance(bound, Unsupported)
+    assert isinstance(bound, GpuError)
+    assert (bound.job_id, bound.input_key, bound.kind, bound.stage) == (
+        7,
+        "key",
+        "Unsupported",
+        "admission",
+    )
+    assert str(bound) == str(caught.value)

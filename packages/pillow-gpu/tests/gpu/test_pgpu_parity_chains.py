@@ -1,0 +1,152 @@
+"""GPU parity for chains of operations and hypothesis-generated random graphs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu._testing import MODES, assert_image_equal, make_image
+from pillow_gpu.gpu import evaluate
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB"])
+def test_invert_median_crop_rotate_chain(mode: str) -> None:
+    source = make_image(mode, (65, 33))
+    lazy = (
+        ImageOps.invert(Image.from_pil(source))
+        .filter(ImageFilter.MedianFilter(3))
+        .crop((-3, 2, 40, 30))
+        .transpose(Image.ROTATE_90)
+    )
+    expected = (
+        PILImageOps.invert(source)
+        .filter(PILImageFilter.MedianFilter(3))
+        .crop((-3, 2, 40, 30))
+        .transpose(PILImage.Transpose.ROTATE_90)
+    )
+    assert_image_equal(evaluate(lazy), expected)
+
+
+def test_diamond_graph_with_paste_blend_and_blur() -> None:
+    source = make_image("RGBA", (65, 33))
+    base = Image.from_pil(source)
+    left = ImageEnhance.Brightness(base).enhance(0.7)
+    right = base.filter(ImageFilter.GaussianBlur(1.7)).transpose(Image.FLIP_LEFT_RIGHT)
+    lazy = ImageChops.blend(left, right, 0.35).paste(base.resize((9, 9), Image.NEAREST), (-2, 5))
+    p_left = PILImageEnhance.Brightness(source).enhance(0.7)
+    p_right = source.filter(PILImageFilter.GaussianBlur(1.7)).transpose(
+        PILImage.Transpose.FLIP_LEFT_RIGHT
+    )
+    expected = PILImage.blend(p_left, p_right, 0.35)
+    expected.paste(source.resize((9, 9), PILImage.Resampling.NEAREST), (-2, 5))
+    assert_image_equal(evaluate(lazy), expected)
+
+
+def test_conversion_chain_through_grayscale() -> None:
+    source = make_image("RGB", (19, 17))
+    lazy = ImageOps.grayscale(Image.from_pil(source)).convert("RGBA").getchannel("A")
+    expected = source.convert("L").convert("RGBA").getchannel("A")
+    assert_image_equal(evaluate(lazy), expected)
+
+
+# -- hypothesis: random chains of mode-preserving steps, applied to both libraries -----------
+
+_KINDS = [
+    "invert",
+    "transpose",
+    "crop",
+    "expand",
+    "resize",
+    "brightness",
+    "box",
+    "gauss",
+    "median",
+    "kernel",
+    "point",
+    "blend_self",
+]
+
+
+@st.composite
+def _step(draw: st.DrawFn) -> tuple[str, Any]:
+    kind = draw(st.sampled_from(_KINDS))
+    argument: Any = None
+    if kind == "transpose":
+        argument = draw(st.sampled_from(list(PILImage.Transpose)))
+    elif kind == "crop":
+        x, y = draw(st.integers(-4, 4)), draw(st.integers(-4, 4))
+        argument = (x, y, x + draw(st.integers(1, 12)), y + draw(st.integers(1, 12)))
+    elif kind == "expand":
+        argument = draw(st.integers(0, 3))
+    elif kind == "resize":
+        argument = (draw(st.integers(1, 20)), draw(st.integers(1, 20)))
+    elif kind in ("brightness", "box", "gauss", "point", "blend_self"):
+        argument = draw(st.floats(-1 if kind == "blend_self" else 0, 3, allow_nan=False))
+    elif kind == "median":
+        argument = draw(st.sampled_from([1, 3, 5]))
+    elif kind == "kernel":
+        weights = [draw(st.integers(-3, 5)) for _ in range(9)]
+        argument = PILImageFilter.Kernel((3, 3), weights, draw(st.sampled_from([None, 1, 4])))
+    return kind, argument
+
+
+def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
+    """Apply ``step`` with pillow_gpu (ours) or with live Pillow."""
+    kind, arg = step
+    chops = ImageChops if ours else PILImageChops
+    if kind == "invert":
+        return chops.invert(image)
+    if kind == "transpose":
+        return image.transpose(arg)
+    if kind == "crop":
+        return image.crop(arg)
+    if kind == "expand":
+        return (ImageOps if ours else PILImageOps).expand(image, arg, 9)
+    if kind == "resize":
+        return image.resize(arg, PILImage.Resampling.NEAREST)
+    if kind == "brightness":
+        return (ImageEnhance if ours else PILImageEnhance).Brightness(image).enhance(arg)
+    if kind in ("box", "gauss"):
+        return image.filter(
+            ImageFilter.BoxBlur(arg) if kind == "box" else ImageFilter.GaussianBlur(arg)
+        )
+    if kind == "median":
+        return image.filter(ImageFilter.MedianFilter(arg))
+    if kind == "kernel":
+        return image.filter(arg)
+    if kind == "point":
+        return image.point(lambda v: v * (arg - 1.5) + 30)
+    blend = ImageChops.blend if ours else PILImage.blend
+    return blend(image, chops.invert(image), arg)
+
+
+@st.composite
+def _graphs(draw: st.DrawFn) -> tuple[str, tuple[int, int], int, list[tuple[str, Any]]]:
+    mode = draw(st.sampled_from(MODES))
+    size = (draw(st.integers(1, 24)), draw(st.integers(1, 24)))
+    return mode, size, draw(st.integers(0, 1000)), draw(st.lists(_step(), min_size=1, max_size=4))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(_graphs())
+def test_random_graphs_match_pillow(
+    graph: tuple[str, tuple[int, int], int, list[tuple[str, Any]]],
+) -> None:
+    mode, size, seed, steps = graph
+    source = make_image(mode, size, seed)
+    lazy: Any = Image.from_pil(source)
+    expected = source
+    for step in steps:
+        lazy = _apply(True, lazy, step)
+        expected = _apply(False, expected, step)
+    assert_image_equal(evaluate(lazy), expected)

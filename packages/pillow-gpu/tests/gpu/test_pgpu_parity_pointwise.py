@@ -1,0 +1,115 @@
+"""GPU parity for the lookup family: invert, point, solarize, posterize, brightness, copy."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageOps
+from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
+from pillow_gpu.gpu import evaluate
+
+pytestmark = pytest.mark.usefixtures("device")
+
+SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("mode", MODES)
+def test_copy_of_a_leaf_is_byte_exact(mode: str, size: tuple[int, int]) -> None:
+    source = make_image(mode, size)
+    assert_image_equal(evaluate(Image.from_pil(source)), source)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("mode", MODES)
+def test_new_is_filled_on_the_device(mode: str, size: tuple[int, int]) -> None:
+    color = (7, 200, 13, 99)[: PILImage.getmodebands(mode)]
+    expected = PILImage.new(mode, size, color if len(color) > 1 else color[0])
+    assert_image_equal(
+        evaluate(Image.new(mode, size, color if len(color) > 1 else color[0])), expected
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("mode", MODES)
+def test_chops_invert(mode: str, size: tuple[int, int]) -> None:
+    source = make_image(mode, size)
+    assert_image_equal(
+        evaluate(ImageChops.invert(Image.from_pil(source))), PILImageChops.invert(source)
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("mode", ["L", "RGB"])
+def test_imageops_invert(mode: str, size: tuple[int, int]) -> None:
+    source = make_image(mode, size)
+    assert_image_equal(
+        evaluate(ImageOps.invert(Image.from_pil(source))), PILImageOps.invert(source)
+    )
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 128, 255, 256])
+@pytest.mark.parametrize("mode", ["L", "RGB"])
+def test_solarize(mode: str, threshold: int) -> None:
+    source = make_image(mode, (19, 17))
+    assert_image_equal(
+        evaluate(ImageOps.solarize(Image.from_pil(source), threshold)),
+        PILImageOps.solarize(source, threshold),
+    )
+
+
+@pytest.mark.parametrize("bits", [1, 4, 7, 8])
+@pytest.mark.parametrize("mode", ["L", "RGB"])
+def test_posterize(mode: str, bits: int) -> None:
+    source = make_image(mode, (19, 17))
+    assert_image_equal(
+        evaluate(ImageOps.posterize(Image.from_pil(source), bits)),
+        PILImageOps.posterize(source, bits),
+    )
+
+
+def _gamma(value: int) -> float:
+    return 255.0 * (value / 255.0) ** 0.45 + 0.5
+
+
+POINT_TABLES = {
+    "callable-gamma": _gamma,
+    "callable-out-of-range": lambda v: v * 1.7 - 40,
+    "callable-banker-rounding": lambda v: v + 0.5,
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("table", list(POINT_TABLES), ids=list(POINT_TABLES))
+@pytest.mark.parametrize("mode", MODES)
+def test_point_callable(mode: str, table: str, size: tuple[int, int]) -> None:
+    source = make_image(mode, size)
+    function = POINT_TABLES[table]
+    assert_image_equal(evaluate(Image.from_pil(source).point(function)), source.point(function))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_point_list_per_band(mode: str) -> None:
+    source = make_image(mode, (19, 17))
+    bands = PILImage.getmodebands(mode)
+    table = [(i * (b + 3) + 11 * b) % 300 for b in range(bands) for i in range(256)]
+    assert_image_equal(evaluate(Image.from_pil(source).point(table)), source.point(table))
+
+
+@pytest.mark.parametrize("factor", [0.0, 0.37, 1.0, 2.5])
+@pytest.mark.parametrize("mode", MODES)
+def test_brightness(mode: str, factor: float) -> None:
+    source = make_image(mode, (19, 17))
+    expected = PILImageEnhance.Brightness(source).enhance(factor)
+    assert_image_equal(
+        evaluate(ImageEnhance.Brightness(Image.from_pil(source)).enhance(factor)), expected
+    )
+
+
+def test_large_l_image_uses_a_two_dimensional_grid() -> None:
+    source = make_image("L", (4096, 4096), seed=3)
+    lazy = ImageChops.invert(Image.from_pil(source))
+    assert_image_equal(evaluate(lazy), PILImageChops.invert(source))

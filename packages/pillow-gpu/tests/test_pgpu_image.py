@@ -1,0 +1,239 @@
+"""The lazy Image API: metadata without evaluation, caching, sharing, Pillow's exceptions."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu._testing import assert_image_equal, make_image
+
+
+def _saved(tmp_path: Path, mode: str = "RGB", size: tuple[int, int] = (12, 9)) -> Path:
+    path = tmp_path / f"source-{mode}.png"
+    image = make_image(mode, size)
+    image.info["note"] = "kept"
+    image.save(path)
+    return path
+
+
+def test_metadata_never_evaluates(tmp_path: Path) -> None:
+    opened = Image.open(_saved(tmp_path))
+    lazy = ImageOps.expand(opened.transpose(Image.ROTATE_90), (1, 2, 3, 4)).convert("L")
+    assert (lazy.mode, lazy.size, lazy.width, lazy.height) == ("L", (13, 18), 13, 18)
+    assert isinstance(lazy.info, dict)
+    assert not lazy.is_evaluated
+    assert opened.node.cache.get() is None  # header only, nothing decoded
+
+
+def test_info_is_a_copy() -> None:
+    source = make_image("L", (2, 2))
+    source.info["dpi"] = (72, 72)
+    lazy = Image.from_pil(source)
+    lazy.info["dpi"] = (1, 1)
+    assert lazy.info == {"dpi": (72, 72)}
+
+
+def test_open_save_roundtrip_and_cache_is_not_replayed(tmp_path: Path) -> None:
+    path = _saved(tmp_path)
+    reference = PILImage.open(path)
+    lazy = ImageChops.invert(Image.open(path))
+    out = tmp_path / "out.png"
+    lazy.save(out)
+    assert lazy.is_evaluated
+    path.unlink()  # a replay would have to decode the file again
+    assert lazy.tobytes() == PILImageChops.invert(reference).tobytes()
+    follow_up = lazy.transpose(Image.FLIP_TOP_BOTTOM)
+    assert_image_equal(
+        follow_up.to_pil(),
+        PILImageChops.invert(reference).transpose(PILImage.Transpose.FLIP_TOP_BOTTOM),
+    )
+    # PNG does not store RGB padding: compare the bands only.
+    assert PILImage.open(out).tobytes() == PILImageChops.invert(reference).tobytes()
+
+
+def test_open_from_a_file_object() -> None:
+    buffer = io.BytesIO()
+    make_image("RGBA", (5, 4)).save(buffer, "PNG")
+    buffer.seek(0)
+    lazy = Image.open(buffer)
+    assert (lazy.mode, lazy.size) == ("RGBA", (5, 4))
+    assert_image_equal(lazy.to_pil(), make_image("RGBA", (5, 4)))
+
+
+def test_to_pil_returns_independent_copies() -> None:
+    lazy = Image.new("L", (3, 3), 5)
+    first = lazy.to_pil()
+    first.putpixel((0, 0), 200)
+    assert lazy.to_pil().getpixel((0, 0)) == 5
+
+
+def test_from_pil_snapshots_the_source() -> None:
+    source = make_image("RGB", (3, 3))
+    expected = source.copy()
+    lazy = Image.from_pil(source)
+    source.putpixel((0, 0), (1, 2, 3))
+    assert_image_equal(lazy.to_pil(), expected)
+
+
+def test_load_caches_and_frombytes_matches_pillow() -> None:
+    data = bytes(range(24))
+    lazy = Image.frombytes("RGB", (4, 2), data)
+    assert_image_equal(lazy.to_pil(), PILImage.frombytes("RGB", (4, 2), data))
+    chained = ImageOps.invert(lazy)
+    chained.load()
+    assert chained.is_evaluated
+
+
+def test_shared_sources_are_shared_not_copied() -> None:
+    base = Image.from_pil(make_image("RGB", (5, 5)))
+    left = ImageOps.invert(base)
+    right = base.transpose(Image.ROTATE_90)
+    combined = ImageChops.multiply(left, right)
+    assert combined.node.inputs[0].inputs[0] is combined.node.inputs[1].inputs[0] is base.node
+    assert combined.node.inputs == (left.node, right.node)
+
+
+def test_operations_never_change_their_inputs() -> None:
+    base = Image.new("RGB", (4, 4), (1, 2, 3))
+    pasted = base.paste(Image.new("RGB", (2, 2), (9, 9, 9)), (1, 1))
+    pixel = base.putpixel((0, 0), (7, 7, 7))
+    assert base.to_pil().getpixel((1, 1)) == (1, 2, 3)
+    assert pasted.to_pil().getpixel((1, 1)) == (9, 9, 9)
+    assert pixel.to_pil().getpixel((0, 0)) == (7, 7, 7)
+    assert base.copy() is base
+
+
+def test_cpu_evaluation_matches_pillow_for_a_chain() -> None:
+    source = make_image("RGBA", (19, 17))
+    lazy = (
+        ImageEnhance.Color(Image.from_pil(source))
+        .enhance(0.4)
+        .filter(ImageFilter.GaussianBlur(1.5))
+        .resize((7, 9), Image.NEAREST)
+    )
+    expected = (
+        PILImageEnhance.Color(source)
+        .enhance(0.4)
+        .filter(PILImageFilter.GaussianBlur(1.5))
+        .resize((7, 9), PILImage.Resampling.NEAREST)
+    )
+    assert_image_equal(lazy.to_pil(), expected)
+
+
+@pytest.mark.parametrize("mode", ["I", "F"])
+def test_point_callable_on_wide_modes_is_pillows_linear_transform(mode: str) -> None:
+    source = make_image("L", (5, 4)).convert(mode)
+    lazy = Image.from_pil(source).point(lambda v: v * 2 + 3)
+    assert_image_equal(lazy.to_pil(), source.point(lambda v: v * 2 + 3))
+
+
+def test_masked_paste_evaluates_on_the_cpu() -> None:
+    base, patch = make_image("RGB", (6, 6), 1), make_image("RGB", (3, 3), 2)
+    mask = make_image("L", (3, 3), 3)
+    expected = base.copy()
+    expected.paste(patch, (2, 1), mask)
+    lazy = Image.from_pil(base).paste(Image.from_pil(patch), (2, 1), Image.from_pil(mask))
+    assert_image_equal(lazy.to_pil(), expected)
+
+
+def _pil(mode: str = "RGB", size: tuple[int, int] = (8, 6)) -> PILImage.Image:
+    return PILImage.new(mode, size)
+
+
+def _ours(mode: str = "RGB", size: tuple[int, int] = (8, 6)) -> Image.Image:
+    return Image.new(mode, size)
+
+
+# name -> (our call, the same call on live Pillow)
+ARGUMENT_ERRORS: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
+    "bad-mode-new": (lambda: Image.new("XYZ", (2, 2)), lambda: PILImage.new("XYZ", (2, 2))),
+    "negative-size-new": (lambda: Image.new("L", (-1, 2)), lambda: PILImage.new("L", (-1, 2))),
+    "bad-convert-mode": (lambda: _ours().convert("XYZ"), lambda: _pil().convert("XYZ")),
+    "invert-rgba": (
+        lambda: ImageOps.invert(_ours("RGBA")),
+        lambda: PILImageOps.invert(_pil("RGBA")),
+    ),
+    "solarize-la": (
+        lambda: ImageOps.solarize(_ours("LA")),
+        lambda: PILImageOps.solarize(_pil("LA")),
+    ),
+    "posterize-bits-0": (
+        lambda: ImageOps.posterize(_ours(), 0),
+        lambda: PILImageOps.posterize(_pil(), 0),
+    ),
+    "even-median": (
+        lambda: _ours("L").filter(ImageFilter.MedianFilter(4)),
+        lambda: _pil("L").filter(PILImageFilter.MedianFilter(4)),
+    ),
+    "filter-palette": (
+        lambda: _ours("P").filter(ImageFilter.BoxBlur(1)),
+        lambda: _pil("P").filter(PILImageFilter.BoxBlur(1)),
+    ),
+    "point-short-lut": (
+        lambda: _ours("RGB").point([0] * 256),
+        lambda: _pil("RGB").point([0] * 256),
+    ),
+    "chops-band-mismatch": (
+        lambda: ImageChops.multiply(_ours("RGB"), _ours("L")),
+        lambda: PILImageChops.multiply(_pil("RGB"), _pil("L")),
+    ),
+    "blend-size-mismatch": (
+        lambda: ImageChops.blend(_ours(), _ours("RGB", (3, 3)), 0.5),
+        lambda: PILImage.blend(_pil(), _pil("RGB", (3, 3)), 0.5),
+    ),
+    "blend-mode-mismatch": (
+        lambda: ImageChops.blend(_ours(), _ours("RGBA"), 0.5),
+        lambda: PILImage.blend(_pil(), _pil("RGBA"), 0.5),
+    ),
+    "getchannel-bad-band": (lambda: _ours().getchannel("A"), lambda: _pil().getchannel("A")),
+    "getchannel-bad-index": (lambda: _ours().getchannel(5), lambda: _pil().getchannel(5)),
+    "putpixel-out-of-range": (
+        lambda: _ours().putpixel((8, 0), (1, 2, 3)),
+        lambda: _pil().putpixel((8, 0), (1, 2, 3)),
+    ),
+    "crop-right-before-left": (
+        lambda: _ours().crop((5, 0, 2, 2)),
+        lambda: _pil().crop((5, 0, 2, 2)),
+    ),
+    "resize-zero": (lambda: _ours().resize((0, 3)), lambda: _pil().resize((0, 3))),
+    "resize-box-outside": (
+        lambda: _ours().resize((2, 2), Image.NEAREST, (0, 0, 9, 6)),
+        lambda: _pil().resize((2, 2), PILImage.Resampling.NEAREST, (0, 0, 9, 6)),
+    ),
+    "resize-bad-filter": (lambda: _ours().resize((2, 2), 99), lambda: _pil().resize((2, 2), 99)),
+    "transpose-bad-method": (lambda: _ours().transpose(9), lambda: _pil().transpose(9)),  # type: ignore[arg-type]
+    "paste-box-size": (
+        lambda: _ours().paste(_ours("RGB", (2, 2)), (0, 0, 3, 3)),
+        lambda: _pil().paste(_pil("RGB", (2, 2)), (0, 0, 3, 3)),
+    ),
+    "brightness-palette-ok-but-color-bad": (
+        lambda: ImageEnhance.Color(_ours("I;16")).enhance(0.5),
+        lambda: PILImageEnhance.Color(_pil("I;16")).enhance(0.5),
+    ),
+    "kernel-wrong-length": (
+        lambda: ImageFilter.Kernel((3, 3), [1] * 8),
+        lambda: PILImageFilter.Kernel((3, 3), [1] * 8),
+    ),
+    "kernel-4x4": (
+        lambda: _ours().filter(ImageFilter.Kernel((4, 4), [1] * 16)),
+        lambda: _pil().filter(PILImageFilter.Kernel((4, 4), [1] * 16)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ARGUMENT_ERRORS))
+def test_argument_errors_raise_pillows_exception_type(name: str) -> None:
+    ours, theirs = ARGUMENT_ERRORS[name]
+    with pytest.raises(Exception) as expected:  # noqa: PT011 - the type is what is compared
+        theirs()
+    with pytest.raises(type(expected.value)):
+        ours()
