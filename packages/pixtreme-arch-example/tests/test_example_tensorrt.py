@@ -1,0 +1,142 @@
+"""TensorRT backend: declarations and cache conditions without TensorRT; engines where present."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from pixtreme.infer.errors import ContractError
+from pixtreme.infer.example import RECURSIVE_FILTER, UPSCALE_X2, weights_path
+from pixtreme.infer.example._onnx_export import build_onnx_model
+from pixtreme.infer.example._tensorrt_backend import (
+    engine_declaration,
+    network_definition,
+    open_engine_handle,
+    tensorrt_unavailable_reason,
+)
+
+TENSORRT_REASON = tensorrt_unavailable_reason()
+needs_tensorrt = pytest.mark.skipif(TENSORRT_REASON is not None, reason=str(TENSORRT_REASON))
+
+
+def test_upscaler_declaration_inputs_outputs_and_profile() -> None:
+    declaration = engine_declaration(UPSCALE_X2, input_hw=(270, 480))
+    assert declaration.engine_name == "pixtreme-arch-example.upscale-x2.fp32"
+    assert declaration.graph_version == UPSCALE_X2.graph_version
+    assert declaration.weights == (weights_path(UPSCALE_X2),)
+    assert [(t.name, t.shape, t.dtype) for t in declaration.inputs] == [
+        ("input", (1, 270, 480, 3), "float32")
+    ]
+    assert [(t.name, t.shape) for t in declaration.outputs] == [("output", (1, 540, 960, 3))]
+    assert declaration.input_profiles() == {"input": ((1, 270, 480, 3),) * 3}
+
+
+def test_recursive_filter_declaration_has_history_input() -> None:
+    declaration = engine_declaration(RECURSIVE_FILTER, input_hw=(4, 6))
+    assert [t.name for t in declaration.inputs] == ["input", "history"]
+    assert [(t.name, t.shape) for t in declaration.outputs] == [("output", (1, 4, 6, 3))]
+
+
+@pytest.mark.extras("onnx")
+@pytest.mark.parametrize("spec", [UPSCALE_X2, RECURSIVE_FILTER], ids=lambda s: s.name)
+def test_declaration_binds_the_same_names_as_the_onnx_graph(spec) -> None:  # type: ignore[no-untyped-def]
+    model = build_onnx_model(spec)
+    declaration = engine_declaration(spec, input_hw=(8, 8))
+    assert [t.name for t in declaration.inputs] == [i.name for i in model.graph.input]
+    assert [t.name for t in declaration.outputs] == [o.name for o in model.graph.output]
+
+
+def test_cache_conditions_are_stable_and_track_every_input() -> None:
+    base = engine_declaration(UPSCALE_X2, input_hw=(8, 8))
+    conditions = base.cache_conditions()
+    assert conditions == engine_declaration(UPSCALE_X2, input_hw=(8, 8)).cache_conditions()
+    assert conditions["weights"] == [
+        "710e2730575ebf0221ba431d6ac8a65105129182f15ebd44ddff5285e0eb2d46"
+    ]
+    assert conditions["builder_settings"]["tf32"] is False
+    changed = [
+        engine_declaration(UPSCALE_X2, input_hw=(8, 9)),
+        dataclasses.replace(base, graph_version="2"),
+        dataclasses.replace(base, weights=(weights_path(RECURSIVE_FILTER),)),
+        dataclasses.replace(base, optimization_level=5),
+        engine_declaration(RECURSIVE_FILTER, input_hw=(8, 8)),
+    ]
+    for other in changed:
+        assert other.cache_conditions() != conditions
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        pytest.param({"input_hw": (8, 8), "precision": "fp16"}, "fp32 engines only", id="fp16"),
+        pytest.param({"input_hw": (0, 8)}, "positive input size", id="zero-height"),
+    ],
+)
+def test_declaration_rejects_unsupported_settings(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(ContractError, match=match):
+        engine_declaration(UPSCALE_X2, **kwargs)  # type: ignore[arg-type]
+
+
+def test_tensorrt_reason_names_the_missing_module() -> None:
+    if TENSORRT_REASON is None:
+        pytest.skip("TensorRT is installed here; the absent-TensorRT message is not shown")
+    assert "tensorrt" in TENSORRT_REASON
+    assert "install" in TENSORRT_REASON
+
+
+def test_opening_an_engine_without_tensorrt_raises_module_not_found() -> None:
+    if TENSORRT_REASON is None:
+        pytest.skip("TensorRT is installed here")
+    with pytest.raises(ModuleNotFoundError, match="tensorrt"):
+        open_engine_handle(engine_declaration(UPSCALE_X2, input_hw=(2, 2)))
+
+
+@pytest.mark.gpu
+@needs_tensorrt
+@pytest.mark.parametrize("spec", [UPSCALE_X2, RECURSIVE_FILTER], ids=lambda s: s.name)
+def test_engine_builds_caches_and_matches_the_reference(spec, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import cupy
+    from pixtreme.infer.example import recursive_filter_reference, upscale_x2_reference
+    from pixtreme.infer.example._tensorrt_backend import TensorRTEngineRunner
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    declaration = engine_declaration(spec, input_hw=(5, 7))
+    runner = TensorRTEngineRunner(declaration)
+    assert runner.engine_path.parent == tmp_path / "tensoracle"
+    rng = np.random.default_rng(3)
+    image = rng.random((5, 7, 3), np.float32)
+    history = rng.random((5, 7, 3), np.float32)
+    output_shape = declaration.outputs[0].shape[1:]
+    with cupy.cuda.Stream(non_blocking=True) as stream:
+        source = cupy.asarray(image)
+        previous = cupy.asarray(history)
+        output = cupy.empty(output_shape, cupy.float32)
+        addresses = {"input": source.data.ptr, "output": output.data.ptr}
+        if spec.temporal:
+            addresses["history"] = previous.data.ptr
+        runner.enqueue(addresses, stream=stream.ptr)
+        stream.synchronize()
+    if spec.temporal:
+        expected = recursive_filter_reference([history, image], [False, False])[1]
+    else:
+        expected = upscale_x2_reference(image)
+    np.testing.assert_allclose(cupy.asnumpy(output), expected, rtol=0, atol=1e-5)
+    runner.close()
+    runner.close()
+    # A second open reuses the cached file instead of building.
+    again = TensorRTEngineRunner(declaration)
+    assert again.engine_path == runner.engine_path
+    again.close()
+
+
+@needs_tensorrt
+def test_network_definition_is_callable_without_building() -> None:
+    import tensorrt as trt
+
+    builder = trt.Builder(trt.Logger(trt.Logger.ERROR))
+    network = builder.create_network(0)
+    network_definition(engine_declaration(UPSCALE_X2, input_hw=(3, 4)))(network)
+    assert network.num_inputs == 1
+    assert network.get_output(0).name == "output"
+    assert tuple(network.get_output(0).shape) == (1, 6, 8, 3)
