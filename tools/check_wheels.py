@@ -71,6 +71,7 @@ POLICIES = {
                 "torch",
             ),
             required_extras=("ort", "verify"),
+            console_scripts=("pixtreme-infer",),
         ),
         Policy(
             name="pixtreme-arch-example",

@@ -34,13 +34,16 @@ check_package() {
 }
 
 run_mypy() {
+    # -p with MYPYPATH maps each src/ folder to module names (pixtreme is a namespace package
+    # spread over several src/ folders in this workspace).
     local name=$1
     case $name in
-        pillow-gpu) uv run --no-sync mypy packages/pillow-gpu/src/pillow_gpu ;;
-        pixtreme-infer) uv run --no-sync mypy --strict packages/pixtreme-infer/src/pixtreme/infer \
-            --exclude 'pixtreme/infer/example/' ;;
-        pixtreme-arch-example) uv run --no-sync mypy --strict \
-            packages/pixtreme-arch-example/src/pixtreme/infer/example ;;
+        pillow-gpu) MYPYPATH=packages/pillow-gpu/src uv run --no-sync mypy -p pillow_gpu ;;
+        pixtreme-infer) MYPYPATH=packages/pixtreme-infer/src \
+            uv run --no-sync mypy --strict -p pixtreme.infer ;;
+        pixtreme-arch-example)
+            MYPYPATH=packages/pixtreme-arch-example/src:packages/pixtreme-infer/src \
+                uv run --no-sync mypy --strict -p pixtreme.infer.example ;;
     esac
 }
 

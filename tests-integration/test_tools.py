@@ -1,0 +1,95 @@
+"""The maintainer tools: every script answers --help, and the wheel policy check catches breaks."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import check_wheels  # noqa: E402
+
+SCRIPTS = sorted(
+    p for p in (ROOT / "tools").iterdir() if p.suffix in {".py", ".sh"} and p.is_file()
+)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_every_tool_answers_help(script: Path) -> None:
+    command = ["bash", str(script)] if script.suffix == ".sh" else [sys.executable, str(script)]
+    result = subprocess.run(
+        [*command, "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.strip().splitlines()) >= 3, result.stdout
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    uv = shutil.which("uv")
+    assert uv is not None, "the tools tests need uv on PATH"
+    subprocess.run(
+        [uv, "build", "--package", "pixtreme-infer", "--out-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    return out
+
+
+def _rewrite_wheel(wheel: Path, target: Path, *, add: dict[str, str], drop: str = "") -> Path:
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(target / wheel.name, "w") as copy:
+        for item in source.infolist():
+            if drop and item.filename == drop:
+                continue
+            copy.writestr(item, source.read(item.filename))
+        for name, text in add.items():
+            copy.writestr(name, text)
+    return target / wheel.name
+
+
+def test_built_core_passes_its_policy(built: Path) -> None:
+    assert check_wheels.check_directory(built, {}) == []
+
+
+def test_namespace_root_in_core_wheel_is_caught(built: Path, tmp_path: Path) -> None:
+    wheel = next(built.glob("*.whl"))
+    bad = _rewrite_wheel(wheel, tmp_path, add={"pixtreme/__init__.py": ""})
+    problems, _ = check_wheels.check_wheel(bad, check_wheels.POLICIES["pixtreme-infer"])
+    assert any("'pixtreme/__init__.py'" in p and "another distribution owns" in p for p in problems)
+
+
+def test_architecture_module_in_core_wheel_is_caught(built: Path, tmp_path: Path) -> None:
+    wheel = next(built.glob("*.whl"))
+    bad = _rewrite_wheel(wheel, tmp_path, add={"pixtreme/infer/example/__init__.py": ""})
+    problems, _ = check_wheels.check_wheel(bad, check_wheels.POLICIES["pixtreme-infer"])
+    assert any("belongs to another distribution" in p for p in problems), problems
+
+
+def test_lost_source_file_is_caught(built: Path, tmp_path: Path) -> None:
+    wheel = next(built.glob("*.whl"))
+    bad = _rewrite_wheel(wheel, tmp_path, add={}, drop="pixtreme/infer/py.typed")
+    problems, _ = check_wheels.check_wheel(bad, check_wheels.POLICIES["pixtreme-infer"])
+    assert any("py.typed" in p for p in problems), problems
+
+
+def test_forbidden_dependency_is_caught(built: Path, tmp_path: Path) -> None:
+    wheel = next(built.glob("*.whl"))
+    with zipfile.ZipFile(wheel) as source:
+        metadata_name = next(n for n in source.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = source.read(metadata_name).decode()
+    patched = metadata.replace(
+        "Requires-Dist:", "Requires-Dist: tensoracle>=1.3\nRequires-Dist:", 1
+    )
+    bad = _rewrite_wheel(wheel, tmp_path, add={}, drop=metadata_name)
+    with zipfile.ZipFile(bad, "a") as archive:
+        archive.writestr(metadata_name, patched)
+    problems, _ = check_wheels.check_wheel(bad, check_wheels.POLICIES["pixtreme-infer"])
+    assert any("must not depend on 'tensoracle'" in p for p in problems), problems
