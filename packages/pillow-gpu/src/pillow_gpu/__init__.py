@@ -1,12 +1,21 @@
 """Pillow-compatible lazy image graphs executed byte-exactly on the GPU through wgpu.
 
 ``from pillow_gpu import Image, ImageOps, ImageFilter, ImageChops, ImageEnhance`` mirrors
-Pillow's modules; ``pillow_gpu.gpu.evaluate(image)`` runs a graph on the GPU.
+Pillow's modules; ``pillow_gpu.gpu.evaluate(image)`` runs a graph on the GPU;
+``GpuBatchExecutor`` streams many graphs through bounded GPU submissions.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps, errors
+from pillow_gpu.executor import (
+    BatchError,
+    BatchResult,
+    GpuBatchExecutor,
+    GpuImage,
+    QueueFull,
+    ResultBackpressure,
+)
 
 try:
     __version__ = version("pillow-gpu")
@@ -14,11 +23,17 @@ except PackageNotFoundError:  # pragma: no cover - running from an uninstalled t
     __version__ = "0.0.0"
 
 __all__ = [
+    "BatchError",
+    "BatchResult",
+    "GpuBatchExecutor",
+    "GpuImage",
     "Image",
     "ImageChops",
     "ImageEnhance",
     "ImageFilter",
     "ImageOps",
+    "QueueFull",
+    "ResultBackpressure",
     "__version__",
     "errors",
 ]

@@ -1,0 +1,122 @@
+"""Waiting for mapped staging buffers without blocking the whole queue.
+
+wgpu-py has no public non-blocking completion check, so this module relies on two private
+parts of ``wgpu.GPUPromise`` (0.31.x): the ``_thread_event`` set by the device's poll thread
+and the ``"READ_NOSYNC"`` map mode (which skips the empty submit that ``READ`` inserts).
+:func:`check_wgpu_internals` verifies them once per process with a real map, so a future
+wgpu that changes them fails loudly at executor start-up instead of misbehaving later.
+
+Device loss is only logged by wgpu; :func:`device_lost` watches the ``wgpu`` logger for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from pillow_gpu.executor._errors import ExecutionError
+
+__all__ = ["MapFence", "check_wgpu_internals", "device_lost"]
+
+_checked = False
+_check_lock = threading.Lock()
+_lost = threading.Event()
+_POLL_S = 0.05
+
+
+class _LossWatch(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        if "device was lost" in record.getMessage().lower():
+            _lost.set()
+
+
+def device_lost() -> bool:
+    """True once wgpu has logged that the device was lost."""
+    return _lost.is_set()
+
+
+def _internals_error(observed: str) -> ExecutionError:
+    import wgpu  # type: ignore[import-untyped]
+
+    return ExecutionError(
+        "the executor relies on private wgpu-py promise internals "
+        "(GPUPromise._thread_event and map mode 'READ_NOSYNC') that this wgpu does not have",
+        observed=f"wgpu {wgpu.__version__}: {observed}",
+        fix="install the pinned wgpu version (pillow-gpu requires wgpu>=0.31.1,<0.32)",
+        stage="startup",
+    )
+
+
+def check_wgpu_internals(device: Any) -> None:
+    """Map a small buffer once per process and verify the promise internals used here."""
+    global _checked  # noqa: PLW0603 - a once-per-process check
+    with _check_lock:
+        if _checked:
+            return
+        import wgpu
+
+        buffer = device.create_buffer(
+            size=256, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+        )
+        try:
+            try:
+                promise = buffer.map_async("READ_NOSYNC")
+            except (ValueError, KeyError, TypeError) as error:
+                raise _internals_error(f"map_async('READ_NOSYNC') raised {error!r}") from error
+            event = getattr(promise, "_thread_event", None)
+            if not isinstance(event, threading.Event):
+                raise _internals_error(f"GPUPromise has no _thread_event ({type(promise)!r})")
+            if not event.wait(10.0):
+                raise _internals_error("a map of an idle buffer did not resolve in 10 s")
+            promise.sync_wait()
+            if buffer.map_state != "mapped":
+                raise _internals_error(f"map_state is {buffer.map_state!r} after the wait")
+            buffer.unmap()
+        finally:
+            buffer.destroy()
+        logging.getLogger("wgpu").addHandler(_LossWatch(level=logging.ERROR))
+        _checked = True
+
+
+class MapFence:
+    """The pending map of one staging buffer written by already-submitted copies."""
+
+    __slots__ = ("_promise",)
+
+    def __init__(self, buffer: Any) -> None:
+        self._promise = buffer.map_async("READ_NOSYNC")
+
+    def is_done(self) -> bool:
+        """True once the map has resolved (the submission's copies completed)."""
+        return bool(self._promise._thread_event.is_set())
+
+    def wait(self, deadline: float) -> None:
+        """Wait until the buffer is mapped or ``deadline`` (``time.monotonic()``) passes."""
+        event: threading.Event = self._promise._thread_event
+        while not event.wait(_POLL_S):
+            if device_lost():
+                raise ExecutionError(
+                    "the GPU device was lost while work was in flight",
+                    observed="wgpu logged 'The WGPU device was lost'",
+                    fix="create a new executor in a new process; results were not replayed",
+                    stage="execution",
+                )
+            if time.monotonic() > deadline:
+                raise ExecutionError(
+                    "a GPU submission did not complete within the submission timeout",
+                    observed=f"map still pending {time.monotonic() - deadline:.2f} s past the "
+                    "deadline",
+                    fix="raise submission_timeout or submit smaller graphs",
+                    stage="execution",
+                )
+        try:
+            self._promise.sync_wait()
+        except Exception as error:
+            raise ExecutionError(
+                "mapping a staging buffer failed after its submission",
+                observed=f"{type(error).__name__}: {error}",
+                fix="the device is likely lost; create a new executor",
+                stage="execution",
+            ) from error

@@ -1,0 +1,87 @@
+"""One admitted job: its plan, identity, metadata snapshot and credit reservations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pillow_gpu.executor._credits import Charge
+from pillow_gpu.executor._metadata import InfoSnapshot
+from pillow_gpu.gpu._plan import Plan
+
+__all__ = ["Job"]
+
+
+class Job:
+    """A planned graph on its way through the executor (pending, in flight, ready).
+
+    ``admitted`` is reserved at admission; once the job's submission completes, everything
+    beyond ``retained`` is returned (working buffers and decode/upload temporaries). CPU jobs
+    retain their staging range (which stays charged until the whole arena is consumed), the
+    CPU pixel copy and the metadata; GPU jobs retain the resident buffer, its download
+    workspace (GPU and host) and the metadata, which the :class:`GpuImage` lease takes over.
+    """
+
+    __slots__ = (
+        "admitted",
+        "info",
+        "input_key",
+        "job_id",
+        "mode",
+        "offset",
+        "output",
+        "output_nbytes",
+        "plan",
+        "resident",
+        "retained",
+        "size",
+        "staging_nbytes",
+        "terminal_nbytes",
+        "workspace",
+    )
+
+    def __init__(
+        self,
+        *,
+        job_id: int,
+        input_key: str | int | None,
+        plan: Plan,
+        info: InfoSnapshot,
+        output: str,
+    ) -> None:
+        self.job_id = job_id
+        self.input_key = input_key
+        self.plan: Plan | None = plan
+        self.info = info
+        self.output = output
+        self.mode = plan.mode
+        self.size = plan.size
+        self.terminal_nbytes = plan.terminal_nbytes
+        self.staging_nbytes = plan.staging_nbytes
+        self.output_nbytes = plan.output_nbytes
+        self.offset = 0
+        self.resident: Any = None
+        self.workspace: Any = None
+        staging = self.staging_nbytes
+        slack = staging - self.terminal_nbytes
+        host = plan.host_bytes + info.nbytes + slack
+        retained_host = staging + self.output_nbytes + info.nbytes
+        if output == "gpu":
+            self.admitted = Charge(gpu_bytes=plan.gpu_bytes + staging, host_bytes=host, jobs=1)
+            self.retained = Charge(gpu_bytes=2 * staging, host_bytes=retained_host, jobs=1)
+        else:
+            self.admitted = Charge(gpu_bytes=plan.gpu_bytes, host_bytes=host, jobs=1)
+            self.retained = Charge(gpu_bytes=staging, host_bytes=retained_host, jobs=1)
+        if not self.admitted.covers(self.retained):  # pragma: no cover - planner invariant
+            msg = f"job {job_id}: retained {self.retained} exceeds admitted {self.admitted}"
+            raise AssertionError(msg)
+
+    @property
+    def staging_charge(self) -> Charge:
+        """The part of ``retained`` that is this job's staging range (GPU and mapped host)."""
+        return Charge(gpu_bytes=self.staging_nbytes, host_bytes=self.staging_nbytes)
+
+    def release_plan(self) -> None:
+        """Destroy the plan's working buffers and drop the graph (idempotent)."""
+        if self.plan is not None:
+            self.plan.release()
+            self.plan = None

@@ -1,0 +1,139 @@
+"""Resident outputs: :class:`GpuImage` handles and the lease that owns their reservation.
+
+A lease owns one resident buffer (the terminal bytes), one reserved download workspace
+(a mappable staging buffer) and the credits for them plus one CPU pixel copy and the
+metadata snapshot. Handles (``copy.copy`` gives a clone) share the lease; when the last
+handle is dropped the buffers are destroyed and the credits returned, even after the
+executor was closed. Downloads from clones serialize on the lease's lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from typing import Any
+
+from PIL import Image as PILImage
+
+from pillow_gpu.executor._credits import Charge, Credits
+from pillow_gpu.executor._errors import ExecutionError
+from pillow_gpu.executor._fence import MapFence, device_lost
+from pillow_gpu.executor._metadata import InfoSnapshot
+from pillow_gpu.gpu._device import SharedDevice
+from pillow_gpu.gpu._layout import image_from_terminal
+
+__all__ = ["GpuImage", "ResidentLease"]
+
+
+def _release(resident: Any, workspace: Any, credits: Credits, charge: Charge) -> None:
+    try:
+        for buffer in (resident, workspace):
+            if buffer.map_state == "mapped":
+                buffer.unmap()
+            buffer.destroy()
+    finally:
+        credits.give(charge)
+
+
+class ResidentLease:
+    """The GPU and host reservation behind one resident output."""
+
+    __slots__ = (
+        "__weakref__",
+        "_finalizer",
+        "_lock",
+        "_resident",
+        "_shared",
+        "_timeout",
+        "_workspace",
+        "info",
+        "mode",
+        "size",
+        "terminal_nbytes",
+    )
+
+    def __init__(
+        self,
+        *,
+        shared: SharedDevice,
+        resident: Any,
+        workspace: Any,
+        mode: str,
+        size: tuple[int, int],
+        terminal_nbytes: int,
+        info: InfoSnapshot,
+        credits: Credits,
+        charge: Charge,
+        timeout: float,
+    ) -> None:
+        self._shared = shared
+        self._resident = resident
+        self._workspace = workspace
+        self.mode = mode
+        self.size = size
+        self.terminal_nbytes = terminal_nbytes
+        self.info = info
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _release, resident, workspace, credits, charge)
+
+    def download(self) -> PILImage.Image:
+        """Copy the resident bytes through the reserved workspace into a new PIL image."""
+        with self._lock:
+            if device_lost():
+                raise ExecutionError(
+                    "a resident output needs a healthy device to download",
+                    observed="wgpu logged that the device was lost",
+                    fix="recompute the image on a new device",
+                    stage="download",
+                )
+            encoder = self._shared.device.create_command_encoder()
+            encoder.copy_buffer_to_buffer(
+                self._resident, 0, self._workspace, 0, self.terminal_nbytes
+            )
+            self._shared.queue.submit([encoder.finish()])
+            MapFence(self._workspace).wait(time.monotonic() + self._timeout)
+            try:
+                view = self._workspace.read_mapped(0, self._workspace.size, copy=False)
+                image = image_from_terminal(self.mode, self.size, view)
+            finally:
+                self._workspace.unmap()
+        image.info.update(self.info.copy())
+        return image
+
+
+class GpuImage:
+    """An opaque, immutable handle on an executor output that stays in GPU memory.
+
+    It exposes ``mode``, ``size`` and :meth:`download`. It holds GPU and host credits of the
+    executor that produced it until the last handle (``copy.copy`` makes clones) is dropped.
+    """
+
+    __slots__ = ("_lease",)
+
+    def __init__(self, lease: ResidentLease) -> None:
+        self._lease = lease
+
+    @property
+    def mode(self) -> str:
+        """Pillow mode of the image."""
+        return self._lease.mode
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(width, height)`` of the image."""
+        return self._lease.size
+
+    def download(self) -> PILImage.Image:
+        """Copy the pixels into a new ``PIL.Image.Image`` (with its own copy of ``info``)."""
+        return self._lease.download()
+
+    def __copy__(self) -> GpuImage:
+        return GpuImage(self._lease)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GpuImage:
+        return GpuImage(self._lease)
+
+    def __repr__(self) -> str:
+        return f"<pillow_gpu.GpuImage mode={self.mode} size={self.size[0]}x{self.size[1]}>"
