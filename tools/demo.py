@@ -51,9 +51,13 @@ def pillow_gpu_tour(size: int, batch: int) -> None:
     import pillow_gpu
     from pillow_gpu import GpuBatchExecutor, Image, ImageOps
     from pillow_gpu.errors import Unsupported
-    from pillow_gpu.gpu import adapter_summary, evaluate
+    from pillow_gpu.gpu import adapter_info, evaluate
 
-    print(f"== pillow-gpu {pillow_gpu.__version__} on {adapter_summary()}")
+    adapter = adapter_info()
+    print(
+        f"== pillow-gpu {pillow_gpu.__version__} on {adapter.get('device')} "
+        f"({adapter.get('adapter_type')}, {adapter.get('backend_type')})"
+    )
     source = _source(size, seed=1)
     chain = _lazy_chain(source)
     print(f"lazy graph: {chain!r} (nothing evaluated yet)")

@@ -11,7 +11,13 @@ from pillow_gpu.gpu._device import SharedDevice, get_device
 from pillow_gpu.gpu._plan import Plan
 from pillow_gpu.gpu._planner import plan_graph
 
-__all__ = ["Plan", "evaluate", "plan_graph"]
+__all__ = ["Plan", "adapter_info", "evaluate", "plan_graph"]
+
+
+def adapter_info() -> dict[str, Any]:
+    """The shared device's adapter description (``device``, ``vendor``, ``adapter_type``,
+    ``backend_type``, ...), creating the device on first use."""
+    return dict(get_device().adapter_info)
 
 
 def evaluate(image: Any) -> PILImage.Image:
