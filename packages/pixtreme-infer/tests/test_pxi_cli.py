@@ -20,7 +20,7 @@ from pixtreme.infer.verification import (
     CheckStatus,
     verify_architecture,
 )
-from pixtreme.infer.verification._records import sha256_hex
+from pixtreme.infer.verification._records import sha256_hex, validate_record
 
 _PASSING = """
 from pixtreme.infer.contracts import Exact, FrameContract, StatelessModuleContract
@@ -189,6 +189,12 @@ def test_verify_prints_a_table_and_writes_the_canonical_record(
     record = json.loads(data)
     assert record["status"] == "unverified"
     assert record["distribution"] == "pixtreme-arch-pxiok"
+    assert validate_record(record, kind="verification", version=1) == record
+    assert (record["schema"], record["kind"], record["version"]) == (
+        "pixtreme-infer/record",
+        "verification",
+        1,
+    )
     assert data.decode().rstrip("\n") == json.dumps(
         record, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )

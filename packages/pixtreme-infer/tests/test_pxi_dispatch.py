@@ -11,6 +11,7 @@ import pixtreme.infer
 import pytest
 from pixtreme.infer import _dispatch
 from pixtreme.infer.errors import ArchitectureNotInstalledError
+from pixtreme.infer.verification import has_error_shape
 
 _HEAVY = ("onnxruntime", "onnx", "pynvml", "tensorrt", "tensoracle", "torch")
 
@@ -56,6 +57,8 @@ def test_unknown_names_raise_attribute_error_with_a_suggestion(name: str, hint: 
     with pytest.raises(AttributeError, match=f"has no attribute '{name}'") as info:
         getattr(pixtreme.infer, name)
     assert hint in str(info.value)
+    assert has_error_shape(str(info.value))
+    assert not hasattr(pixtreme.infer, name)
 
 
 @pytest.mark.req("spec.core.absent-architecture-actionable")
@@ -97,3 +100,13 @@ def test_namespace_root_is_pixtremes() -> None:
     assert not (source.parent / "__init__.py").exists()
     assert pixtreme.__file__ is not None
     assert "pixtreme-infer" not in pixtreme.__file__
+
+
+@pytest.mark.req("issue6.dispatch.unknown")
+def test_verify_architecture_rejects_unknown_names_in_the_error_shape() -> None:
+    from pixtreme.infer.verification import verify_architecture
+
+    with pytest.raises(AttributeError, match="has no attribute 'exampel'") as info:
+        verify_architecture("exampel")
+    assert has_error_shape(str(info.value))
+    assert "Did you mean 'example'?" in str(info.value)

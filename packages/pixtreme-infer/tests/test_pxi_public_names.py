@@ -100,6 +100,7 @@ PUBLIC_NAMES: dict[str, tuple[str, ...]] = {
         "LatencySummary",
         "MODULE_CHECKS",
         "NvidiaTelemetrySource",
+        "RECORD_SCHEMA",
         "OpenedContractFacts",
         "QueryAllocationFacts",
         "RejectionCase",
@@ -133,6 +134,7 @@ PUBLIC_NAMES: dict[str, tuple[str, ...]] = {
         "parse_json_strict",
         "portable_path",
         "record_digest",
+        "record_header",
         "sha256_hex",
         "summarize_comparisons",
         "summarize_drift",
@@ -141,6 +143,7 @@ PUBLIC_NAMES: dict[str, tuple[str, ...]] = {
         "verify_architecture",
         "verify_cases",
         "verify_module",
+        "validate_record",
         "verify_module_contract",
         "write_record",
     ),
@@ -171,13 +174,27 @@ def _public_dataclasses() -> list[type]:
     return [found[key] for key in sorted(found)]
 
 
+# Value objects whose published call form is positional (reference: ``Exact[T](value)``; spec:
+# ``CudaGraphContractSuite(module, replay_equivalence)``). This allowlist only shrinks.
+POSITIONAL_CALL_FORM = {"Exact", "UnconstrainedWithReference", "CudaGraphContractSuite"}
+
+
 @pytest.mark.req("issue6.value-objects")
 @pytest.mark.parametrize("kind", _public_dataclasses(), ids=lambda kind: kind.__name__)
 def test_public_dataclasses_are_frozen_slotted_and_keyword_only(kind: type) -> None:
     params = kind.__dataclass_params__  # type: ignore[attr-defined]
     assert params.frozen
     assert hasattr(kind, "__slots__")
-    assert all(field.kw_only for field in dataclasses.fields(kind))
+    keyword_only = all(field.kw_only for field in dataclasses.fields(kind))
+    assert keyword_only != (kind.__name__ in POSITIONAL_CALL_FORM)
+
+
+@pytest.mark.req("issue6.value-objects")
+def test_published_positional_call_forms() -> None:
+    from pixtreme.infer.contracts import Exact, UnconstrainedWithReference
+
+    assert Exact(3).value == 3
+    assert UnconstrainedWithReference("srgb").reference == "srgb"
 
 
 @pytest.mark.req("spec.capabilities.base-dependency")

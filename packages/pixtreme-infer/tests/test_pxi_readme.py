@@ -29,3 +29,4 @@ def test_readme_python_examples_run() -> None:
     assert "{'name': 'example-x2', 'version': 1}" in printed
     assert "True 0.0" in printed
     assert "dlpack-allocation              passed" in printed
+    assert "$.model = '../x2.onnx' has a '..' segment" in printed

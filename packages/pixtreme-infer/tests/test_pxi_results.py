@@ -102,7 +102,7 @@ def test_report_lookup_and_duplicates() -> None:
     check = CheckResult.from_findings("a", ())
     report = VerificationReport(scope="s", checks=(check,))
     assert report.check("a") is check
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match=r"why=.*what=no check named 'b'; checks: \['a'\]; how="):
         report.check("b")
     with pytest.raises(ContractError, match=r"repeats check\(s\) \['a'\]"):
         VerificationReport(scope="s", checks=(check, check))

@@ -20,6 +20,11 @@ SPEC_ITEMS = {
     "spec.core.no-eager-architecture-import": "No eager import of architecture implementations.",
     "spec.cuda-graph.factory-provider-protocol": "CudaGraphFactoryProvider in contracts.",
     "spec.verification.missing-evidence-unverified": "Missing evidence stays unverified.",
+    "spec.verification.performance-not-status": "Performance measurements do not determine "
+    "support status.",
+    "spec.development.suite-without-gpu": "The normal test suite does not require a GPU.",
+    "spec.development.optional-dependencies-skip": "Tests that require unavailable optional "
+    "dependencies skip with a reason.",
     "spec.license.mit": "The core distribution is licensed under the MIT License.",
 }
 ISSUE_ITEMS = (
@@ -51,6 +56,13 @@ ISSUE_ITEMS = (
     "issue6.cli.verify",
     "issue6.hook",
     "issue6.public-names",
+    "issue6.value-objects",
+    "issue6.output-records.validate",
+    "issue6.record-validation",
+    "issue6.import-lint",
+    "issue6.readme-examples",
+    "issue6.dispatch.namespace",
+    "issue6.cli.console-script",
 )
 
 
@@ -64,3 +76,8 @@ def _traced_ids() -> set[str]:
 @pytest.mark.parametrize("item", [*SPEC_ITEMS, *ISSUE_ITEMS])
 def test_item_is_traced(item: str) -> None:
     assert item in _traced_ids(), f"no test carries @pytest.mark.req({item!r})"
+
+
+def test_every_traced_id_is_a_listed_item() -> None:
+    unlisted = sorted(_traced_ids() - {*SPEC_ITEMS, *ISSUE_ITEMS})
+    assert not unlisted, f"req ids not listed in SPEC_ITEMS or ISSUE_ITEMS: {unlisted}"

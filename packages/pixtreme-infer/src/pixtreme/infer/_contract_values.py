@@ -24,6 +24,7 @@ MATRICES: tuple[Matrix | None, ...] = (*get_args(Matrix), None)
 DTYPES: tuple[Dtype, ...] = get_args(Dtype)
 
 _RESERVED_PARAM_NAMES = frozenset({"frame", "reset"})
+_FRAME_FIELDS = ("channels", "colorspace", "gamma", "matrix", "dtype")
 
 
 def parse_precision(value: object) -> Precision:
@@ -36,7 +37,9 @@ def parse_checkpoint_container(value: object) -> CheckpointContainer:
     return v.one_of("CheckpointContainer", "container", value, CHECKPOINT_CONTAINERS)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+# Exact and UnconstrainedWithReference take their one field positionally, as the published
+# call form ``Exact(value)`` does; every other value object is keyword-only.
+@dataclass(frozen=True, slots=True)
 class Exact[T]:
     """A Frame field the contract fixes: observed values must equal ``value``."""
 
@@ -47,7 +50,7 @@ class Exact[T]:
         return bool(observed == self.value)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)
 class UnconstrainedWithReference[T]:
     """A Frame field the contract leaves free; ``reference`` is the value used by its tests."""
 
@@ -98,6 +101,9 @@ class FrameFieldMismatch:
     field: str
     observed: object
     expected: object
+
+    def __post_init__(self) -> None:
+        v.one_of("FrameFieldMismatch", "field", self.field, _FRAME_FIELDS)
 
 
 def _wrapped(field: str, value: object) -> Exact[object] | UnconstrainedWithReference[object]:
@@ -171,7 +177,7 @@ class FrameContract:
     def mismatches(self, observed: FrameMetadata) -> tuple[FrameFieldMismatch, ...]:
         """The Exact fields whose observed value differs, in declaration order."""
         found = []
-        for field in ("channels", "colorspace", "gamma", "matrix", "dtype"):
+        for field in _FRAME_FIELDS:
             wrapper = getattr(self, field)
             value = getattr(observed, field)
             if not wrapper.accepts(value):

@@ -35,13 +35,32 @@ def suggestion(name: str) -> str:
     return f" Did you mean {close[0]!r}?" if close else ""
 
 
+def unknown_name_error(package: str, name: str) -> AttributeError:
+    """The AttributeError for a name that is neither a known architecture nor a core module.
+
+    Its message has the shared why/what/how shape and keeps Python's "has no attribute" wording.
+    """
+    from pixtreme.infer.errors import format_error
+
+    hint = suggestion(name).strip()
+    known = ", ".join(sorted(ARCHITECTURES))
+    return AttributeError(
+        format_error(
+            why=f"{package} resolves only the architectures in its static map and its core modules",
+            what=f"module {package!r} has no attribute {name!r}",
+            how=f"{hint + ' ' if hint else ''}Known architectures: {known}; core modules: "
+            f"{', '.join(CORE_MODULES)}",
+        )
+    )
+
+
 def resolve(package: str, name: str) -> ModuleType:
     """Import ``package.name`` for a known architecture or core module, else AttributeError."""
     if name in CORE_MODULES:
         return importlib.import_module(f"{package}.{name}")
     distribution = ARCHITECTURES.get(name)
     if distribution is None:
-        raise AttributeError(f"module {package!r} has no attribute {name!r}.{suggestion(name)}")
+        raise unknown_name_error(package, name)
     module_name = f"{package}.{name}"
     try:
         return importlib.import_module(module_name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections.abc import Collection
 from typing import NoReturn
@@ -95,3 +97,98 @@ def instance_of[T](owner: str, field: str, value: object, kind: type[T]) -> T:
             how=f"construct {field} with {kind.__name__}(...)",
         )
     return value
+
+
+def number(
+    owner: str,
+    field: str,
+    value: object,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    allow_inf: bool = False,
+    how: str = "pass a plain float, such as float(value)",
+) -> float:
+    """Return ``value`` as a float if it is a real number (not bool, not NaN) within bounds.
+
+    Infinity is rejected unless ``allow_inf``; bounds are inclusive.
+    """
+    bounds = []
+    if minimum is not None:
+        bounds.append(f">= {minimum}")
+    if maximum is not None:
+        bounds.append(f"<= {maximum}")
+    base = "a number (or infinity)" if allow_inf else "a finite number"
+    expected = base + (" " + " and ".join(bounds) if bounds else "")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or math.isnan(value)
+        or (math.isinf(value) and not allow_inf)
+        or (minimum is not None and value < minimum)
+        or (maximum is not None and value > maximum)
+    ):
+        fail(owner, field, value, expected=expected, how=how)
+    return float(value)
+
+
+def flag(owner: str, field: str, value: object) -> bool:
+    """Return ``value`` if it is a bool."""
+    if not isinstance(value, bool):
+        fail(owner, field, value, expected="True or False", how=f"pass {field}=bool(...)")
+    return value
+
+
+def text(owner: str, field: str, value: object, *, optional: bool = False) -> str | None:
+    """Return ``value`` if it is a string (or None when ``optional``); empty strings are fine."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        fail(
+            owner,
+            field,
+            value,
+            expected="a string or None" if optional else "a string",
+            how=f"pass {field} as str(...)" + (" or None" if optional else ""),
+        )
+    return value
+
+
+def str_tuple(owner: str, field: str, value: object, *, non_empty: bool = False) -> tuple[str, ...]:
+    """Return ``value`` if it is a tuple of non-empty strings (and itself non-empty if asked)."""
+    if (
+        not isinstance(value, tuple)
+        or (non_empty and not value)
+        or not all(isinstance(item, str) and item.strip() for item in value)
+    ):
+        fail(
+            owner,
+            field,
+            value,
+            expected=f"a {'non-empty ' if non_empty else ''}tuple of non-empty strings",
+            how=f"pass {field} as a tuple, such as ('a', 'b')",
+        )
+    return value
+
+
+def optional_callable(owner: str, field: str, value: object) -> None:
+    """Reject anything that is neither None nor callable."""
+    if value is not None and not callable(value):
+        fail(
+            owner,
+            field,
+            value,
+            expected="a zero-argument callable returning the facts, or None",
+            how=f"pass {field}=lambda: ... (the module's evidence fixture), or leave it None",
+        )
+
+
+def ordered(owner: str, named: tuple[tuple[str, float], ...], *, rel: float = 1e-9) -> None:
+    """Reject values that do not grow in the given order (rounding within ``rel`` is allowed)."""
+    for (low_name, low), (high_name, high) in itertools.pairwise(named):
+        if low > high and not math.isclose(low, high, rel_tol=rel, abs_tol=1e-15):
+            raise ContractError(
+                why=f"{owner} needs {' <= '.join(name for name, _ in named)}",
+                what=f"received {low_name}={low!r} > {high_name}={high!r}",
+                how=f"build {owner} from one set of samples (the summarize_* functions do)",
+            )

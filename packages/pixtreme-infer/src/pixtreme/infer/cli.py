@@ -18,6 +18,8 @@ __all__ = ("main",)
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+RECORD_KIND = "verification"
+RECORD_VERSION = 1
 
 
 def _module_available(name: str) -> bool:
@@ -90,9 +92,9 @@ def _first_finding(check: object) -> str:
 
 
 def _verify(name: str, output: Path | None, strict: bool, out: TextIO, err: TextIO) -> int:
-    from pixtreme.infer.verification import CheckStatus, verify_architecture
-    from pixtreme.infer.verification._records import write_record
-    from pixtreme.infer.verification._results import overall_status
+    from pixtreme.infer.verification._architecture import verify_architecture
+    from pixtreme.infer.verification._records import record_header, validate_record, write_record
+    from pixtreme.infer.verification._results import CheckStatus, overall_status
 
     if name not in _dispatch.ARCHITECTURES:
         known = ", ".join(sorted(_dispatch.ARCHITECTURES))
@@ -118,6 +120,7 @@ def _verify(name: str, output: Path | None, strict: bool, out: TextIO, err: Text
         item.value: sum(c.status is item for r in reports for c in r.checks) for item in CheckStatus
     }
     record = {
+        **record_header(RECORD_KIND, version=RECORD_VERSION),
         "architecture": name,
         "distribution": _dispatch.ARCHITECTURES[name],
         "distribution_version": _distribution_version(_dispatch.ARCHITECTURES[name]),
@@ -126,7 +129,7 @@ def _verify(name: str, output: Path | None, strict: bool, out: TextIO, err: Text
         "reports": [report.as_record() for report in reports],
     }
     target = output or Path(f"pixtreme-infer-verify-{name}.json")
-    digest = write_record(target, record)
+    digest = write_record(target, validate_record(record, kind=RECORD_KIND, version=RECORD_VERSION))
     summary = ", ".join(f"{count} {label}" for label, count in counts.items())
     out.write(f"\n{name}: {status.value} ({summary})\nrecord: {target} sha256={digest}\n")
     if status is CheckStatus.FAILED or (strict and status is not CheckStatus.PASSED):

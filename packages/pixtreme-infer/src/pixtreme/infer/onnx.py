@@ -10,6 +10,7 @@ onnxruntime is imported only when a graph is run.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -124,6 +125,42 @@ class OnnxReferenceComparison:
     tolerance: OnnxTolerance
     passed: bool
 
+    def __post_init__(self) -> None:
+        owner = "OnnxReferenceComparison"
+        how = "pass the absolute differences, or math.inf when an output is not finite"
+        worst = v.number(
+            owner, "max_abs_difference", self.max_abs_difference, minimum=0, allow_inf=True, how=how
+        )
+        mean = v.number(
+            owner,
+            "mean_abs_difference",
+            self.mean_abs_difference,
+            minimum=0,
+            allow_inf=True,
+            how=how,
+        )
+        tolerance = v.instance_of(owner, "tolerance", self.tolerance, OnnxTolerance)
+        v.flag(owner, "passed", self.passed)
+        if mean > worst and not math.isclose(mean, worst, rel_tol=1e-9):
+            v.fail(
+                owner,
+                "mean_abs_difference",
+                mean,
+                expected=f"at most max_abs_difference={worst!r}",
+                how="compute both from the same differences",
+            )
+        within = math.isfinite(worst) and worst <= tolerance.max_abs
+        if tolerance.mean_abs is not None:
+            within = within and mean <= tolerance.mean_abs
+        if self.passed != within:
+            v.fail(
+                owner,
+                "passed",
+                self.passed,
+                expected=f"{within} for max {worst!r} and mean {mean!r} under {tolerance}",
+                how="derive passed from the differences and the tolerance (run_onnx does)",
+            )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OnnxRun:
@@ -132,6 +169,28 @@ class OnnxRun:
     output: npt.NDArray[Any]
     contract: OnnxOutputContract
     comparison: OnnxReferenceComparison | None
+
+    def __post_init__(self) -> None:
+        owner = "OnnxRun"
+        v.instance_of(owner, "output", self.output, np.ndarray)
+        contract = v.instance_of(owner, "contract", self.contract, OnnxOutputContract)
+        if self.comparison is not None:
+            v.instance_of(owner, "comparison", self.comparison, OnnxReferenceComparison)
+        shape = tuple(self.output.shape)
+        if (
+            len(shape) != 4
+            or shape[0] != contract.batch
+            or shape[3] != contract.channels
+            or self.output.dtype != np.dtype(contract.dtype)
+        ):
+            v.fail(
+                owner,
+                "output",
+                f"array of shape {shape} and dtype {self.output.dtype}",
+                expected=f"an NHWC array of shape ({contract.batch}, H, W, {contract.channels}) "
+                f"and dtype {contract.dtype}",
+                how="keep the output run_onnx checked against the contract",
+            )
 
 
 def _error(why: str, what: str, how: str) -> OnnxContractError:

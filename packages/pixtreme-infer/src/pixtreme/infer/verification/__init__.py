@@ -63,12 +63,15 @@ from pixtreme.infer.verification._module_contract import (
     verify_module_contract,
 )
 from pixtreme.infer.verification._records import (
+    RECORD_SCHEMA,
     canonical_json,
     load_json_reference,
     parse_json_strict,
     portable_path,
     record_digest,
+    record_header,
     sha256_hex,
+    validate_record,
     write_record,
 )
 from pixtreme.infer.verification._results import (
@@ -94,6 +97,7 @@ __all__ = (
     "COMMON_CHECKS",
     "HOOK_NAME",
     "MODULE_CHECKS",
+    "RECORD_SCHEMA",
     "TEMPORAL_CHECKS",
     "ArchitectureCases",
     "CheckResult",
@@ -145,11 +149,13 @@ __all__ = (
     "parse_json_strict",
     "portable_path",
     "record_digest",
+    "record_header",
     "sha256_hex",
     "summarize_comparisons",
     "summarize_drift",
     "summarize_latency",
     "summarize_throughput",
+    "validate_record",
     "verify_architecture",
     "verify_cases",
     "verify_cuda_graph_contract",

@@ -142,9 +142,6 @@ def verify_architecture(name: str) -> tuple[VerificationReport, ...]:
     for a name that is not a known architecture.
     """
     if name not in _dispatch.ARCHITECTURES:
-        known = ", ".join(sorted(_dispatch.ARCHITECTURES))
-        raise AttributeError(
-            f"{name!r} is not a known architecture (known: {known}).{_dispatch.suggestion(name)}"
-        )
+        raise _dispatch.unknown_name_error("pixtreme.infer", name)
     module = _dispatch.resolve("pixtreme.infer", name)
     return verify_module(module, name)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from pixtreme.infer import _validate as v
 from pixtreme.infer.errors import ContractError
 
 _ONE_CODE_VALUE = 1.0 / 255.0
@@ -28,6 +29,47 @@ class RgbComparison:
     max_abs_difference: float
     off_by_more_than_one_code: float
 
+    def __post_init__(self) -> None:
+        owner = "RgbComparison"
+        components = v.positive_int(owner, "components", self.components)
+        for field in ("nonfinite_output", "nonfinite_reference"):
+            count = v.positive_int(owner, field, getattr(self, field), minimum=0)
+            if count > components:
+                v.fail(
+                    owner,
+                    field,
+                    count,
+                    expected=f"at most components={components}",
+                    how="count non-finite components of the compared arrays only",
+                )
+        # Both sides are clipped to [0, 1] first, so every difference lies in [0, 1].
+        mse = v.number(owner, "mse", self.mse, minimum=0.0, maximum=1.0)
+        v.number(owner, "max_abs_difference", self.max_abs_difference, minimum=0.0, maximum=1.0)
+        v.number(
+            owner,
+            "off_by_more_than_one_code",
+            self.off_by_more_than_one_code,
+            minimum=0.0,
+            maximum=1.0,
+            how="pass the share (0..1) of components off by more than 1/255",
+        )
+        psnr = v.number(
+            owner,
+            "psnr_db",
+            self.psnr_db,
+            minimum=0.0,
+            allow_inf=True,
+            how="pass 10 * log10(1 / mse), or math.inf when mse is 0",
+        )
+        if math.isinf(psnr) != (mse == 0.0):
+            v.fail(
+                owner,
+                "psnr_db",
+                psnr,
+                expected=f"infinite exactly when mse is 0 (mse={mse!r})",
+                how="pass 10 * log10(1 / mse), or math.inf when mse is 0",
+            )
+
     def as_record(self) -> dict[str, object]:
         """JSON-compatible mapping; infinite PSNR is the string "Infinity"."""
         return {
@@ -35,7 +77,7 @@ class RgbComparison:
             "nonfinite_output": self.nonfinite_output,
             "nonfinite_reference": self.nonfinite_reference,
             "mse": self.mse,
-            "psnr_db": "Infinity" if math.isinf(self.psnr_db) else self.psnr_db,
+            "psnr_db": _psnr_record(self.psnr_db),
             "max_abs_difference": self.max_abs_difference,
             "off_by_more_than_one_code": self.off_by_more_than_one_code,
         }
@@ -60,7 +102,7 @@ def compare_rgb(output: npt.ArrayLike, reference: npt.ArrayLike) -> RgbCompariso
     ref = np.clip(np.where(finite_ref, ref, 0.0), 0.0, 1.0)
     diff = np.abs(out - ref)
     mse = float(np.mean(diff * diff))
-    psnr = math.inf if mse == 0.0 else 10.0 * math.log10(1.0 / mse)
+    psnr = math.inf if mse == 0.0 else -10.0 * math.log10(mse)  # finite for any mse > 0
     return RgbComparison(
         components=int(out.size),
         nonfinite_output=int(out.size - np.count_nonzero(finite_out)),
@@ -83,6 +125,36 @@ class ComparisonSummary:
     ratio_max: float
     ratio_p95: float
     ratio_median: float
+
+    def __post_init__(self) -> None:
+        owner = "ComparisonSummary"
+        v.positive_int(owner, "count", self.count)
+        psnrs = tuple(
+            (field, v.number(owner, field, getattr(self, field), minimum=0.0, allow_inf=True))
+            for field in ("psnr_min_db", "psnr_p5_db", "psnr_median_db")
+        )
+        ratios = tuple(
+            (field, v.number(owner, field, getattr(self, field), minimum=0.0, maximum=1.0))
+            for field in ("ratio_median", "ratio_p95", "ratio_max")
+        )
+        v.ordered(owner, psnrs)
+        v.ordered(owner, ratios)
+
+    def as_record(self) -> dict[str, object]:
+        """JSON-compatible mapping; infinite PSNR values are the string "Infinity"."""
+        return {
+            "count": self.count,
+            "psnr_min_db": _psnr_record(self.psnr_min_db),
+            "psnr_p5_db": _psnr_record(self.psnr_p5_db),
+            "psnr_median_db": _psnr_record(self.psnr_median_db),
+            "ratio_max": self.ratio_max,
+            "ratio_p95": self.ratio_p95,
+            "ratio_median": self.ratio_median,
+        }
+
+
+def _psnr_record(value: float) -> float | str:
+    return "Infinity" if math.isinf(value) else value
 
 
 def _percentile(values: list[float], q: float) -> float:

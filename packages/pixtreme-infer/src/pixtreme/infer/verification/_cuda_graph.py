@@ -30,7 +30,8 @@ CUDA_GRAPH_CHECKS: tuple[str, ...] = (*MODULE_CHECKS, GRAPH_REPLAY_CHECK)
 """Every check verify_cuda_graph_contract reports, in the order it reports them."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+# Positional like the spec's call form ``CudaGraphContractSuite(module, replay_equivalence)``.
+@dataclass(frozen=True, slots=True)
 class CudaGraphContractSuite:
     """Evidence for a module's CUDA Graph factory.
 

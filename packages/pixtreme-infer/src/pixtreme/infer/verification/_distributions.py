@@ -15,6 +15,7 @@ from typing import Literal
 
 from pixtreme.infer import _validate as v
 from pixtreme.infer.errors import RecordError
+from pixtreme.infer.verification._records import portable_path_problem
 from pixtreme.infer.verification._results import (
     CheckResult,
     VerificationFinding,
@@ -47,6 +48,40 @@ class DistributionFacts:
     console_scripts: tuple[tuple[str, str], ...]
     files: tuple[str, ...]
 
+    def __post_init__(self) -> None:
+        owner = "DistributionFacts"
+        v.one_of(owner, "kind", self.kind, ("wheel", "sdist"))
+        v.non_empty_str(owner, "name", self.name)
+        v.non_empty_str(owner, "version", self.version)
+        v.str_tuple(owner, "requires_dist", self.requires_dist)
+        v.str_tuple(owner, "extras", self.extras)
+        scripts = self.console_scripts
+        if not isinstance(scripts, tuple) or not all(
+            isinstance(item, tuple)
+            and len(item) == 2
+            and all(isinstance(part, str) and part.strip() for part in item)
+            for item in scripts
+        ):
+            v.fail(
+                owner,
+                "console_scripts",
+                scripts,
+                expected="a tuple of (name, 'module:function') string pairs",
+                how="read them from the [console_scripts] entry points",
+            )
+        v.str_tuple(owner, "files", self.files)
+        for name in self.files:
+            problem = portable_path_problem(name)
+            if problem is not None:
+                v.fail(
+                    owner,
+                    "files",
+                    name,
+                    expected=f"portable relative POSIX paths (this one {problem})",
+                    how="list archive members relative to the distribution root with '/' "
+                    "separators",
+                )
+
 
 def _bad_archive(path: Path, detail: str) -> RecordError:
     return RecordError(
@@ -65,7 +100,14 @@ def _facts(
     meta: Message,
     scripts: tuple[tuple[str, str], ...],
     files: tuple[str, ...],
+    path: Path,
 ) -> DistributionFacts:
+    for field in ("Name", "Version"):
+        if not str(meta.get(field, "")).strip():
+            raise _bad_archive(path, f"the core metadata has no {field} field")
+    unsafe = sorted(name for name in files if portable_path_problem(name) is not None)
+    if unsafe:
+        raise _bad_archive(path, f"member paths that are not portable relative paths: {unsafe}")
     return DistributionFacts(
         kind=kind,
         name=str(meta.get("Name", "")),
@@ -97,7 +139,7 @@ def inspect_wheel(path: str | Path) -> DistributionFacts:
                     scripts = tuple(sorted(parser.items("console_scripts")))
     except (OSError, zipfile.BadZipFile) as error:
         raise _bad_archive(file, f"{type(error).__name__}: {error}") from error
-    return _facts("wheel", meta, scripts, names)
+    return _facts("wheel", meta, scripts, names, file)
 
 
 def inspect_sdist(path: str | Path) -> DistributionFacts:
@@ -129,7 +171,7 @@ def inspect_sdist(path: str | Path) -> DistributionFacts:
                 scripts = tuple(sorted(project.get("scripts", {}).items()))
     except (OSError, tarfile.TarError, tomllib.TOMLDecodeError) as error:
         raise _bad_archive(file, f"{type(error).__name__}: {error}") from error
-    return _facts("sdist", meta, scripts, tuple(relative))
+    return _facts("sdist", meta, scripts, tuple(relative), file)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +200,8 @@ class DistributionPolicy:
                 expected="a non-empty tuple of folder prefixes ending in '/'",
                 how="pass allowed_prefixes=('pixtreme/infer/',)",
             )
+        for field in ("forbidden_files", "forbidden_requirements", "required_console_scripts"):
+            v.str_tuple("DistributionPolicy", field, getattr(self, field))
 
 
 def core_policy() -> DistributionPolicy:

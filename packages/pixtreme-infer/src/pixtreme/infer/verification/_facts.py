@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pixtreme.infer import _validate as v
 from pixtreme.infer._contract_values import FrameContract, FrameMetadata, StateFootprint
+from pixtreme.infer._module_contracts import StatelessModuleContract
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _MESSAGE_SHAPE = re.compile(r"why=.+; what=.+; how=.+", re.DOTALL)
@@ -66,6 +67,9 @@ class RejectionCase:
 
     def __post_init__(self) -> None:
         v.non_empty_str("RejectionCase", "label", self.label)
+        if self.error_type is not None:
+            v.identifier("RejectionCase", "error_type", self.error_type)
+        v.text("RejectionCase", "message", self.message)
 
     @classmethod
     def from_call(cls, label: str, call: Callable[[], object]) -> RejectionCase:
@@ -84,7 +88,12 @@ class RejectionFacts:
     cases: tuple[RejectionCase, ...]
 
     def __post_init__(self) -> None:
-        if not self.cases or not all(isinstance(case, RejectionCase) for case in self.cases):
+        cases = self.cases
+        if (
+            not isinstance(cases, tuple)
+            or not cases
+            or not all(isinstance(case, RejectionCase) for case in cases)
+        ):
             v.fail(
                 "RejectionFacts",
                 "cases",
@@ -164,8 +173,20 @@ class QueryAllocationFacts:
 class OpenedContractFacts:
     """The contract factory.query_contract returned and the opened instance's contract."""
 
-    queried: object
+    queried: StatelessModuleContract
     opened: object
+
+    def __post_init__(self) -> None:
+        owner = "OpenedContractFacts"
+        v.instance_of(owner, "queried", self.queried, StatelessModuleContract)
+        if self.opened is None:
+            v.fail(
+                owner,
+                "opened",
+                self.opened,
+                expected="the opened instance's contract (not None)",
+                how="pass opened=instance.contract",
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,9 +197,9 @@ class ClosedInferenceFacts:
     call_after_close: RejectionCase
 
     def __post_init__(self) -> None:
-        v.instance_of(
-            "ClosedInferenceFacts", "call_after_close", self.call_after_close, RejectionCase
-        )
+        owner = "ClosedInferenceFacts"
+        v.text(owner, "second_close_error", self.second_close_error, optional=True)
+        v.instance_of(owner, "call_after_close", self.call_after_close, RejectionCase)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,7 +237,9 @@ class SequenceFacts:
     steps: tuple[SequenceStep, ...]
 
     def __post_init__(self) -> None:
-        if not all(isinstance(step, SequenceStep) for step in self.steps):
+        if not isinstance(self.steps, tuple) or not all(
+            isinstance(step, SequenceStep) for step in self.steps
+        ):
             v.fail(
                 "SequenceFacts",
                 "steps",

@@ -5,6 +5,7 @@ Numbers from here describe speed only; they never decide a check's status.
 
 from __future__ import annotations
 
+import math
 import statistics
 import threading
 import time
@@ -15,6 +16,8 @@ import numpy as np
 from pixtreme.infer import _validate as v
 from pixtreme.infer.errors import ContractError
 from pixtreme.infer.verification._telemetry import TelemetrySample, TelemetrySource
+
+_SECONDS = "pass a duration in seconds measured with time.perf_counter()"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,6 +31,19 @@ class LatencySummary:
     max_s: float
     stdev_s: float
 
+    def __post_init__(self) -> None:
+        owner = "LatencySummary"
+        values = {
+            field: v.number(owner, field, getattr(self, field), minimum=0.0, how=_SECONDS)
+            for field in ("min_s", "mean_s", "median_s", "p95_s", "max_s", "stdev_s")
+        }
+        for middle in ("mean_s", "median_s", "p95_s"):
+            v.ordered(
+                owner,
+                (("min_s", values["min_s"]), (middle, values[middle]), ("max_s", values["max_s"])),
+            )
+        v.ordered(owner, (("median_s", values["median_s"]), ("p95_s", values["p95_s"])))
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ThroughputSummary:
@@ -36,6 +52,20 @@ class ThroughputSummary:
     requests: int
     elapsed_s: float
     requests_per_s: float
+
+    def __post_init__(self) -> None:
+        owner = "ThroughputSummary"
+        requests = v.positive_int(owner, "requests", self.requests)
+        elapsed = v.number(owner, "elapsed_s", self.elapsed_s, minimum=0.0, how=_SECONDS)
+        rate = v.number(owner, "requests_per_s", self.requests_per_s, minimum=0.0)
+        if elapsed == 0.0 or not math.isclose(rate, requests / elapsed, rel_tol=1e-9):
+            raise ContractError(
+                why="ThroughputSummary needs elapsed_s > 0 and requests_per_s = requests / "
+                "elapsed_s",
+                what=f"received requests={requests}, elapsed_s={elapsed!r}, "
+                f"requests_per_s={rate!r}",
+                how="build it with summarize_throughput(requests, elapsed_s)",
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,6 +76,21 @@ class DriftSummary:
     first_median_s: float
     last_median_s: float
     relative_change: float
+
+    def __post_init__(self) -> None:
+        owner = "DriftSummary"
+        v.positive_int(owner, "window", self.window)
+        first = v.number(owner, "first_median_s", self.first_median_s, minimum=0.0, how=_SECONDS)
+        last = v.number(owner, "last_median_s", self.last_median_s, minimum=0.0, how=_SECONDS)
+        change = v.number(owner, "relative_change", self.relative_change, minimum=-1.0)
+        expected = (last - first) / first if first > 0 else 0.0
+        if not math.isclose(change, expected, rel_tol=1e-9, abs_tol=1e-12):
+            raise ContractError(
+                why="DriftSummary.relative_change is (last - first) / first (0 when first is 0)",
+                what=f"received first_median_s={first!r}, last_median_s={last!r}, "
+                f"relative_change={change!r}",
+                how="build it with summarize_drift(latencies_s, window)",
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,6 +103,50 @@ class RequestMeasurement:
     drift: DriftSummary
     telemetry: tuple[TelemetrySample, ...]
     telemetry_error: str | None
+
+    def __post_init__(self) -> None:
+        owner = "RequestMeasurement"
+        latencies = self.latencies_s
+        if not isinstance(latencies, tuple) or not latencies:
+            v.fail(
+                owner,
+                "latencies_s",
+                latencies,
+                expected="a non-empty tuple of seconds",
+                how="pass the measured latencies as a tuple (measure_requests does)",
+            )
+        for value in latencies:
+            v.number(owner, "latencies_s", value, minimum=0.0, how=_SECONDS)
+        v.instance_of(owner, "latency", self.latency, LatencySummary)
+        v.instance_of(owner, "throughput", self.throughput, ThroughputSummary)
+        v.instance_of(owner, "drift", self.drift, DriftSummary)
+        if self.throughput.requests != len(latencies):
+            v.fail(
+                owner,
+                "throughput",
+                self.throughput,
+                expected=f"requests == len(latencies_s) == {len(latencies)}",
+                how="summarize the same samples: summarize_throughput(len(latencies_s), ...)",
+            )
+        if self.drift.window > len(latencies):
+            v.fail(
+                owner,
+                "drift",
+                self.drift,
+                expected=f"window <= len(latencies_s) == {len(latencies)}",
+                how="summarize the same samples with summarize_drift(latencies_s, window)",
+            )
+        if not isinstance(self.telemetry, tuple) or not all(
+            isinstance(item, TelemetrySample) for item in self.telemetry
+        ):
+            v.fail(
+                owner,
+                "telemetry",
+                self.telemetry,
+                expected="a tuple of TelemetrySample",
+                how="pass the samples a TelemetrySource returned, or ()",
+            )
+        v.text(owner, "telemetry_error", self.telemetry_error, optional=True)
 
 
 def summarize_latency(latencies_s: tuple[float, ...]) -> LatencySummary:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from pixtreme.infer import _validate as v
-from pixtreme.infer.errors import ContractError
+from pixtreme.infer.errors import ContractError, format_error
 
 type JsonValue = bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None
 
@@ -53,6 +53,7 @@ class VerificationFinding:
     def __post_init__(self) -> None:
         v.non_empty_str("VerificationFinding", "code", self.code)
         v.non_empty_str("VerificationFinding", "path", self.path)
+        v.text("VerificationFinding", "detail", self.detail)
 
     def as_record(self) -> dict[str, JsonValue]:
         """The finding as a JSON-compatible mapping."""
@@ -78,7 +79,10 @@ class CheckResult:
         owner = "CheckResult"
         v.non_empty_str(owner, "name", self.name)
         v.instance_of(owner, "status", self.status, CheckStatus)
-        if not all(isinstance(item, VerificationFinding) for item in self.findings):
+        v.text(owner, "detail", self.detail)
+        if not isinstance(self.findings, tuple) or not all(
+            isinstance(item, VerificationFinding) for item in self.findings
+        ):
             v.fail(
                 owner,
                 "findings",
@@ -144,6 +148,16 @@ class VerificationReport:
 
     def __post_init__(self) -> None:
         v.non_empty_str("VerificationReport", "scope", self.scope)
+        if not isinstance(self.checks, tuple) or not all(
+            isinstance(check, CheckResult) for check in self.checks
+        ):
+            v.fail(
+                "VerificationReport",
+                "checks",
+                self.checks,
+                expected="a tuple of CheckResult",
+                how="collect the results of the checks in a tuple",
+            )
         names = [check.name for check in self.checks]
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:
@@ -163,7 +177,13 @@ class VerificationReport:
         for check in self.checks:
             if check.name == name:
                 return check
-        raise KeyError(name)
+        raise KeyError(
+            format_error(
+                why=f"report {self.scope!r} holds only the checks it ran",
+                what=f"no check named {name!r}; checks: {[check.name for check in self.checks]}",
+                how="look up one of the listed names (MODULE_CHECKS lists the module checks)",
+            )
+        )
 
     def as_record(self) -> dict[str, JsonValue]:
         """The report as a JSON-compatible mapping (suitable for canonical_json)."""

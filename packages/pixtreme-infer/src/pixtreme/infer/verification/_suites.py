@@ -5,6 +5,7 @@ Every callable is optional. A missing one makes its check unverified, never pass
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +38,9 @@ class CommonContractCases:
     engine_incompatibility: Evidence[RejectionFacts] = None
     checkpoint_selector_rejection: Evidence[RejectionFacts] = None
 
+    def __post_init__(self) -> None:
+        _check_evidence(self, "CommonContractCases")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FactoryContractCases:
@@ -45,6 +49,15 @@ class FactoryContractCases:
     query_gpu_allocation: Evidence[QueryAllocationFacts] = None
     opened_contract: Evidence[OpenedContractFacts] = None
     closed_inference: Evidence[ClosedInferenceFacts] = None
+
+    def __post_init__(self) -> None:
+        _check_evidence(self, "FactoryContractCases")
+
+
+def _check_evidence(cases: object, owner: str, fields: tuple[str, ...] = ()) -> None:
+    names = fields or tuple(field.name for field in dataclasses.fields(cases))  # type: ignore[arg-type]
+    for name in names:
+        v.optional_callable(owner, name, getattr(cases, name))
 
 
 def _check_suite(owner: str, name: str, common: object, factory: object) -> None:
@@ -90,6 +103,11 @@ class TemporalContractSuite:
 
     def __post_init__(self) -> None:
         _check_suite("TemporalContractSuite", self.name, self.common, self.factory)
+        _check_evidence(
+            self,
+            "TemporalContractSuite",
+            ("reset_equivalence", "reset_continuation", "instance_isolation", "state_footprint"),
+        )
         v.instance_of("TemporalContractSuite", "contract", self.contract, TemporalModuleContract)
 
 
@@ -114,6 +132,15 @@ class ArchitectureCases:
     def __post_init__(self) -> None:
         owner = "ArchitectureCases"
         v.non_empty_str(owner, "architecture", self.architecture)
+        for field in ("suites", "reports", "unverified"):
+            if not isinstance(getattr(self, field), tuple):
+                v.fail(
+                    owner,
+                    field,
+                    getattr(self, field),
+                    expected="a tuple",
+                    how=f"pass {field}=(...,) (a tuple, possibly empty)",
+                )
         if not all(
             isinstance(suite, StatelessContractSuite | TemporalContractSuite)
             for suite in self.suites
