@@ -130,6 +130,7 @@ def test_engine_builds_caches_and_matches_the_reference(spec, tmp_path, monkeypa
     again.close()
 
 
+@pytest.mark.gpu  # trt.Builder initialises CUDA: it needs a GPU even without building
 @needs_tensorrt
 def test_network_definition_is_callable_without_building() -> None:
     import tensorrt as trt

@@ -230,6 +230,9 @@ class AccumulateModule:
         buffers = self.buffers
 
         def accumulate() -> None:
+            # Preparation runs this twice (warm-up, capture): it writes GPU history and, like a
+            # module's bookkeeping, a host control; replays run only the captured kernel.
+            self.controls["frames"] += 1
             _accumulate()(buffers.input_array, buffers.output_array, self.history)
 
         def restore_initial_history() -> None:
@@ -273,7 +276,9 @@ def test_after_prepare_restores_history(stream: Any) -> None:
     # Preparation's warm-up wrote the fixed input (7) into history; after_prepare cleared it.
     cupy.testing.assert_array_equal(first.data, x)
     cupy.testing.assert_array_equal(polluted.data, x + 7.0)
+    # The host control too: restored to 0 before the request, else 2 preparation calls + 1.
     assert restored.controls["frames"] == 1
+    assert unrestored.controls["frames"] == 3
     for module in (restored, unrestored):
         module.graphs.close()
         module.buffers.close()
@@ -518,6 +523,50 @@ def test_buffers_refuse_storage_on_construction(stream: Any) -> None:
     # The output may share the input's storage: copy_inputs writes only the input.
     with CudaGraphBuffers(fixed, fixed) as shared:
         assert shared.input_array.data.ptr == shared.output_array.data.ptr == fixed.data.data.ptr
+        assert shared.input_array is shared.output_array
+
+
+def _capture_malloc_counter(stream: Any) -> Any:
+    """A CuPy memory hook counting memory-pool requests made while ``stream`` captures."""
+    cupy = _cupy()
+
+    class CaptureMallocCounter(cupy.cuda.MemoryHook):  # type: ignore[misc]
+        name = "pixtreme-infer-test-capture-malloc"
+
+        def __init__(self) -> None:
+            self.during_capture = 0
+
+        def malloc_preprocess(self, **kwargs: Any) -> None:
+            if stream.is_capturing():
+                self.during_capture += 1
+
+    return CaptureMallocCounter()
+
+
+def test_shared_storage_in_place_ufunc_allocates_nothing_in_capture(stream: Any) -> None:
+    cupy = _cupy()
+    fixed = _frame(cupy.zeros((4, 6, 3), dtype=cupy.float32))
+    x = _random((4, 6, 3), "float32", 12)
+    counter = _capture_malloc_counter(stream)
+    with CudaGraphBuffers(fixed, fixed) as buffers:
+
+        def negate_in_place() -> None:
+            # A ufunc copies an input that overlaps a different output object (an allocation).
+            cupy.negative(buffers.input_array, out=buffers.output_array)
+
+        with counter:
+            session = CudaGraphSession({"negate": negate_in_place}, resources=(buffers,))
+        try:
+            buffers.copy_inputs(_frame(x))
+            session.replay("negate")
+            result = buffers.copy_output(
+                channels="RGB", colorspace="sRGB", gamma="linear", matrix=None
+            )
+            stream.synchronize()
+        finally:
+            session.close()
+    assert counter.during_capture == 0
+    cupy.testing.assert_array_equal(result.data, -x)
 
 
 def test_copy_output_validates_metadata_first(stream: Any) -> None:

@@ -417,3 +417,31 @@ def test_closed_error_shape() -> None:
     assert isinstance(error, CudaGraphStateError)
     _assert_message_shape(error)
     assert "replay('a') was called after close()" in str(error)
+
+
+def _unowned_cupy_array(shape: tuple[int, ...], dtype: str, *, offset: int = 0) -> Any:
+    """A real CuPy array over a reported device address: metadata only, no CUDA call."""
+    import cupy
+
+    memory = cupy.cuda.UnownedMemory(_POINTER, 4096, None, 0)  # device_id given: no query
+    return cupy.ndarray(shape, dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, offset))
+
+
+@pytest.mark.parametrize(
+    ("other", "same"),
+    [
+        pytest.param(lambda a: _unowned_cupy_array((4, 6, 3), "float32"), True, id="same-bytes"),
+        pytest.param(lambda a: a.reshape(6, 4, 3), False, id="other-shape"),
+        pytest.param(lambda a: a.view("int32"), False, id="other-dtype"),
+        pytest.param(
+            lambda a: _unowned_cupy_array((4, 6, 3), "float32", offset=12), False, id="offset"
+        ),
+    ],
+)
+def test_shared_storage_is_recognised_for_one_output_object(other: Any, same: bool) -> None:
+    # CudaGraphBuffers hands out one array object when the output views exactly the input's
+    # bytes, so an in-place CuPy ufunc inside capture does not copy its input (an allocation).
+    from pixtreme.infer._cuda_graph_buffers import _same_storage
+
+    first = _unowned_cupy_array((4, 6, 3), "float32")
+    assert _same_storage(first, other(first)) is same

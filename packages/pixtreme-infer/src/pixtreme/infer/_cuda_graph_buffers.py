@@ -37,6 +37,16 @@ def _describe(obj: object) -> str:
     return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
+def _same_storage(first: Any, second: Any) -> bool:
+    """Whether two CuPy arrays view exactly the same bytes with the same layout."""
+    return bool(
+        int(first.data.ptr) == int(second.data.ptr)
+        and tuple(first.shape) == tuple(second.shape)
+        and first.dtype == second.dtype
+        and tuple(first.strides) == tuple(second.strides)
+    )
+
+
 class CudaGraphBuffers:
     """Fixed input, output and parameter storage for CUDA graphs, with per-request copies.
 
@@ -44,7 +54,9 @@ class CudaGraphBuffers:
     DLPack; ``params`` maps names to CuPy arrays, CUDA Array Interface v3 producers or CUDA
     DLPack producers. Every destination must be C-contiguous on the current (opening) device.
     Captured operations use :attr:`input_array`, :attr:`output_array` and
-    :attr:`param_arrays`, whose addresses never change until ``close()``.
+    :attr:`param_arrays`, whose addresses never change until ``close()``. When the output
+    Frame views exactly the input Frame's storage, both properties return one array object, so
+    an in-place CuPy ufunc inside capture does not copy its input into a temporary.
     """
 
     __slots__ = (
@@ -96,6 +108,10 @@ class CudaGraphBuffers:
         device_id = _current_device_id()
         imported_input = cupy.from_dlpack(input_frame)
         imported_output = cupy.from_dlpack(output_frame)
+        if _same_storage(imported_input, imported_output):
+            # One array object for shared storage: CuPy ufuncs copy an input that overlaps a
+            # *different* output object, which would allocate a temporary inside capture.
+            imported_output = imported_input
         imported_params = {name: _import_cuda_array(source) for name, source in sources.items()}
         layouts = {
             "input_frame": _imported_layout("Frame", imported_input),

@@ -54,6 +54,15 @@ def _cupy() -> Any:
     return cupy
 
 
+def _finish_uploads(cp: Any) -> None:
+    """Wait once, at open, for the weight uploads and history fill on the opening stream.
+
+    ``cupy.asarray`` of host data and ``zeros`` are asynchronous on the current stream; calls
+    may come from another stream, which would otherwise race with them. Requests never wait.
+    """
+    cp.cuda.get_current_stream().synchronize()
+
+
 def _check_hwc(array: cupy.ndarray, *, name: str, shape: tuple[int, ...]) -> None:
     if tuple(array.shape) != shape or str(array.dtype) != "float32" or not array.flags.c_contiguous:
         raise parameter_error(
@@ -73,6 +82,7 @@ class CupyUpscaleX2:
         self._weight = cp.asarray(tensors["conv.weight"].ravel())
         self._bias = cp.asarray(tensors["conv.bias"])
         self._kernel = cp.RawKernel(_UPSCALE_SOURCE, "upscale_x2")
+        _finish_uploads(cp)
 
     @property
     def output_hw(self) -> tuple[int, int]:
@@ -117,6 +127,7 @@ class CupyRecursiveFilter:
             "history = x; y = x",
             "pixtreme_example_recursive_restart",
         )
+        _finish_uploads(cp)
 
     def enqueue(self, source: cupy.ndarray, destination: cupy.ndarray, *, restart: bool) -> None:
         """Filter ``source`` into ``destination`` and the history; ``restart`` forgets the past."""
