@@ -6,6 +6,7 @@ and size) before touching any GPU storage, so a rejected request changes nothing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pixtreme.infer.contracts import (
@@ -19,6 +20,7 @@ from ._errors import closed_error, parameter_error
 
 if TYPE_CHECKING:
     from pixtreme.core import Frame
+    from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
 
 
 class UpscaleUnit(Protocol):
@@ -160,55 +162,48 @@ def _fixed_frame(hw: tuple[int, int]) -> Frame:
     )
 
 
-class UpscaleX2GraphInference:
-    """An x2 upscaler that replays one captured CUDA Graph per call.
+def _open_graph_path(
+    contract: StatelessModuleContract | TemporalModuleContract,
+    unit: UpscaleUnit | FilterUnit,
+    operations: Callable[[CudaGraphBuffers], dict[str, Callable[[], None]]],
+    *,
+    after_prepare: Callable[[], None] | None = None,
+) -> tuple[CudaGraphBuffers, CudaGraphSession]:
+    """Fixed storage plus captured graphs over ``unit``; on failure everything is released."""
+    from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
 
-    Open it inside its device and an explicit non-default stream; calls must come from that
-    device and stream.
-    """
-
-    def __init__(self, contract: StatelessModuleContract, unit: UpscaleUnit) -> None:
-        from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
-
-        self._contract = contract
-        self._unit: UpscaleUnit | None = unit
-        fixed_input = _fixed_frame(contract.input_hw)
-        fixed_output = _fixed_frame(contract.output_hw)
-        try:
-            self._buffers = CudaGraphBuffers(fixed_input, fixed_output)
-        except BaseException:
-            unit.close()
-            raise
-        try:
-            self._graphs = CudaGraphSession(
-                {
-                    "upscale": lambda: unit.enqueue(
-                        self._buffers.input_array, self._buffers.output_array
-                    )
-                },
-                resources=(self._buffers, fixed_input, fixed_output, unit),
-            )
-        except BaseException:
-            self._buffers.close()
-            unit.close()
-            raise
-
-    @property
-    def contract(self) -> StatelessModuleContract:
-        """The contract this instance serves."""
-        return self._contract
-
-    def __call__(self, frame: Frame, /, **params: object) -> Frame:
-        """Copy the Frame into fixed storage, replay the graph, return an independent Frame."""
-        if self._unit is None:
-            raise closed_error("calling UpscaleX2GraphInference")
-        validate_call_params(self._contract, params)
-        checked = check_frame(
-            frame, self._contract.input_frame, expected_hw=self._contract.input_hw
+    fixed_input = _fixed_frame(contract.input_hw)
+    fixed_output = _fixed_frame(contract.output_hw)
+    try:
+        buffers = CudaGraphBuffers(fixed_input, fixed_output)
+    except BaseException:
+        unit.close()
+        raise
+    try:
+        graphs = CudaGraphSession(
+            operations(buffers),
+            resources=(buffers, fixed_input, fixed_output, unit),
+            after_prepare=after_prepare,
         )
+    except BaseException:
+        buffers.close()
+        unit.close()
+        raise
+    return buffers, graphs
+
+
+class _GraphPath:
+    """The CUDA Graph request path shared by both graph instances."""
+
+    _buffers: CudaGraphBuffers
+    _graphs: CudaGraphSession
+    _unit: UpscaleUnit | FilterUnit | None
+
+    def _replay(self, checked: Frame, name: str) -> Frame:
+        """Copy in, replay ``name``, copy out into independent storage (no host wait)."""
         self._graphs.check_context()
         self._buffers.copy_inputs(checked)
-        self._graphs.replay("upscale")
+        self._graphs.replay(name)
         result: Frame = self._buffers.copy_output(
             channels=checked.channels,
             colorspace=checked.colorspace,
@@ -227,44 +222,65 @@ class UpscaleX2GraphInference:
         self._unit = None
 
 
-class RecursiveFilterGraphInference:
+class UpscaleX2GraphInference(_GraphPath):
+    """An x2 upscaler that replays one captured CUDA Graph per call.
+
+    Open it inside its device and an explicit non-default stream; calls must come from that
+    device and stream.
+    """
+
+    def __init__(self, contract: StatelessModuleContract, unit: UpscaleUnit) -> None:
+        self._contract = contract
+        self._unit = unit
+        self._buffers, self._graphs = _open_graph_path(
+            contract,
+            unit,
+            lambda buffers: {
+                "upscale": lambda: unit.enqueue(buffers.input_array, buffers.output_array)
+            },
+        )
+
+    @property
+    def contract(self) -> StatelessModuleContract:
+        """The contract this instance serves."""
+        return self._contract
+
+    def __call__(self, frame: Frame, /, **params: object) -> Frame:
+        """Copy the Frame into fixed storage, replay the graph, return an independent Frame."""
+        if self._unit is None:
+            raise closed_error("calling UpscaleX2GraphInference")
+        validate_call_params(self._contract, params)
+        checked = check_frame(
+            frame, self._contract.input_frame, expected_hw=self._contract.input_hw
+        )
+        return self._replay(checked, "upscale")
+
+
+class RecursiveFilterGraphInference(_GraphPath):
     """A recursive filter with two captured graphs ("blend" and "restart") over fixed storage."""
 
     def __init__(self, contract: TemporalModuleContract, unit: FilterUnit) -> None:
-        from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
-
         self._contract = contract
-        self._unit: FilterUnit | None = unit
+        self._unit = unit
         self._primed = False
-        fixed_input = _fixed_frame(contract.input_hw)
-        fixed_output = _fixed_frame(contract.output_hw)
-        try:
-            self._buffers = CudaGraphBuffers(fixed_input, fixed_output)
-        except BaseException:
-            unit.close()
-            raise
 
         def restore_open_state() -> None:
             unit.history.fill(0)
             self._primed = False
 
-        try:
-            self._graphs = CudaGraphSession(
-                {
-                    "restart": lambda: unit.enqueue(
-                        self._buffers.input_array, self._buffers.output_array, restart=True
-                    ),
-                    "blend": lambda: unit.enqueue(
-                        self._buffers.input_array, self._buffers.output_array, restart=False
-                    ),
-                },
-                resources=(self._buffers, fixed_input, fixed_output, unit),
-                after_prepare=restore_open_state,
-            )
-        except BaseException:
-            self._buffers.close()
-            unit.close()
-            raise
+        self._buffers, self._graphs = _open_graph_path(
+            contract,
+            unit,
+            lambda buffers: {
+                "restart": lambda: unit.enqueue(
+                    buffers.input_array, buffers.output_array, restart=True
+                ),
+                "blend": lambda: unit.enqueue(
+                    buffers.input_array, buffers.output_array, restart=False
+                ),
+            },
+            after_prepare=restore_open_state,
+        )
 
     @property
     def contract(self) -> TemporalModuleContract:
@@ -280,23 +296,6 @@ class RecursiveFilterGraphInference:
         checked = check_frame(
             frame, self._contract.input_frame, expected_hw=self._contract.input_hw
         )
-        self._graphs.check_context()
-        self._buffers.copy_inputs(checked)
-        self._graphs.replay("restart" if restart else "blend")
+        result = self._replay(checked, "restart" if restart else "blend")
         self._primed = True
-        result: Frame = self._buffers.copy_output(
-            channels=checked.channels,
-            colorspace=checked.colorspace,
-            gamma=checked.gamma,
-            matrix=checked.matrix,
-        )
         return result
-
-    def close(self) -> None:
-        """Release graphs, buffers, history and backend; idempotent, no synchronization."""
-        if self._unit is None:
-            return
-        self._graphs.close()
-        self._buffers.close()
-        self._unit.close()
-        self._unit = None
