@@ -54,6 +54,8 @@ POLICIES = {
             package_prefix="pillow_gpu/",
             required_files=("pillow_gpu/__init__.py", "pillow_gpu/py.typed"),
             required_dependencies=("pillow", "numpy", "wgpu"),
+            required_extras=("bench",),
+            console_scripts=("pillow-gpu",),
         ),
         Policy(
             name="pixtreme-infer",

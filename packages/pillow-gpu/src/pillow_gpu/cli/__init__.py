@@ -1,0 +1,133 @@
+"""The ``pillow-gpu`` command line: ``apply``, ``info`` and ``bench``.
+
+``pillow-gpu apply CHAIN PATH...`` streams image files through a chain of operations on the
+GPU (see :mod:`pillow_gpu.cli._chain` for the syntax), ``pillow-gpu info`` prints the adapter,
+its limits and the native route table, and ``pillow-gpu bench`` runs the benchmark
+(:mod:`pillow_gpu.bench`). ``python -m pillow_gpu`` is the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pillow_gpu.cli._chain import ChainError, describe_steps, parse_chain
+from pillow_gpu.errors import GpuError
+
+__all__ = ["build_parser", "main"]
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from pillow_gpu.cli._info import render_info
+
+    sys.stdout.write(render_info(as_json=args.json))
+    return 0
+
+
+def _cmd_apply(args: argparse.Namespace) -> int:
+    from pillow_gpu.cli._apply import run_apply
+
+    return run_apply(args)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from pillow_gpu.bench._cli import run_from_args
+
+    return run_from_args(args)
+
+
+def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "apply",
+        help="stream image files through a chain of GPU operations",
+        description="Stream image files (or folders of them) through CHAIN on the GPU with "
+        "GpuBatchExecutor.run, writing one output per input. The chain is checked against "
+        "the GPU planner before any file is read.",
+        epilog="CHAIN is a comma-separated list of steps, each NAME or NAME:ARG[:ARG]; for "
+        "example invert,gaussian_blur:2,grayscale. Steps:\n" + describe_steps(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("chain", help="the chain of steps, e.g. invert,gaussian_blur:2")
+    parser.add_argument("paths", nargs="+", help="image files or folders of image files")
+    parser.add_argument(
+        "-o",
+        "--output-dir",
+        help="write outputs into this folder (keeping names and sub-folders); by default each "
+        "output is written beside its input with --suffix added to its stem",
+    )
+    parser.add_argument(
+        "--suffix",
+        default=".gpu",
+        help="added to each output's stem when writing beside the input (default: .gpu)",
+    )
+    parser.add_argument("--format", help="output file extension, e.g. png (default: the input's)")
+    parser.add_argument("-r", "--recursive", action="store_true", help="descend into sub-folders")
+    parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    errors = parser.add_mutually_exclusive_group()
+    errors.add_argument(
+        "--stop-on-error",
+        dest="stop_on_error",
+        action="store_true",
+        help="stop at the first failed input",
+    )
+    errors.add_argument(
+        "--keep-going",
+        dest="stop_on_error",
+        action="store_false",
+        help="report failed inputs and carry on with the rest (the default)",
+    )
+    parser.add_argument("--max-jobs", type=int, default=64, help="executor max_jobs (64)")
+    parser.add_argument("--max-in-flight", type=int, default=2, help="executor max_in_flight (2)")
+    parser.add_argument("--gpu-mib", type=int, default=512, help="executor gpu_bytes in MiB")
+    parser.add_argument("--host-mib", type=int, default=256, help="executor host_bytes in MiB")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar with throughput (default: when stderr is a terminal)",
+    )
+    parser.set_defaults(func=_cmd_apply)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``pillow-gpu``."""
+    parser = argparse.ArgumentParser(
+        prog="pillow-gpu",
+        description="Byte-exact Pillow operations on the GPU through wgpu.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{apply,info,bench}")
+    _add_apply(commands)
+    info = commands.add_parser(
+        "info", help="print the adapter, its limits and the native route table"
+    )
+    info.add_argument("--json", action="store_true", help="print JSON instead of text")
+    info.set_defaults(func=_cmd_info)
+    from pillow_gpu.bench._cli import add_bench_arguments
+
+    bench = commands.add_parser(
+        "bench",
+        help="run the benchmark (Pillow baselines, executor lanes, wgpu ceiling)",
+        description="Benchmark GpuBatchExecutor against sequential Pillow, Pillow over all "
+        "CPU cores, and a direct-wgpu ceiling; write JSON, Markdown and a PNG plot.",
+    )
+    add_bench_arguments(bench)
+    bench.set_defaults(func=_cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``pillow-gpu`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "chain", None) is not None:
+        try:
+            args.chain = parse_chain(args.chain)
+        except ChainError as error:
+            parser.exit(2, f"pillow-gpu: error: invalid chain: {error}\n")
+    try:
+        result: int = args.func(args)
+    except GpuError as error:  # e.g. no adapter: say why instead of a traceback
+        print(f"pillow-gpu: error: {error.kind} at {error.stage}: {error}", file=sys.stderr)
+        return 1
+    return result

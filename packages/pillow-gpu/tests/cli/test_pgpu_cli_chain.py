@@ -1,0 +1,183 @@
+"""The chain syntax of ``pillow-gpu apply``: parsing, errors, Pillow calls and admission."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image
+from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu.cli._chain import STEPS, ChainError, admitted_modes, describe_steps, parse_chain
+from pillow_gpu.gpu._layout import NATIVE_MODES
+
+VALID = {
+    "single": ("invert", "invert", ()),
+    "default-argument": ("gaussian_blur", "gaussian_blur:2", (2.0,)),
+    "explicit-argument": ("gaussian_blur:1.5", "gaussian_blur:1.5", (1.5,)),
+    "spaces-and-case": (" Median : 5 ", "median:5", (5,)),
+    "size-argument": ("resize:32x16", "resize:32x16", ((32, 16),)),
+    "mode-argument": ("convert:rgba", "convert:RGBA", ("RGBA",)),
+}
+
+
+@pytest.mark.parametrize("name", list(VALID))
+def test_parse_single_step(name: str) -> None:
+    text, canonical, args = VALID[name]
+    chain = parse_chain(text)
+    assert str(chain) == canonical
+    assert chain.steps[0].args == args
+
+
+def test_parse_chain_keeps_order() -> None:
+    chain = parse_chain("invert,gaussian_blur:2,grayscale")
+    assert [step.spec.name for step in chain.steps] == ["invert", "gaussian_blur", "grayscale"]
+    assert str(chain) == "invert,gaussian_blur:2,grayscale"
+
+
+INVALID = {
+    "empty": ("", "the chain is empty"),
+    "blank-step": ("invert,,grayscale", "step 2 is empty"),
+    "unknown-with-suggestion": ("inverr", "did you mean 'invert'"),
+    "unknown-without-suggestion": ("zzzz", "unknown operation"),
+    "too-many-arguments": ("invert:3", r"takes 0 argument\(s\)"),
+    "missing-argument": ("rotate", r"takes 1 argument\(s\).*rotate:DEGREES"),
+    "not-a-number": ("gaussian_blur:wide", "invalid RADIUS"),
+    "not-an-integer": ("median:3.5", "invalid SIZE"),
+    "bad-size": ("resize:32", "invalid WIDTHxHEIGHT"),
+}
+
+
+@pytest.mark.parametrize("name", list(INVALID))
+def test_parse_invalid_chain_says_why(name: str) -> None:
+    text, message = INVALID[name]
+    with pytest.raises(ChainError, match=message) as caught:
+        parse_chain(text)
+    assert str(caught.value).startswith("why: ")
+    assert "; observed: " in str(caught.value)
+    assert "; fix: " in str(caught.value)
+
+
+# Each step against the Pillow call it documents (evaluated through Pillow's own routing).
+_PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = {
+    "invert": ("invert", PILImageOps.invert),
+    "chops_invert": ("chops_invert", PILImageChops.invert),
+    "grayscale": ("grayscale", PILImageOps.grayscale),
+    "convert": ("convert:RGBA", lambda im: im.convert("RGBA")),
+    "gaussian_blur": ("gaussian_blur:1.5", lambda im: im.filter(PILImageFilter.GaussianBlur(1.5))),
+    "box_blur": ("box_blur:2", lambda im: im.filter(PILImageFilter.BoxBlur(2))),
+    "median": ("median:5", lambda im: im.filter(PILImageFilter.MedianFilter(5))),
+    "min": ("min", lambda im: im.filter(PILImageFilter.MinFilter(3))),
+    "max": ("max:3", lambda im: im.filter(PILImageFilter.MaxFilter(3))),
+    "sharpen": ("sharpen", lambda im: im.filter(PILImageFilter.SHARPEN)),
+    "smooth": ("smooth", lambda im: im.filter(PILImageFilter.SMOOTH)),
+    "blur": ("blur", lambda im: im.filter(PILImageFilter.BLUR)),
+    "find_edges": ("find_edges", lambda im: im.filter(PILImageFilter.FIND_EDGES)),
+    "emboss": ("emboss", lambda im: im.filter(PILImageFilter.EMBOSS)),
+    "flip": ("flip", PILImageOps.flip),
+    "mirror": ("mirror", PILImageOps.mirror),
+    "rotate": ("rotate:270", lambda im: im.transpose(PILImage.Transpose.ROTATE_270)),
+    "transpose": ("transpose", lambda im: im.transpose(PILImage.Transpose.TRANSPOSE)),
+    "solarize": ("solarize:100", lambda im: PILImageOps.solarize(im, 100)),
+    "posterize": ("posterize:3", lambda im: PILImageOps.posterize(im, 3)),
+    "brightness": ("brightness:1.3", lambda im: PILImageEnhance.Brightness(im).enhance(1.3)),
+    "color": ("color:0.4", lambda im: PILImageEnhance.Color(im).enhance(0.4)),
+    "resize": ("resize:13x7", lambda im: im.resize((13, 7), PILImage.Resampling.NEAREST)),
+    "expand": ("expand:3", lambda im: PILImageOps.expand(im, 3)),
+    "crop": ("crop:2", lambda im: PILImageOps.crop(im, 2)),
+}
+
+
+def test_every_step_has_a_pillow_check() -> None:
+    assert set(_PIL_CALLS) == set(STEPS)
+
+
+@pytest.mark.parametrize("name", list(_PIL_CALLS))
+def test_step_records_the_documented_pillow_call(name: str) -> None:
+    text, call = _PIL_CALLS[name]
+    source = make_image("RGB", (19, 17), seed=3)
+    result = parse_chain(text).apply(Image.from_pil(source)).to_pil()
+    assert_image_equal(result, call(source))
+
+
+def test_describe_steps_lists_every_step_with_its_call() -> None:
+    text = describe_steps()
+    for spec in STEPS.values():
+        assert spec.usage in text
+        assert spec.call in text
+
+
+ADMISSION = {
+    "invert-L-RGB-only": ("invert,gaussian_blur:2", ("L", "RGB")),
+    "grayscale-every-mode": ("grayscale,invert", NATIVE_MODES),
+    "color-not-CMYK-RGBX": ("color:0.5", ("L", "LA", "RGB", "RGBA")),
+    "median-9-none": ("median:9", ()),
+    "resize-over-pixel-bound": ("resize:5000x5000", ()),
+    "crop-wider-than-the-small-probe": ("crop:40", NATIVE_MODES),
+    "expand-past-the-bound-of-the-large-probe": ("expand:2000", NATIVE_MODES),
+}
+
+
+@pytest.mark.parametrize("name", list(ADMISSION))
+def test_admitted_modes_follow_the_planner(name: str) -> None:
+    text, modes = ADMISSION[name]
+    chain = parse_chain(text)
+    admission = admitted_modes(chain)
+    assert admission.admitted == modes
+    assert set(admission.refused) == set(NATIVE_MODES) - set(modes)
+    if modes:
+        admission.require_any(chain)
+    else:
+        with pytest.raises(ChainError, match=r"admits chain .* for no native mode"):
+            admission.require_any(chain)
+
+
+def test_refusal_names_the_planner_reason() -> None:
+    admission = admitted_modes(parse_chain("median:9"))
+    assert admission.refused["RGB"] == "Unsupported: rank filter size 9 exceeds 7"
+    admission = admitted_modes(parse_chain("resize:5000x5000"))
+    assert admission.refused["L"].startswith("Limit: ")
+
+
+def _step_text(name: str, draw_args: list[str]) -> str:
+    return ":".join([name, *draw_args])
+
+
+_ARGUMENTS = {
+    "MODE": st.sampled_from(["L", "RGB", "RGBA", "la"]),
+    "RADIUS": st.floats(0, 50, allow_nan=False).map(repr),
+    "FACTOR": st.floats(-2, 4, allow_nan=False).map(repr),
+    "WIDTHxHEIGHT": st.tuples(st.integers(1, 99), st.integers(1, 99)).map(
+        lambda wh: f"{wh[0]}x{wh[1]}"
+    ),
+}
+
+
+@st.composite
+def _chains(draw: st.DrawFn) -> str:
+    steps = []
+    for _ in range(draw(st.integers(1, 5))):
+        spec = draw(st.sampled_from(list(STEPS.values())))
+        required = len(spec.parsers) - len(spec.defaults)
+        count = draw(st.integers(required, len(spec.parsers)))
+        args = [
+            draw(_ARGUMENTS.get(arg_name, st.integers(0, 9).map(str)))
+            for arg_name, _ in spec.parsers[:count]
+        ]
+        steps.append(_step_text(spec.name, args))
+    return ",".join(steps)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_chains())
+def test_printed_chain_parses_to_the_same_steps(text: str) -> None:
+    chain = parse_chain(text)
+    again = parse_chain(str(chain))
+    assert again == chain
+    assert len(chain.steps) == text.count(",") + 1
