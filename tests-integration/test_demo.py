@@ -22,6 +22,7 @@ def test_demo_runs_both_libraries_end_to_end() -> None:
     out = result.stdout
     assert "byte-identical to Pillow" in out
     assert "3/3 results byte-identical to Pillow" in out
+    assert "pillow-gpu apply: 3 files written, equal to Pillow" in out
     assert "refused at admission (kind=Unsupported)" in out
     assert "example       pixtreme-arch-example  yes" in out
     assert "example: " in out

@@ -2,8 +2,8 @@
 
 pillow-gpu: build lazy Pillow-style graphs, run them on whatever adapter wgpu finds (on a machine
 without a GPU that is Mesa's software Vulkan, running the very same WGSL kernels), check every
-result byte for byte against live Pillow, stream a batch through GpuBatchExecutor, and show an
-unproven context being refused at admission.
+result byte for byte against live Pillow, stream a batch through GpuBatchExecutor and files
+through the `pillow-gpu apply` command, and show an unproven context refused at admission.
 
 pixtreme-infer: list the known architectures and usable extras, then run the verification the
 example architecture publishes (what needs a CUDA GPU or TensorRT is reported unverified with
@@ -50,6 +50,7 @@ def _lazy_chain(source: PILImage.Image):  # type: ignore[no-untyped-def]
 def pillow_gpu_tour(size: int, batch: int) -> None:
     import pillow_gpu
     from pillow_gpu import GpuBatchExecutor, Image, ImageOps
+    from pillow_gpu.cli import main as pillow_cli
     from pillow_gpu.errors import Unsupported
     from pillow_gpu.gpu import adapter_info, evaluate
 
@@ -89,6 +90,22 @@ def pillow_gpu_tour(size: int, batch: int) -> None:
     )
     if matched != batch:
         raise SystemExit("demo: a batched GPU result differs from Pillow")
+
+    with tempfile.TemporaryDirectory() as folder:
+        inputs, outputs = Path(folder) / "in", Path(folder) / "out"
+        inputs.mkdir()
+        for key, image in list(sources.items())[:3]:
+            image.save(inputs / f"{key}.png")
+        command = ["apply", "invert,gaussian_blur:2", str(inputs), "-o", str(outputs)]
+        print(f"$ pillow-gpu {' '.join(command[:2])} in/ -o out/")
+        if pillow_cli([*command, "--no-progress"]) != 0:
+            raise SystemExit("demo: pillow-gpu apply failed")
+        for path in sorted(inputs.iterdir()):
+            with PILImage.open(path) as original, PILImage.open(outputs / path.name) as written:
+                reference = PILImageOps.invert(original).filter(PILImageFilter.GaussianBlur(2))
+                if written.tobytes() != reference.tobytes():
+                    raise SystemExit(f"demo: {path.name} from pillow-gpu apply differs from Pillow")
+        print(f"pillow-gpu apply: {len(list(outputs.iterdir()))} files written, equal to Pillow")
 
     palette = Image.from_pil(source.convert("P"))
     try:
