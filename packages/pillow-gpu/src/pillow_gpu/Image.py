@@ -14,6 +14,7 @@ never change.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -51,6 +52,15 @@ def _probe(
 ) -> PILImage.Image:
     """Run ``call`` on small Pillow images of ``modes`` so Pillow validates the arguments."""
     return call(*(_probe_image(mode, size) for mode in modes))
+
+
+@functools.cache
+def _probe_mode(call: Callable[..., PILImage.Image], *modes: str) -> str:
+    """The output mode of a parameterless Pillow ``call`` on ``modes``, probed once per modes.
+
+    Only successful probes are remembered; a rejected combination raises on every call.
+    """
+    return _probe(call, *modes).mode
 
 
 class Image:

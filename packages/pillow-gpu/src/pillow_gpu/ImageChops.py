@@ -5,7 +5,7 @@ from __future__ import annotations
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 
-from pillow_gpu.Image import Image, _probe
+from pillow_gpu.Image import Image, _probe, _probe_mode
 
 __all__ = [
     "add",
@@ -27,17 +27,18 @@ __all__ = [
 
 def invert(image: Image) -> Image:
     """Record ``ImageChops.invert``: ~x on every stored byte."""
-    _probe(PILImageChops.invert, image.mode)
+    _probe_mode(PILImageChops.invert, image.mode)
     return image._derive("chops_invert", {})
 
 
 def _chop(name: str, image1: Image, image2: Image, **extra: float) -> Image:
     function = getattr(PILImageChops, name)
-    probe = _probe(lambda a, b: function(a, b, **extra), image1.mode, image2.mode)
+    if extra:
+        mode = _probe(lambda a, b: function(a, b, **extra), image1.mode, image2.mode).mode
+    else:
+        mode = _probe_mode(function, image1.mode, image2.mode)
     size = (min(image1.width, image2.width), min(image1.height, image2.height))
-    return image1._derive(
-        "chop", {"name": name, **extra}, mode=probe.mode, size=size, extra=[image2]
-    )
+    return image1._derive("chop", {"name": name, **extra}, mode=mode, size=size, extra=[image2])
 
 
 def multiply(image1: Image, image2: Image) -> Image:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 
-from pillow_gpu.Image import Image, _probe
+from pillow_gpu.Image import Image, _probe, _probe_mode
 
 __all__ = ["crop", "expand", "flip", "grayscale", "invert", "mirror", "posterize", "solarize"]
 
 
 def invert(image: Image) -> Image:
     """Record ``ImageOps.invert`` (255 - x; Pillow allows L and RGB here)."""
-    _probe(PILImageOps.invert, image.mode)
+    _probe_mode(PILImageOps.invert, image.mode)
     return image._derive("invert", {})
 
 

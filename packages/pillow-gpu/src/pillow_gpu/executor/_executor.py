@@ -295,8 +295,17 @@ class GpuBatchExecutor:
                 self._collect(block=True)
 
     def _fill(self, stream: Results) -> None:
-        """Pull inputs and admit them while credits allow (at most one item waits)."""
+        """Pull inputs and admit them while credits allow (at most one item waits).
+
+        Stops early once a launchable group (``_batch_target`` jobs) waits while a submission
+        slot is free, so the GPU starts on it while later inputs are still being planned.
+        """
         while stream.source is not None or stream.lookahead is not None:
+            if (
+                len(self._pending) >= self._batch_target
+                and len(self._in_flight) < self.max_in_flight
+            ):
+                return
             if stream.lookahead is None:
                 assert stream.source is not None
                 try:
@@ -407,6 +416,7 @@ class GpuBatchExecutor:
         with self._driving("iteration"):
             self._check_open()
             while True:
+                progress = (self._counters.submitted_jobs, self._counters.submissions)
                 self._raise_deferred()
                 self._collect(block=False)
                 self._fill(stream)
@@ -422,7 +432,9 @@ class GpuBatchExecutor:
                 if self._ready:
                     return self._deliver(*self._ready.popleft())
                 if self._in_flight:
-                    self._collect(block=True)
+                    moved = progress != (self._counters.submitted_jobs, self._counters.submissions)
+                    if not (moved and more):  # keep planning while the GPU works, else wait
+                        self._collect(block=True)
                     continue
                 if self._pending:
                     continue

@@ -4,7 +4,9 @@ CPU-output jobs copy their terminal bytes into one shared staging arena (ranges 
 of 256); the arena is mapped with a :class:`MapFence` once submitted, each result is copied
 out of its own range when delivered, and the arena is unmapped and destroyed when its last
 range has been consumed. GPU-output jobs copy into their own resident buffer instead; a
-submission without CPU jobs fences on the first resident job's download workspace.
+submission without CPU jobs fences on the first resident job's download workspace. All jobs
+are recorded into one command buffer; if any job fails to record, the submission re-records
+with one command buffer per job so only the failing jobs are dropped.
 """
 
 from __future__ import annotations
@@ -84,32 +86,31 @@ class Submission:
         copy_dst = wgpu.BufferUsage.COPY_DST
         if cpu_jobs:
             self.arena = gpu.create_buffer(size=offset, usage=wgpu.BufferUsage.MAP_READ | copy_dst)
-        buffers: list[Any] = []
-        for job in allocated:
-            try:
-                encoder = gpu.create_command_encoder()
-                if job.output == "gpu":
-                    job.resident = gpu.create_buffer(
-                        size=job.staging_nbytes, usage=wgpu.BufferUsage.COPY_SRC | copy_dst
-                    )
-                    job.workspace = gpu.create_buffer(
-                        size=job.staging_nbytes, usage=wgpu.BufferUsage.MAP_READ | copy_dst
-                    )
-                    assert job.plan is not None
-                    job.plan.encode(encoder, job.resident, 0)
-                    if self._fence_buffer is None and not cpu_jobs:
-                        encoder.copy_buffer_to_buffer(job.resident, 0, job.workspace, 0, 4)
-                        self._fence_buffer = job.workspace
+        buffers = self._encode_together(allocated, has_cpu=bool(cpu_jobs))
+        if buffers:
+            self.jobs.extend(allocated)
+        else:  # something failed to encode: one encoder per job isolates the failures
+            self._fence_buffer = None
+            for job in allocated:
+                try:
+                    encoder = gpu.create_command_encoder()
+                    if job.output == "gpu":
+                        self._create_resident(job)
+                        assert job.plan is not None
+                        job.plan.encode(encoder, job.resident, 0)
+                        if self._fence_buffer is None and not cpu_jobs:
+                            encoder.copy_buffer_to_buffer(job.resident, 0, job.workspace, 0, 4)
+                            self._fence_buffer = job.workspace
+                    else:
+                        assert job.plan is not None
+                        job.plan.encode(encoder, self.arena, job.offset)
+                    buffers.append(encoder.finish())
+                except Exception as error:
+                    self._destroy_resident(job)
+                    job.release_plan()
+                    failed.append((job, _job_error(job, error, "encode")))
                 else:
-                    assert job.plan is not None
-                    job.plan.encode(encoder, self.arena, job.offset)
-                buffers.append(encoder.finish())
-            except Exception as error:
-                self._destroy_resident(job)
-                job.release_plan()
-                failed.append((job, _job_error(job, error, "encode")))
-            else:
-                self.jobs.append(job)
+                    self.jobs.append(job)
         if not self.jobs:
             self._destroy_arena()
             return failed
@@ -137,6 +138,41 @@ class Submission:
                 upload.node.size[0] * upload.node.size[1] * 4 for upload in job.plan.uploads
             )
         return failed
+
+    def _create_resident(self, job: Job) -> None:
+        import wgpu
+
+        if job.resident is None:
+            gpu, copy_dst = self._shared.device, wgpu.BufferUsage.COPY_DST
+            job.resident = gpu.create_buffer(
+                size=job.staging_nbytes, usage=wgpu.BufferUsage.COPY_SRC | copy_dst
+            )
+            job.workspace = gpu.create_buffer(
+                size=job.staging_nbytes, usage=wgpu.BufferUsage.MAP_READ | copy_dst
+            )
+
+    def _encode_together(self, jobs: list[Job], *, has_cpu: bool) -> list[Any]:
+        """Record every job into one command buffer; ``[]`` if any step raised."""
+        if not jobs:
+            return []
+        try:
+            encoder = self._shared.device.create_command_encoder()
+            fence_job: Job | None = None
+            for job in jobs:
+                assert job.plan is not None
+                if job.output == "gpu":
+                    self._create_resident(job)
+                    job.plan.encode(encoder, job.resident, 0)
+                    fence_job = fence_job or job
+                else:
+                    job.plan.encode(encoder, self.arena, job.offset)
+            if fence_job is not None and not has_cpu:
+                encoder.copy_buffer_to_buffer(fence_job.resident, 0, fence_job.workspace, 0, 4)
+                self._fence_buffer = fence_job.workspace
+            return [encoder.finish()]
+        except Exception:
+            self._fence_buffer = None
+            return []
 
     # -- completion ---------------------------------------------------------------------------
     def is_done(self) -> bool:

@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from pillow_gpu.errors import DeviceError
+from pillow_gpu.gpu._slots import SlotPool
 
 __all__ = ["DeviceLimits", "SharedDevice", "get_device", "shader_source"]
 
@@ -58,12 +59,18 @@ class SharedDevice:
         self.adapter_info = dict(adapter_info)
         self.limits = DeviceLimits.from_device(device.limits)
         self._pipelines: dict[str, Any] = {}
+        self._layouts: dict[str, Any] = {}
+        #: Released plans' allocations, lent to later plans of the same shape.
+        self.slots = SlotPool()
         #: Buffers created by plans on this device (tests check admission allocates none).
         self.buffers_created = 0
         self._lock = threading.Lock()
 
     def pipeline(self, name: str) -> Any:
         """Return the compute pipeline of kernel ``name`` (entry point ``main``), cached."""
+        found = self._pipelines.get(name)  # lock-free hit: entries are only ever added
+        if found is not None:
+            return found
         with self._lock:
             found = self._pipelines.get(name)
             if found is None:
@@ -73,6 +80,15 @@ class SharedDevice:
                 )
                 self._pipelines[name] = found
             return found
+
+    def bind_group_layout(self, name: str) -> Any:
+        """Return the group-0 bind group layout of kernel ``name``'s pipeline, cached."""
+        found = self._layouts.get(name)
+        if found is None:
+            found = self.pipeline(name).get_bind_group_layout(0)
+            with self._lock:
+                found = self._layouts.setdefault(name, found)
+        return found
 
 
 _shared: SharedDevice | None = None

@@ -11,7 +11,14 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image as PILImage
 
-__all__ = ["NATIVE_MODES", "image_from_terminal", "ink", "terminal_nbytes", "to_words"]
+__all__ = [
+    "NATIVE_MODES",
+    "image_from_terminal",
+    "ink",
+    "terminal_nbytes",
+    "to_words",
+    "upload_words",
+]
 
 #: The 8-bit layouts the GPU path stores natively.
 NATIVE_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
@@ -31,6 +38,15 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
     return np.frombuffer(raw, dtype="<u4").copy()
 
 
+def upload_words(image: PILImage.Image) -> bytes | npt.NDArray[np.uint32]:
+    """The bytes of :func:`to_words` for an upload, without copies beyond Pillow's own."""
+    if image.mode == "RGB":
+        return image.tobytes("raw", "RGBX")
+    if image.mode in ("L", "LA"):
+        return to_words(image)
+    return image.tobytes()  # RGBA, CMYK, RGBX: already one little-endian word per pixel
+
+
 def ink(mode: str, color: object) -> int:
     """Pillow's stored word for ``color`` in ``mode`` (as ``Image.new`` would fill it)."""
     return int(to_words(PILImage.new(mode, (1, 1), color))[0])  # type: ignore[arg-type]
@@ -45,11 +61,11 @@ def terminal_nbytes(mode: str, size: tuple[int, int]) -> int:
 def image_from_terminal(
     mode: str, size: tuple[int, int], data: memoryview | bytes
 ) -> PILImage.Image:
-    """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied)."""
+    """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied once)."""
     pixels = size[0] * size[1]
     if mode == "L":
-        return PILImage.frombytes("L", size, bytes(data[:pixels]))
-    words = bytes(data[: pixels * 4])
+        return PILImage.frombytes("L", size, data[:pixels])
+    words = data[: pixels * 4]
     if mode == "LA":
         quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)
         return PILImage.frombytes("LA", size, quads[:, (0, 3)].tobytes(), "raw", "LA")

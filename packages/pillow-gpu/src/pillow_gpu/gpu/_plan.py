@@ -8,14 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import DecodeError, DeviceError
 from pillow_gpu.gpu._device import SharedDevice, get_device
-from pillow_gpu.gpu._layout import image_from_terminal, to_words
+from pillow_gpu.gpu._layout import image_from_terminal, upload_words
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu._slots import Slot
 
 __all__ = ["STAGING_ALIGNMENT", "Plan", "Upload"]
 
@@ -52,8 +55,10 @@ class Plan:
         #: Conservative host reservation: decode/upload temporaries, encoded bytes, metadata,
         #: the staging copy and the output CPU pixels.
         self.host_bytes = host_bytes
-        self._buffers: list[Any] | None = None
-        self._bind_groups: list[Any] = []
+        self._slot: Slot | None = None
+        self._key: tuple[Any, ...] = ()
+        self._fresh = True
+        self._released = False
         self._device: SharedDevice | None = None
 
     # -- reservations (no device needed) ------------------------------------------------------
@@ -103,48 +108,98 @@ class Plan:
 
     # -- device steps ----------------------------------------------------------------------------
     def allocate(self, device: SharedDevice | None = None) -> None:
-        """Decode sources, create every buffer and bind group, and queue the uploads."""
-        if self._buffers is not None:
+        """Decode sources, take or create every buffer and bind group, and queue the uploads.
+
+        Working images get one buffer each. All parameter blocks and host tables of the plan
+        share one read-only constants buffer, each at its own 256-byte-aligned range written
+        once at creation, so every dispatch keeps its own stable parameters. A released plan
+        of the same shape (and the same constants) lends its allocation: see
+        :mod:`pillow_gpu.gpu._slots`.
+        """
+        if self._slot is not None or self._released:
             raise DeviceError(
                 "a plan can be allocated once",
                 observed="allocate() called on an allocated plan",
                 fix="plan the graph again for a second run",
                 stage="allocation",
             )
+        shared = device or get_device()
+        pixels = {upload.buffer: _host_pixels(upload.node) for upload in self.uploads}
+        blob = bytearray()
+        offsets: dict[int, int] = {}  # constants buffer index -> offset in blob
+        for spec in self.program.buffers:
+            if spec.role in ("params", "table"):
+                offsets[spec.index] = len(blob)
+                blob += (spec.data or b"").ljust(spec.nbytes, b"\0")
+                blob += bytes(-len(blob) % STAGING_ALIGNMENT)
+        key = (
+            tuple((spec.role, spec.nbytes) for spec in self.program.buffers),
+            tuple((d.shader, d.params, d.bindings) for d in self.program.dispatches),
+            tuple(upload.buffer for upload in self.uploads),
+            bytes(blob),
+        )
+        slot = shared.slots.take(key)
+        self._fresh = slot is None
+        if slot is None:
+            slot = self._create_slot(shared, blob, offsets, set(pixels))
+        self._device = shared
+        self._slot = slot
+        self._key = key
+        for index, words in pixels.items():
+            shared.queue.write_buffer(slot.resources[index]["buffer"], 0, words)
+
+    def _create_slot(
+        self, shared: SharedDevice, blob: bytearray, offsets: dict[int, int], uploads: set[int]
+    ) -> Slot:
         import wgpu  # type: ignore[import-untyped]
 
-        shared = device or get_device()
         gpu = shared.device
-        pixels = {upload.buffer: _host_pixels(upload.node) for upload in self.uploads}
+        image_usage = (
+            wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        )
         buffers: list[Any] = []
-        storage = wgpu.BufferUsage.STORAGE
+        resources: list[dict[str, Any]] = []
+        clear: list[Any] = []
         for spec in self.program.buffers:
-            if spec.role == "params":
-                usage = wgpu.BufferUsage.UNIFORM
-                buffers.append(gpu.create_buffer_with_data(data=spec.data, usage=usage))
-            elif spec.role == "table":
-                buffers.append(gpu.create_buffer_with_data(data=spec.data, usage=storage))
-            else:
-                usage = storage | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-                buffers.append(gpu.create_buffer(size=spec.nbytes, usage=usage))
+            if spec.index in offsets:
+                resources.append({})
+                continue
+            buffer = gpu.create_buffer(size=spec.nbytes, usage=image_usage)
+            buffers.append(buffer)
+            resources.append({"buffer": buffer})
+            if spec.index not in uploads:
+                clear.append(buffer)
+        if offsets:
+            arena = gpu.create_buffer_with_data(
+                data=blob, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.STORAGE
+            )
+            buffers.append(arena)
+            for index, offset in offsets.items():
+                size = self.program.buffers[index].nbytes
+                resources[index] = {"buffer": arena, "offset": offset, "size": size}
         shared.buffers_created += len(buffers)
-        for index, words in pixels.items():
-            shared.queue.write_buffer(buffers[index], 0, words)
         bind_groups = []
         for dispatch in self.program.dispatches:
-            layout = shared.pipeline(dispatch.shader).get_bind_group_layout(0)
             entries = [
-                {"binding": slot, "resource": {"buffer": buffers[index]}}
-                for slot, index in enumerate((dispatch.params, *dispatch.bindings))
+                {"binding": binding, "resource": resources[index]}
+                for binding, index in enumerate((dispatch.params, *dispatch.bindings))
             ]
+            layout = shared.bind_group_layout(dispatch.shader)
             bind_groups.append(gpu.create_bind_group(layout=layout, entries=entries))
-        self._device = shared
-        self._buffers = buffers
-        self._bind_groups = bind_groups
+        granule = STAGING_ALIGNMENT
+        nbytes = sum(-(-buffer.size // granule) * granule for buffer in buffers)
+        return Slot(
+            buffers=buffers,
+            resources=resources,
+            bind_groups=bind_groups,
+            clear=tuple(clear),
+            nbytes=nbytes,
+        )
 
     def encode(self, encoder: Any, staging: Any, offset: int) -> None:
         """Record every dispatch and the terminal copy into ``staging`` at ``offset``."""
-        if self._buffers is None or self._device is None:
+        slot, shared = self._slot, self._device
+        if slot is None or shared is None:
             raise DeviceError(
                 "encode() needs allocated buffers",
                 observed="encode() before allocate()",
@@ -154,16 +209,19 @@ class Plan:
         if offset % STAGING_ALIGNMENT:
             msg = f"encode() needs a staging offset that is a multiple of 256; observed {offset}"
             raise ValueError(msg)
+        if not self._fresh:  # a reused slot starts from zeroed working buffers, like a new one
+            for buffer in slot.clear:
+                encoder.clear_buffer(buffer)
         if self.program.dispatches:
+            pipeline = shared.pipeline
             compute = encoder.begin_compute_pass()
-            for dispatch, group in zip(self.program.dispatches, self._bind_groups, strict=True):
-                compute.set_pipeline(self._device.pipeline(dispatch.shader))
+            for dispatch, group in zip(self.program.dispatches, slot.bind_groups, strict=True):
+                compute.set_pipeline(pipeline(dispatch.shader))
                 compute.set_bind_group(0, group)
                 compute.dispatch_workgroups(dispatch.groups[0], dispatch.groups[1], 1)
             compute.end()
-        encoder.copy_buffer_to_buffer(
-            self._buffers[self.terminal], 0, staging, offset, self.terminal_nbytes
-        )
+        terminal = slot.resources[self.terminal]["buffer"]
+        encoder.copy_buffer_to_buffer(terminal, 0, staging, offset, self.terminal_nbytes)
 
     def build(self, mapped: memoryview | bytes) -> PILImage.Image:
         """Build the output ``PIL.Image.Image`` from this plan's terminal bytes (copied)."""
@@ -172,14 +230,19 @@ class Plan:
         return image
 
     def release(self) -> None:
-        """Destroy this plan's buffers (idempotent)."""
-        for buffer in self._buffers or ():
-            buffer.destroy()
-        self._buffers = []
-        self._bind_groups = []
+        """Give this plan's allocation back to the device's slot pool (idempotent).
+
+        Call it once the plan's submitted work is no longer needed; the queue orders any reuse
+        after that work. The pool destroys what it cannot keep.
+        """
+        slot, shared = self._slot, self._device
+        self._slot = None
+        self._released = True
+        if slot is not None and shared is not None:
+            shared.slots.give(self._key, slot)
 
 
-def _host_pixels(node: Node) -> bytes:
+def _host_pixels(node: Node) -> bytes | npt.NDArray[np.uint32]:
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
     except (OSError, ValueError, SyntaxError) as error:  # Pillow's decoder failures
@@ -196,4 +259,4 @@ def _host_pixels(node: Node) -> bytes:
             fix="do not change files between Image.open() and evaluation",
             stage="decode",
         )
-    return to_words(image).tobytes()
+    return upload_words(image)

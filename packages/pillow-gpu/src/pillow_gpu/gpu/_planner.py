@@ -8,7 +8,7 @@ Plan API (the batch executor builds on it)::
     plan.allocate(device)             # decode sources, create buffers, queue uploads
     plan.encode(encoder, staging, offset)   # dispatches + terminal copy; offset % 256 == 0
     image = plan.build(mapped[offset:offset + plan.terminal_nbytes])   # copies the bytes
-    plan.release()                    # destroy the plan's buffers (idempotent)
+    plan.release()                    # give the buffers back to the pool (idempotent)
 
 Reservations: ``gpu_bytes`` charges every working image buffer (one u32 per pixel per node,
 uploads included), host tables (LUTs, index and coefficient tables), one parameter block per

@@ -1,8 +1,9 @@
 """The device-independent program of one plan: virtual buffers and ordered dispatches.
 
 Kernel lowering functions append to a :class:`Program`; nothing here touches the GPU. Every
-dispatch gets its own parameter buffer, so no later queued write can change an earlier
-dispatch's uniforms. Buffer binding order is: 0 = parameters, then ``bindings`` in order.
+dispatch gets its own parameter block (at its own 256-byte-aligned range of the plan's
+constants buffer, written once), so no later queued write can change an earlier dispatch's
+uniforms. Buffer binding order is: 0 = parameters, then ``bindings`` in order.
 """
 
 from __future__ import annotations

@@ -58,7 +58,11 @@ def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.
     elif op == "posterize":
         band = IDENTITY & ~(2 ** (8 - params["bits"]) - 1)
     else:  # point: 256 entries per band, Python rounding, clamped
-        flat = np.array([round(v) for v in params["lut"]], dtype=np.int64)
+        values = np.asarray(params["lut"])
+        if values.dtype.kind in "iu":  # plain ints: round() is the identity
+            flat = values.astype(np.int64)
+        else:
+            flat = np.array([round(v) for v in params["lut"]], dtype=np.int64)
         flat = np.clip(flat, 0, 255)
         return _from_band_tables(
             mode, [flat[256 * b : 256 * (b + 1)] for b in range(nbands)], _ZERO

@@ -1,0 +1,113 @@
+"""Reusable device allocations of plans: buffers plus bind groups, pooled per program shape.
+
+Creating a plan's buffers and bind groups costs far more than its kernels on small images, so a
+released plan hands its :class:`Slot` back to the device's :class:`SlotPool`, and the next plan
+with the same program shape (buffer sizes, dispatches, uploads and constant bytes) takes it
+instead of creating new objects. Reuse is ordered by the single queue: a later plan's uploads
+and dispatches are queued after every command that used the slot before. A reused slot zeroes
+its working (non-upload) image buffers before its dispatches, so it behaves like fresh,
+zero-initialised buffers. Idle slots are bounded by ``max_bytes``; the oldest are destroyed
+first. Idle slots are not charged to any executor's credits (they back no live job).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from typing import Any
+
+__all__ = ["IDLE_SLOT_BYTES", "Slot", "SlotPool"]
+
+#: Most bytes of idle pooled slots kept per device.
+IDLE_SLOT_BYTES = 64 << 20
+
+
+class Slot:
+    """One plan's device allocation: owned buffers, binding resources and bind groups."""
+
+    __slots__ = ("bind_groups", "buffers", "clear", "nbytes", "resources")
+
+    def __init__(
+        self,
+        *,
+        buffers: list[Any],
+        resources: list[dict[str, Any]],
+        bind_groups: list[Any],
+        clear: tuple[Any, ...],
+        nbytes: int,
+    ) -> None:
+        self.buffers = buffers
+        self.resources = resources
+        self.bind_groups = bind_groups
+        #: Working buffers a reused slot zeroes before its dispatches.
+        self.clear = clear
+        self.nbytes = nbytes
+
+    def destroy(self) -> None:
+        """Destroy the slot's buffers."""
+        for buffer in self.buffers:
+            buffer.destroy()
+        self.buffers = []
+        self.bind_groups = []
+        self.resources = []
+
+
+class SlotPool:
+    """Idle slots by program shape, at most ``max_bytes`` in all (thread-safe)."""
+
+    def __init__(self, max_bytes: int = IDLE_SLOT_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._idle: dict[Hashable, list[Slot]] = {}
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def idle_bytes(self) -> int:
+        """Bytes held by idle slots now."""
+        return self._bytes
+
+    def take(self, key: Hashable) -> Slot | None:
+        """Remove and return an idle slot of shape ``key``, or None."""
+        with self._lock:
+            found = self._idle.get(key)
+            if not found:
+                return None
+            slot = found.pop()
+            if not found:
+                del self._idle[key]
+            self._bytes -= slot.nbytes
+            return slot
+
+    def give(self, key: Hashable, slot: Slot) -> None:
+        """Keep ``slot`` for reuse (evicting the oldest shapes), or destroy it if too large."""
+        evicted: list[Slot] = []
+        with self._lock:
+            if slot.nbytes > self.max_bytes:
+                evicted.append(slot)
+            else:
+                mine = self._idle.pop(key, [])  # re-inserted last: most recently used
+                while self._bytes + slot.nbytes > self.max_bytes:
+                    if self._idle:
+                        oldest = next(iter(self._idle))
+                        shelf = self._idle[oldest]
+                        victim = shelf.pop(0)
+                        if not shelf:
+                            del self._idle[oldest]
+                    else:
+                        victim = mine.pop(0)
+                    self._bytes -= victim.nbytes
+                    evicted.append(victim)
+                mine.append(slot)
+                self._idle[key] = mine
+                self._bytes += slot.nbytes
+        for victim in evicted:
+            victim.destroy()
+
+    def clear(self) -> None:
+        """Destroy every idle slot."""
+        with self._lock:
+            slots = [slot for shelf in self._idle.values() for slot in shelf]
+            self._idle.clear()
+            self._bytes = 0
+        for slot in slots:
+            slot.destroy()
