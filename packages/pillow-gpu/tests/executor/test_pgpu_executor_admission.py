@@ -30,6 +30,7 @@ def test_defaults(make_executor: Factory) -> None:
     executor = make_executor()
     assert executor.queue is True
     assert executor.max_in_flight == 2
+    assert executor.max_submission_work == 2_000_000_000
     caps = executor._credits.caps
     assert (caps.gpu_bytes, caps.host_bytes, caps.jobs) == (512 << 20, 256 << 20, 64)
     assert dict(executor.stats) == {
@@ -40,9 +41,11 @@ def test_defaults(make_executor: Factory) -> None:
         "submitted_jobs": 0,
         "submissions": 0,
         "dispatches": 0,
+        "shader_work": 0,
         "upload_bytes": 0,
         "readback_bytes": 0,
         "largest_submission": 0,
+        "largest_submission_work": 0,
     }
 
 
@@ -57,8 +60,21 @@ def test_defaults(make_executor: Factory) -> None:
         ({"gpu_bytes": 1.5}, TypeError),
         ({"queue": 1}, TypeError),
         ({"submission_timeout": 0}, ValueError),
+        ({"max_submission_work": 0}, ValueError),
+        ({"max_submission_work": 1e9}, TypeError),
     ],
-    ids=["gpu0", "host-neg", "jobs0", "inflight0", "jobs-bool", "gpu-float", "queue-int", "t0"],
+    ids=[
+        "gpu0",
+        "host-neg",
+        "jobs0",
+        "inflight0",
+        "jobs-bool",
+        "gpu-float",
+        "queue-int",
+        "t0",
+        "work0",
+        "work-float",
+    ],
 )
 def test_constructor_validation(kwargs: dict[str, object], error: type[Exception]) -> None:
     with pytest.raises(error, match=r"why: .*observed.*fix"):

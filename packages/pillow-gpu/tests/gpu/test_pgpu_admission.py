@@ -36,8 +36,9 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "chops-mode-mismatch": lambda: ImageChops.multiply(_leaf("RGBA"), _leaf("RGBX")),
     "color-CMYK": lambda: ImageEnhance.Color(_leaf("CMYK")).enhance(0.5),
     "rank-size-9": lambda: _leaf("L").filter(ImageFilter.MedianFilter(9)),
-    "mode-filter": lambda: _leaf("L").filter(ImageFilter.ModeFilter(3)),
-    "unsharp-mask": lambda: _leaf("RGB").filter(ImageFilter.UnsharpMask()),
+    "mode-filter-size-9": lambda: _leaf("L").filter(ImageFilter.ModeFilter(9)),
+    "unsharp-percent-overflow": lambda: _leaf("RGB").filter(ImageFilter.UnsharpMask(2, 2**24)),
+    "unsharp-radius-too-large": lambda: _leaf("L").filter(ImageFilter.UnsharpMask(400)),
     "blur-radius-too-large": lambda: _leaf("L").filter(ImageFilter.BoxBlur(300)),
     "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
 }

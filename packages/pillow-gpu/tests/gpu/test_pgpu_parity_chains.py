@@ -71,6 +71,8 @@ _KINDS = [
     "box",
     "gauss",
     "median",
+    "mode",
+    "unsharp",
     "kernel",
     "point",
     "blend_self",
@@ -94,6 +96,11 @@ def _step(draw: st.DrawFn) -> tuple[str, Any]:
         argument = draw(st.floats(-1 if kind == "blend_self" else 0, 3, allow_nan=False))
     elif kind == "median":
         argument = draw(st.sampled_from([1, 3, 5]))
+    elif kind == "mode":
+        argument = draw(st.integers(-1, 7))
+    elif kind == "unsharp":
+        radius = draw(st.floats(0, 4, allow_nan=False))
+        argument = (radius, draw(st.integers(-100, 600)), draw(st.integers(-1, 12)))
     elif kind == "kernel":
         weights = [draw(st.integers(-3, 5)) for _ in range(9)]
         argument = PILImageFilter.Kernel((3, 3), weights, draw(st.sampled_from([None, 1, 4])))
@@ -122,6 +129,10 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
         )
     if kind == "median":
         return image.filter(ImageFilter.MedianFilter(arg))
+    if kind == "mode":
+        return image.filter(ImageFilter.ModeFilter(arg))
+    if kind == "unsharp":
+        return image.filter(ImageFilter.UnsharpMask(*arg))
     if kind == "kernel":
         return image.filter(arg)
     if kind == "point":

@@ -39,6 +39,7 @@ from pillow_gpu.executor._stats import Counters
 from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS, Submission
 from pillow_gpu.gpu._device import get_device
 from pillow_gpu.gpu._planner import plan_graph
+from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
 __all__ = ["GpuBatchExecutor"]
 
@@ -65,6 +66,8 @@ class GpuBatchExecutor:
     pending + executing + undelivered jobs, ``max_in_flight`` caps outstanding submissions.
     ``queue=False`` completes one submission per job before ``submit()`` returns.
     ``submission_timeout`` (seconds) bounds each wait for GPU completion.
+    ``max_submission_work`` bounds the shader work (``pillow_gpu.gpu._work`` units) of one
+    submission: a graph above it is ``Unsupported``; raise it only on a fast GPU.
     """
 
     def __init__(
@@ -76,6 +79,7 @@ class GpuBatchExecutor:
         max_jobs: int = 64,
         max_in_flight: int = 2,
         submission_timeout: float = 60.0,
+        max_submission_work: int = MAX_SUBMISSION_WORK,
     ) -> None:
         if not isinstance(queue, bool):
             msg = (
@@ -103,6 +107,7 @@ class GpuBatchExecutor:
             max_jobs=_positive_int("max_jobs", max_jobs),
         )
         self._timeout = float(submission_timeout)
+        self.max_submission_work = _positive_int("max_submission_work", max_submission_work)
         self._shared = get_device()
         check_wgpu_internals(self._shared.device)
         self._ids = JobIds()
@@ -255,7 +260,7 @@ class GpuBatchExecutor:
             raise TypeError(msg)
         job_id = self._ids.take()
         try:
-            plan = plan_graph(node, limits=self._shared.limits)
+            plan = plan_graph(node, limits=self._shared.limits, max_work=self.max_submission_work)
             info = snapshot_info(node.info)
         except GpuError as error:
             raise for_job(error, job_id, key) from error
@@ -330,18 +335,25 @@ class GpuBatchExecutor:
 
     # -- execution ----------------------------------------------------------------------------
     def _launch(self) -> None:
-        """Group pending jobs into submissions while fewer than ``max_in_flight`` are out."""
+        """Group pending jobs into submissions while fewer than ``max_in_flight`` are out.
+
+        A submission is closed before the job that would take it past 256 dispatches or past
+        ``max_submission_work`` (every admitted job fits on its own).
+        """
         while self._pending and len(self._in_flight) < self.max_in_flight:
             group: list[Job] = []
-            ops = 0
+            ops = work = 0
             while self._pending:
                 job = self._pending[0]
                 assert job.plan is not None
-                count = job.plan.dispatch_count
-                if group and ops + count > MAX_SUBMISSION_OPS:
+                count, cost = job.plan.dispatch_count, job.plan.shader_work
+                if group and (
+                    ops + count > MAX_SUBMISSION_OPS or work + cost > self.max_submission_work
+                ):
                     break
                 group.append(self._pending.popleft())
                 ops += count
+                work += cost
             submission = Submission(self._shared, timeout=self._timeout)
             try:
                 failed = submission.launch(group, self._counters)

@@ -129,14 +129,18 @@ class Submission:
         self._deadline = time.monotonic() + self._timeout
         counters.submissions += 1
         counters.largest_submission = max(counters.largest_submission, len(self.jobs))
+        work = 0
         for job in self.jobs:
             assert job.plan is not None
             program = job.plan.program
             counters.dispatches += len(program.dispatches)
+            work += program.work
             counters.upload_bytes += program.bytes_of("table") + program.bytes_of("params")
             counters.upload_bytes += sum(
                 upload.node.size[0] * upload.node.size[1] * 4 for upload in job.plan.uploads
             )
+        counters.shader_work += work
+        counters.largest_submission_work = max(counters.largest_submission_work, work)
         return failed
 
     def _create_resident(self, job: Job) -> None:

@@ -106,6 +106,11 @@ class Plan:
         """Number of compute dispatches (kernels) the plan records."""
         return len(self.program.dispatches)
 
+    @property
+    def shader_work(self) -> int:
+        """Shader-work estimate of all dispatches (units: :mod:`pillow_gpu.gpu._work`)."""
+        return self.program.work
+
     # -- device steps ----------------------------------------------------------------------------
     def allocate(self, device: SharedDevice | None = None) -> None:
         """Decode sources, take or create every buffer and bind group, and queue the uploads.

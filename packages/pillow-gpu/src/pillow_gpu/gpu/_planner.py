@@ -5,6 +5,7 @@ Plan API (the batch executor builds on it)::
     plan = plan_graph(image)          # admission + lowering; no device, no decode
     plan.gpu_bytes, plan.host_bytes   # conservative reservations (the spec's credit table)
     plan.mode, plan.size, plan.output_nbytes, plan.staging_nbytes, plan.sources
+    plan.dispatch_count, plan.shader_work   # submission bounds (see gpu._work)
     plan.allocate(device)             # decode sources, create buffers, queue uploads
     plan.encode(encoder, staging, offset)   # dispatches + terminal copy; offset % 256 == 0
     image = plan.build(mapped[offset:offset + plan.terminal_nbytes])   # copies the bytes
@@ -21,7 +22,8 @@ raises ``DecodeError`` (kind ``"Decode"``) when a source fails to decode.
 
 ``plan_graph`` walks the graph inputs-first and checks every node's (operation, mode,
 parameters) against :data:`ROUTES` and the device limits before anything is decoded or
-allocated; an unproven context raises :class:`~pillow_gpu.errors.Unsupported` and a size or
+allocated; an unproven context or one whose total shader work exceeds the per-submission
+bound (:mod:`pillow_gpu.gpu._work`) raises :class:`~pillow_gpu.errors.Unsupported` and a size or
 device bound raises :class:`~pillow_gpu.errors.Limit` (stage ``"admission"``). Completed
 (cached) nodes are uploaded as leaves; their inputs are not replayed. ``Image.new`` leaves are
 filled on the device. Each node gets its own buffers and each dispatch its own parameters.
@@ -29,6 +31,7 @@ filled on the device. Each node gets its own buffers and each dispatch its own p
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +46,7 @@ from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._layout import NATIVE_MODES, ink, terminal_nbytes, to_words
 from pillow_gpu.gpu._plan import Plan, Upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
+from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import (
     boxblur,
     chops,
@@ -50,11 +54,13 @@ from pillow_gpu.gpu.kernels import (
     convolve,
     fill,
     lut,
+    modefilter,
     pack_l,
     paste,
     rank,
     remap,
     resize_nearest,
+    unsharp,
 )
 
 __all__ = ["MAX_PIXELS", "ROUTES", "Route", "plan_graph", "render_routes_markdown"]
@@ -67,6 +73,8 @@ MAX_BLUR_RADIUS = 256.0
 _ALL = NATIVE_MODES
 _BOX_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 _RANK_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+_MODE_FILTER_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+_UNSHARP_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 _KERNEL_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 # Stored bytes Pillow writes per mode (bit j = byte j); others are 0 or don't-care.
 _BAND_MASK = {
@@ -194,6 +202,20 @@ ROUTES: tuple[Route, ...] = (
         contexts=f"odd size <= {rank.MAX_SIZE}",
     ),
     Route(
+        operation="ModeFilter",
+        modes=_MODE_FILTER_MODES,
+        kernel="modefilter",
+        contexts=f"any size <= {modefilter.MAX_SIZE} (even sizes and sizes <= 2 as Pillow "
+        "treats them); per band, clipped window, ties to the smallest value",
+    ),
+    Route(
+        operation="UnsharpMask",
+        modes=_UNSHARP_MODES,
+        kernel="boxblur+unsharp",
+        contexts=f"Gaussian box radius <= {MAX_BLUR_RADIUS:g}, percent within +-"
+        f"{unsharp.MAX_PERCENT}, any threshold; every stored byte (alpha, RGB padding, X)",
+    ),
+    Route(
         operation="ImageFilter.Kernel and built-in kernels",
         modes=_KERNEL_MODES,
         kernel="convolve",
@@ -215,7 +237,9 @@ def render_routes_markdown() -> str:
         "",
         "Generated from `pillow_gpu.gpu._planner.ROUTES` by",
         "`python -m pillow_gpu.gpu._routes_doc > docs/routes.md`; a test keeps it in sync.",
-        "Everything else is rejected at admission with `Unsupported`.",
+        "Everything else is rejected at admission with `Unsupported`, and so is a graph whose",
+        f"shader work exceeds {MAX_SUBMISSION_WORK:_} units (each dispatch: invocations x",
+        "(8 + the kernel's inner-loop samples); see `docs/executor.md`).",
         "",
         "| Operation | " + " | ".join(NATIVE_MODES) + " | Kernel | Contexts |",
         "|---|" + "---|" * len(NATIVE_MODES) + "---|---|",
@@ -381,6 +405,55 @@ def _color(program: Program, node: Node, ins: _Inputs) -> int:
     )
 
 
+def _mode_filter(
+    program: Program, node: Node, ins: _Inputs, instance: ImageFilter.ModeFilter
+) -> int:
+    # Pillow filters each band alone (ModeFilter is no MultibandFilter): the mask picks them.
+    _require_mode(node, _MODE_FILTER_MODES, "ModeFilter")
+    size = operator.index(instance.size)
+    if size > modefilter.MAX_SIZE:
+        raise _unsupported(
+            node,
+            f"mode filter size {size} exceeds the proven maximum {modefilter.MAX_SIZE}",
+            fix=f"use ModeFilter(size <= {modefilter.MAX_SIZE}) or evaluate with to_pil()",
+        )
+    half = modefilter.half_window(size)
+    return modefilter.lower(
+        program, ins[0][0], node.size, half=half, mask=_BAND_MASK[ins[0][1].mode]
+    )
+
+
+def _unsharp_mask(
+    program: Program, node: Node, ins: _Inputs, instance: ImageFilter.UnsharpMask
+) -> int:
+    # Pillow: ImagingGaussianBlur(radius, radius, 3), then per stored byte the combine.
+    _require_mode(node, _UNSHARP_MODES, "UnsharpMask")
+    box_radius = boxblur.gaussian_box_radius(float(instance.radius))
+    if not 0 <= box_radius <= MAX_BLUR_RADIUS:
+        raise _unsupported(
+            node,
+            f"UnsharpMask radius {instance.radius!r} gives box radius {box_radius:g}, outside "
+            f"the proven 0..{MAX_BLUR_RADIUS:g} range",
+            fix="use a smaller radius or evaluate with to_pil()",
+        )
+    percent = operator.index(instance.percent)
+    if abs(percent) > unsharp.MAX_PERCENT:
+        raise _unsupported(
+            node,
+            f"UnsharpMask percent {percent} is outside +-{unsharp.MAX_PERCENT}, where Pillow's "
+            "integer arithmetic overflows",
+            fix=f"use |percent| <= {unsharp.MAX_PERCENT} or evaluate with to_pil()",
+        )
+    return unsharp.lower(
+        program,
+        ins[0][0],
+        node.size,
+        box_radius=box_radius,
+        percent=percent,
+        threshold=operator.index(instance.threshold),
+    )
+
+
 def _filter(program: Program, node: Node, ins: _Inputs) -> int:
     instance = node.params["filter"]
     src, mode = ins[0][0], ins[0][1].mode
@@ -407,6 +480,10 @@ def _filter(program: Program, node: Node, ins: _Inputs) -> int:
             rank=instance.rank,
             mask=_BAND_MASK[mode],
         )
+    if isinstance(instance, ImageFilter.ModeFilter):
+        return _mode_filter(program, node, ins, instance)
+    if isinstance(instance, ImageFilter.UnsharpMask):
+        return _unsharp_mask(program, node, ins, instance)
     if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
         _require_mode(node, _KERNEL_MODES, "ImageFilter.Kernel")
         (kw, kh), scale, offset, weights = instance.filterargs
@@ -454,8 +531,13 @@ def _leaf_host_bytes(node: Node) -> int:
     return decoded + pixels * 4 + encoded  # decode temporary, upload words, encoded bytes
 
 
-def plan_graph(image: Any, *, limits: DeviceLimits | None = None) -> Plan:
-    """Admit and lower the graph of ``image`` (a lazy Image or a Node); nothing runs yet."""
+def plan_graph(
+    image: Any, *, limits: DeviceLimits | None = None, max_work: int = MAX_SUBMISSION_WORK
+) -> Plan:
+    """Admit and lower the graph of ``image`` (a lazy Image or a Node); nothing runs yet.
+
+    A graph whose shader work (:mod:`pillow_gpu.gpu._work`) exceeds ``max_work`` is rejected.
+    """
     root: Node = getattr(image, "node", image)
     program = Program()
     buffers: dict[int, int] = {}
@@ -478,6 +560,8 @@ def plan_graph(image: Any, *, limits: DeviceLimits | None = None) -> Plan:
     terminal = buffers[id(root)]
     if root.mode == "L":
         terminal = pack_l.pack_l(program, terminal, root.size)
+    if program.work > max_work:
+        raise over_bound(root, program.work, max_work)
     nbytes = terminal_nbytes(root.mode, root.size)
     metadata = len(repr(dict(root.info)))
     host_bytes += nbytes + root.size[0] * root.size[1] * 4 + metadata

@@ -4,6 +4,9 @@ Kernel lowering functions append to a :class:`Program`; nothing here touches the
 dispatch gets its own parameter block (at its own 256-byte-aligned range of the plan's
 constants buffer, written once), so no later queued write can change an earlier dispatch's
 uniforms. Buffer binding order is: 0 = parameters, then ``bindings`` in order.
+
+Every dispatch also states its shader work (see :mod:`pillow_gpu.gpu._work`): the kernel's
+inner-loop iterations per invocation, a required argument of :meth:`Program.dispatch`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+
+from pillow_gpu.gpu._work import INVOCATION_OVERHEAD
 
 __all__ = ["WORKGROUP", "BufferSpec", "Dispatch", "Program"]
 
@@ -32,12 +37,16 @@ class BufferSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Dispatch:
-    """One compute dispatch of kernel ``shader`` over ``groups`` workgroups."""
+    """One compute dispatch of kernel ``shader`` over ``groups`` workgroups.
+
+    ``work`` is its shader-work estimate: invocations x (overhead + inner-loop units).
+    """
 
     shader: str
     params: int
     bindings: tuple[int, ...]
     groups: tuple[int, int]
+    work: int
 
 
 @dataclass(slots=True, kw_only=True)
@@ -72,6 +81,7 @@ class Program:
         words: tuple[int, ...],
         bindings: tuple[int, ...],
         grid: tuple[int, int],
+        invocation_work: int,
         linear: bool = False,
     ) -> None:
         """Record one dispatch; ``words`` are i32 parameters, ``grid`` the threads wanted.
@@ -79,7 +89,16 @@ class Program:
         2-D kernels cover ``grid`` = (width, height) with 16x16 workgroups. ``linear`` kernels
         cover ``grid[0]`` items with 256-wide workgroups laid out on a 2-D grid (x up to 256
         groups), so large images stay within the per-dimension workgroup limit.
+        ``invocation_work`` is what one invocation of the kernel does, in shader-work units
+        (:mod:`pillow_gpu.gpu._work`): its inner-loop sample steps, 1 for straight-line code.
         """
+        if isinstance(invocation_work, bool) or not isinstance(invocation_work, int):
+            msg = f"invocation_work must be an int; observed {invocation_work!r}"
+            raise TypeError(msg)
+        if invocation_work < 1:
+            msg = f"invocation_work must be at least 1; observed {invocation_work}"
+            raise ValueError(msg)
+        threads = grid[0] if linear else grid[0] * grid[1]
         if linear:
             groups_total = -(-grid[0] // 256)
             gx = min(groups_total, 256)
@@ -94,8 +113,19 @@ class Program:
             struct.pack(f"<{len(padded)}I", *(w & 0xFFFFFFFF for w in padded)),
         )
         self.dispatches.append(
-            Dispatch(shader=shader, params=params, bindings=bindings, groups=groups)
+            Dispatch(
+                shader=shader,
+                params=params,
+                bindings=bindings,
+                groups=groups,
+                work=threads * (INVOCATION_OVERHEAD + invocation_work),
+            )
         )
+
+    @property
+    def work(self) -> int:
+        """Shader-work estimate of every dispatch together (:mod:`pillow_gpu.gpu._work`)."""
+        return sum(dispatch.work for dispatch in self.dispatches)
 
     def bytes_of(self, role: str) -> int:
         """Total bytes of the buffers with ``role``."""

@@ -8,17 +8,26 @@ import numpy as np
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["gaussian_box_radius", "lower", "weights"]
+__all__ = ["gaussian_box_radius", "invocation_work", "lower", "weights"]
 
 
 def gaussian_box_radius(radius: float, passes: int = 3) -> float:
-    """Pillow's box radius (float32) for a Gaussian ``radius`` approximated by ``passes`` boxes."""
-    sigma2 = np.float32(np.float32(radius) * np.float32(radius) / np.float32(passes))
-    big_l = math.sqrt(12.0 * float(sigma2) + 1.0)
-    small_l = math.floor((big_l - 1.0) / 2.0)
-    a = (2 * small_l + 1) * (small_l * (small_l + 1) - 3 * float(sigma2))
-    a /= 6 * (float(sigma2) - (small_l + 1) * (small_l + 1))
-    return float(np.float32(small_l + a))
+    """Pillow's box radius (float32) for a Gaussian ``radius`` approximated by ``passes`` boxes.
+
+    As BoxBlur.c's ``_gaussian_blur_radius``: sigma2, L, l and a are C floats, so every step
+    rounds to float32 (only the sqrt and floor arguments are doubles). A non-finite radius
+    gives ``inf`` (callers reject it).
+    """
+    f32 = np.float32
+    with np.errstate(over="ignore", invalid="ignore"):
+        sigma2 = f32(f32(radius) * f32(radius)) / f32(passes)
+        if not math.isfinite(sigma2):
+            return math.inf
+        big_l = f32(math.sqrt(12.0 * float(sigma2) + 1.0))
+        small_l = f32(math.floor((float(big_l) - 1.0) / 2.0))
+        a = (f32(2) * small_l + f32(1)) * (small_l * (small_l + f32(1)) - f32(3) * sigma2)
+        a = a / (f32(6) * (sigma2 - (small_l + f32(1)) * (small_l + f32(1))))
+        return float(small_l + a)
 
 
 def weights(radius: float) -> tuple[int, int, int]:
@@ -28,6 +37,11 @@ def weights(radius: float) -> tuple[int, int, int]:
     ww = int(np.float32(16777216.0) / (fr * np.float32(2) + np.float32(1)))
     fw = (16777216 - (2 * r + 1) * ww) // 2
     return r, ww, fw
+
+
+def invocation_work(r: int) -> int:
+    """Samples one pass invocation reads: the 2r + 1 window taps plus the two edge taps."""
+    return 2 * r + 3
 
 
 def lower(
@@ -42,13 +56,21 @@ def lower(
         for _ in range(passes):
             dst = program.image(size)
             program.dispatch(
-                "boxblur", words=(*size, horizontal, r, ww, fw), bindings=(current, dst), grid=size
+                "boxblur",
+                words=(*size, horizontal, r, ww, fw),
+                bindings=(current, dst),
+                grid=size,
+                invocation_work=invocation_work(r),
             )
             current = dst
     if current == src:  # both radii zero: Pillow returns a copy
         dst = program.image(size)
         program.dispatch(
-            "boxblur", words=(*size, 1, 0, 16777216, 0), bindings=(src, dst), grid=size
+            "boxblur",
+            words=(*size, 1, 0, 16777216, 0),
+            bindings=(src, dst),
+            grid=size,
+            invocation_work=invocation_work(0),
         )
         current = dst
     return current

@@ -65,5 +65,6 @@ def lower(
         words=(*size, a_size[0], b_size[0], OPS[name]),
         bindings=(a, b, dst, lookup),
         grid=size,
+        invocation_work=4,  # the per-byte loop
     )
     return dst

@@ -32,7 +32,11 @@ def _lower(
     selectors = tuple(selector for selector, _ in plan)
     constants = tuple(constant for _, constant in plan)
     program.dispatch(
-        "convert", words=(*size, 0, 0, *selectors, *constants), bindings=(src, dst), grid=size
+        "convert",
+        words=(*size, 0, 0, *selectors, *constants),
+        bindings=(src, dst),
+        grid=size,
+        invocation_work=4,  # the per-byte loop
     )
     return dst
 

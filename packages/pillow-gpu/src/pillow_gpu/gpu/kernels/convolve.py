@@ -9,7 +9,13 @@ import numpy as np
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["lower"]
+__all__ = ["invocation_work", "lower"]
+
+
+def invocation_work(ksize: int, mask: int) -> int:
+    """Work units of one invocation: per filtered byte in ``mask``, ``ksize``² taps of one
+    source load and one table read each."""
+    return max(1, 2 * ksize * ksize * bin(mask & 0b1111).count("1"))
 
 
 def lower(
@@ -34,6 +40,10 @@ def lower(
     dst = program.image(size)
     lookup = program.table(table.reshape(-1), dtype="<f4")
     program.dispatch(
-        "convolve", words=(*size, ksize, mask, start_bits), bindings=(src, dst, lookup), grid=size
+        "convolve",
+        words=(*size, ksize, mask, start_bits),
+        bindings=(src, dst, lookup),
+        grid=size,
+        invocation_work=invocation_work(ksize, mask),
     )
     return dst

@@ -10,5 +10,5 @@ __all__ = ["fill"]
 def fill(program: Program, size: tuple[int, int], value: int) -> int:
     """A new image of ``size`` whose every pixel is the stored word ``value``."""
     dst = program.image(size)
-    program.dispatch("fill", words=(*size, value), bindings=(dst,), grid=size)
+    program.dispatch("fill", words=(*size, value), bindings=(dst,), grid=size, invocation_work=1)
     return dst

@@ -74,5 +74,5 @@ def lower(program: Program, src: int, size: tuple[int, int], table: npt.NDArray[
     """Record one lookup dispatch from ``src``; return the output buffer."""
     dst = program.image(size)
     lut = program.table(table.reshape(-1))
-    program.dispatch("lut", words=size, bindings=(src, dst, lut), grid=size)
+    program.dispatch("lut", words=size, bindings=(src, dst, lut), grid=size, invocation_work=1)
     return dst

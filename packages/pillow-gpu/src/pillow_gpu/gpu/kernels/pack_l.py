@@ -13,6 +13,11 @@ def pack_l(program: Program, src: int, size: tuple[int, int]) -> int:
     words = -(-pixels // 4)
     dst = program.words(words)
     program.dispatch(
-        "pack_l", words=(pixels, words), bindings=(src, dst), grid=(words, 1), linear=True
+        "pack_l",
+        words=(pixels, words),
+        bindings=(src, dst),
+        grid=(words, 1),
+        invocation_work=4,
+        linear=True,
     )
     return dst

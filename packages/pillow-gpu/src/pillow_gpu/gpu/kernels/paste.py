@@ -19,7 +19,7 @@ def paste(
     """``Image.paste(src, box)`` without a mask; the source region is clipped to the base."""
     dst = program.image(size)
     words = (*size, *src_size, *box, 0, 0)
-    program.dispatch("paste", words=words, bindings=(base, src, dst), grid=size)
+    program.dispatch("paste", words=words, bindings=(base, src, dst), grid=size, invocation_work=1)
     return dst
 
 
@@ -29,5 +29,5 @@ def putpixel(
     """``Image.putpixel(xy, value)`` with Pillow's stored word ``value``."""
     dst = program.image(size)
     words = (*size, 1, 1, *xy, 1, value)
-    program.dispatch("paste", words=words, bindings=(base, base, dst), grid=size)
+    program.dispatch("paste", words=words, bindings=(base, base, dst), grid=size, invocation_work=1)
     return dst

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["MAX_SIZE", "lower"]
+__all__ = ["MAX_SIZE", "invocation_work", "lower"]
 
 #: Largest window edge the kernel's private window (49 samples) holds.
 MAX_SIZE = 7
+
+
+def invocation_work(window: int) -> int:
+    """Work units of one invocation: ``window``² loads, then every sample counted against every
+    sample, (``window``²)² pair comparisons (each on all four bytes, one unit per pair)."""
+    samples = window * window
+    return samples + samples * samples
 
 
 def lower(
@@ -15,5 +22,11 @@ def lower(
 ) -> int:
     """Per byte in ``mask``: the ``rank``-th smallest of each ``window``-square neighbourhood."""
     dst = program.image(size)
-    program.dispatch("rank", words=(*size, window, rank, mask), bindings=(src, dst), grid=size)
+    program.dispatch(
+        "rank",
+        words=(*size, window, rank, mask),
+        bindings=(src, dst),
+        grid=size,
+        invocation_work=invocation_work(window),
+    )
     return dst

@@ -18,7 +18,7 @@ def _lower(
 ) -> int:
     dst = program.image(dst_size)
     words = (*dst_size, *src_size, *affine, fill)
-    program.dispatch("remap", words=words, bindings=(src, dst), grid=dst_size)
+    program.dispatch("remap", words=words, bindings=(src, dst), grid=dst_size, invocation_work=1)
     return dst
 
 

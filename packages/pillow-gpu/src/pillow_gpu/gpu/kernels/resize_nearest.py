@@ -40,6 +40,10 @@ def lower(
     dst = program.image(size)
     table = program.table(np.concatenate([xs, ys]), dtype="<i4")
     program.dispatch(
-        "resize_nearest", words=(*size, src_size[0]), bindings=(src, dst, table), grid=size
+        "resize_nearest",
+        words=(*size, src_size[0]),
+        bindings=(src, dst, table),
+        grid=size,
+        invocation_work=1,
     )
     return dst

@@ -1,0 +1,130 @@
+"""Shader-work estimates per kernel family and the planner's per-submission work bound."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu import plan_graph
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu._work import INVOCATION_OVERHEAD, MAX_SUBMISSION_WORK
+
+W, H = 40, 30  # an RGBA source: no pack_l step, so one graph = one upload + the kernels
+PIXELS = W * H
+
+
+def _rgba() -> Image.Image:
+    return Image.from_pil(PILImage.new("RGBA", (W, H)))
+
+
+def _rgb() -> Image.Image:
+    return Image.from_pil(PILImage.new("RGB", (W, H)))
+
+
+def _pasted() -> Image.Image:
+    return _rgba().paste(_rgba().crop((0, 0, 8, 8)), (3, 4))
+
+
+# graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
+CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
+    "fill-Image.new": (lambda: Image.new("RGBA", (W, H)), [(PIXELS, 1)]),
+    "lut-invert": (lambda: ImageChops.invert(_rgba()), [(PIXELS, 1)]),
+    "remap-rotate90": (lambda: _rgba().transpose(PILImage.Transpose.ROTATE_90), [(PIXELS, 1)]),
+    "remap-expand": (lambda: ImageOps.expand(_rgba(), border=2), [((W + 4) * (H + 4), 1)]),
+    "remap-crop-then-paste": (_pasted, [(64, 1), (PIXELS, 1)]),
+    "resize-nearest": (
+        lambda: _rgba().resize((20, 10), PILImage.Resampling.NEAREST),
+        [(200, 1)],
+    ),
+    "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [(PIXELS, 4)]),
+    "convert-getchannel-then-pack-l": (
+        lambda: _rgba().getchannel(0),
+        [(PIXELS, 4), (-(-PIXELS // 4), 4)],
+    ),
+    "convert-chain-color": (
+        lambda: ImageEnhance.Color(_rgba()).enhance(0.5),
+        [(PIXELS, 4), (PIXELS, 4), (PIXELS, 4)],  # RGBA->LA, LA->RGBA, blend
+    ),
+    "boxblur-r1": (lambda: _rgba().filter(ImageFilter.BoxBlur(1)), [(PIXELS, 2 + 3)] * 2),
+    "boxblur-r16": (lambda: _rgba().filter(ImageFilter.BoxBlur(16)), [(PIXELS, 32 + 3)] * 2),
+    "gaussian-r2-six-passes": (  # Pillow's box radius for sigma 2 is 1.375: r = 1
+        lambda: _rgba().filter(ImageFilter.GaussianBlur(2)),
+        [(PIXELS, 2 + 3)] * 6,
+    ),
+    "rank-3": (lambda: _rgba().filter(ImageFilter.MedianFilter(3)), [(PIXELS, 9 + 81)]),
+    "rank-7": (lambda: _rgba().filter(ImageFilter.MaxFilter(7)), [(PIXELS, 49 + 2401)]),
+    "convolve-3x3-rgba": (lambda: _rgba().filter(ImageFilter.SMOOTH), [(PIXELS, 2 * 9 * 4)]),
+    "convolve-5x5-rgba": (
+        lambda: _rgba().filter(ImageFilter.SMOOTH_MORE),
+        [(PIXELS, 2 * 25 * 4)],
+    ),
+    "convolve-3x3-rgb": (lambda: _rgb().filter(ImageFilter.SMOOTH), [(PIXELS, 2 * 9 * 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES), ids=list(CASES))
+def test_dispatch_work_is_invocations_times_overhead_plus_inner_loop(name: str) -> None:
+    build, dispatches = CASES[name]
+    plan = plan_graph(build())
+    expected = [n * (INVOCATION_OVERHEAD + inner) for n, inner in dispatches]
+    assert [d.work for d in plan.program.dispatches] == expected
+    assert plan.shader_work == sum(expected)
+
+
+def test_l_terminal_packing_counts_four_pixels_per_invocation() -> None:
+    plan = plan_graph(ImageOps.invert(Image.from_pil(PILImage.new("L", (W, H)))))
+    words = -(-PIXELS // 4)
+    assert plan.shader_work == PIXELS * (INVOCATION_OVERHEAD + 1) + words * (
+        INVOCATION_OVERHEAD + 4
+    )
+
+
+@pytest.mark.parametrize(
+    ("work", "error"),
+    [(0, ValueError), (-3, ValueError), (1.5, TypeError), (True, TypeError)],
+    ids=["zero", "negative", "float", "bool"],
+)
+def test_dispatch_rejects_an_invalid_work_estimate(work: Any, error: type) -> None:
+    program = Program()
+    dst = program.image((4, 4))
+    with pytest.raises(error, match="invocation_work"):
+        program.dispatch(
+            "fill", words=(4, 4, 0), bindings=(dst,), grid=(4, 4), invocation_work=work
+        )
+    assert program.dispatches == []
+
+
+def test_a_kernel_cannot_record_a_dispatch_without_a_work_estimate() -> None:
+    program = Program()
+    dst = program.image((4, 4))
+    record: Any = program.dispatch
+    with pytest.raises(TypeError, match="invocation_work"):
+        record("fill", words=(4, 4, 0), bindings=(dst,), grid=(4, 4))
+    assert program.dispatches == []
+
+
+def test_a_graph_above_the_work_bound_is_unsupported_before_decode(tmp_path: Path) -> None:
+    path = tmp_path / "big.png"
+    PILImage.new("L", (4096, 4096)).save(path)
+    opened = Image.open(path)
+    lazy = opened.filter(ImageFilter.MedianFilter(5))  # 16.7 Mpx x (8 + 25 + 625) units
+    with pytest.raises(Unsupported) as info:
+        plan_graph(lazy)
+    error = info.value
+    assert (error.kind, error.stage) == ("Unsupported", "admission")
+    work = 4096 * 4096 * (INVOCATION_OVERHEAD + 25 + 625) + 4096 * 4096 // 4 * 12
+    assert f"{work} shader-work units" in error.observed
+    assert f"bound {MAX_SUBMISSION_WORK}" in error.observed
+    assert "smaller image" in error.fix
+    assert opened.node.cache.get() is None  # never decoded
+
+
+def test_the_bound_admits_the_heaviest_common_4096_squared_graph() -> None:
+    lazy = ImageChops.invert(Image.new("RGBA", (4096, 4096))).filter(ImageFilter.MedianFilter(3))
+    plan = plan_graph(lazy)
+    assert MAX_SUBMISSION_WORK // 2 < plan.shader_work <= MAX_SUBMISSION_WORK
