@@ -80,9 +80,12 @@ def _scalar(value: float) -> Any:
 class CaiView:
     """Another library's view of a CuPy array, exported only through CUDA Array Interface v3."""
 
-    def __init__(self, array: Any) -> None:
+    def __init__(self, array: Any, *, producer: Any = None) -> None:
         self._array = array
-        self.__cuda_array_interface__ = array.__cuda_array_interface__
+        interface = dict(array.__cuda_array_interface__)
+        if producer is not None:
+            interface["stream"] = int(producer.ptr)  # the stream its producer works on
+        self.__cuda_array_interface__ = interface
 
 
 class DlpackView:
@@ -208,6 +211,29 @@ def test_requests_accept_cai_and_dlpack_sources(stream: Any) -> None:
         cupy.testing.assert_array_equal(result.data, _normal_affine(x, scale, bias))
     finally:
         module.close()
+
+
+def test_cai_source_is_ordered_after_its_producer_stream(stream: Any) -> None:
+    cupy = _cupy()
+    module = AffineModule((8, 8, 3), "float32")
+    x = _random((8, 8, 3), "float32", 13)
+    scale, bias = _scalar(0.0), _scalar(0.5)
+    scale.fill(1.0)  # compiles the fill kernel before the timed window below
+    module(_frame(x), "affine", scale=scale, bias=bias)  # kernels loaded, pool warm
+    stream.synchronize()
+    producer = cupy.cuda.Stream(non_blocking=True)
+    with producer:
+        # The producer writes 3.0 only after 10**9 clock cycles on its own stream.
+        _spin()((1,), (1,), (np.int64(10**9),))
+        scale.fill(3.0)
+    exported = CaiView(scale, producer=producer)
+    result = module(_frame(x), "affine", scale=exported, bias=bias)
+    # copy_inputs ordered the copy after the producer's stream with an event, not on the host.
+    assert not producer.done
+    stream.synchronize()
+    cupy.testing.assert_array_equal(result.data, _normal_affine(x, _scalar(3.0), bias))
+    producer.synchronize()
+    module.close()
 
 
 # --- temporal history -----------------------------------------------------------------------
@@ -405,6 +431,7 @@ def test_failure_releases_everything(stream: Any, failing: str) -> None:
 
 def test_sync_inside_capture_fails_and_leaves_capture(stream: Any) -> None:
     message, owner_ref, operation_ref = _open_failing(stream, "sync-in-capture")
+    print(f"[cuda-graph] synchronize inside a capture raised {message}")  # shown with -rA
     assert message.startswith("CUDARuntimeError")
     assert owner_ref() is None
     assert operation_ref() is None
@@ -607,6 +634,9 @@ def test_requests_enqueue_without_host_wait(stream: Any) -> None:
     module = AffineModule((64, 64, 3), "float32")
     x = _random((64, 64, 3), "float32", 8)
     scale, bias = _scalar(2.0), _scalar(0.5)
+    # Steady state first: the kernels are loaded and the pool holds a block for copy_output's
+    # result, so the measured request makes no first-use cudaMalloc or upload.
+    module(_frame(x), "affine", scale=scale, bias=bias)
     stream.synchronize()
     # 10**9 clock cycles (about half a second at H200 clocks) ahead of the request.
     _spin()((1,), (1,), (np.int64(10**9),))

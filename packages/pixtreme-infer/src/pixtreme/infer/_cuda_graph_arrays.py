@@ -223,28 +223,38 @@ def _imported_layout(kind: str, array: Any) -> _Layout:
     )
 
 
-def _wait_for_cai_stream(interface: Mapping[str, Any]) -> None:
-    """Order the current stream after the producer's stream (CAI v3), without a host wait."""
-    handle = interface.get("stream")
+def _wait_for_producer_stream(handle: int | None) -> None:
+    """Order the current stream after the work on a producer's stream so far (CAI v3).
+
+    An event recorded on the producer's stream is waited for on the current stream: no host
+    wait. ``None`` (no stream exported) and the current stream itself need nothing.
+    """
     if handle is None:
         return
     cupy = _cupy()
     current = _current_stream()
-    if int(handle) == int(current.ptr):
+    if handle == int(current.ptr):
         return
     event = cupy.cuda.Event(block=False, disable_timing=True, interprocess=False)
-    cupy.cuda.runtime.eventRecord(event.ptr, int(handle))
+    cupy.cuda.runtime.eventRecord(event.ptr, handle)
     current.wait_event(event)
 
 
-def _import_cuda_array(obj: object) -> Any:
-    """Wrap a GPU array source as a CuPy array over the same memory (no copy, no host wait)."""
+def _import_cuda_array(obj: object) -> tuple[Any, int | None]:
+    """Wrap a GPU array source as a CuPy array over the same memory (no copy, no host wait).
+
+    Returns the array and the stream a CUDA Array Interface v3 producer exported (``None``
+    when there is nothing to wait for). Pass that handle to ``_wait_for_producer_stream``
+    once every source has been validated and before the array is read. CuPy arrays are taken
+    as ready on the current stream; DLPack producers order themselves after the current
+    stream through the protocol's ``stream`` argument.
+    """
     cupy = _cupy()
     if isinstance(obj, cupy.ndarray):
-        return obj
+        return obj, None
     if hasattr(obj, "__cuda_array_interface__"):
         interface: Any = obj.__cuda_array_interface__
-        _wait_for_cai_stream(interface)
+        handle = interface.get("stream")
         pointer = int(interface["data"][0])
         shape = tuple(int(extent) for extent in interface["shape"])
         dtype = np.dtype(interface["typestr"])
@@ -254,10 +264,11 @@ def _import_cuda_array(obj: object) -> Any:
         strides = interface.get("strides")
         if _is_c_contiguous(shape, strides, dtype.itemsize):
             strides = None  # C order; extent-1 axes may carry any stride
-        return cupy.ndarray(
+        array = cupy.ndarray(
             shape,
             dtype=dtype,
             memptr=cupy.cuda.MemoryPointer(memory, 0),
             strides=None if strides is None else tuple(int(step) for step in strides),
         )
-    return cupy.from_dlpack(obj)
+        return array, None if handle is None else int(handle)
+    return cupy.from_dlpack(obj), None

@@ -17,6 +17,7 @@ from pixtreme.infer._cuda_graph_arrays import (
     _overlap_problems,
     _param_name_problems,
     _param_request_problems,
+    _wait_for_producer_stream,
 )
 from pixtreme.infer._cuda_graph_context import (
     CudaGraphStateError,
@@ -112,7 +113,8 @@ class CudaGraphBuffers:
             # One array object for shared storage: CuPy ufuncs copy an input that overlaps a
             # *different* output object, which would allocate a temporary inside capture.
             imported_output = imported_input
-        imported_params = {name: _import_cuda_array(source) for name, source in sources.items()}
+        imports = {name: _import_cuda_array(source) for name, source in sources.items()}
+        imported_params = {name: array for name, (array, _) in imports.items()}
         layouts = {
             "input_frame": _imported_layout("Frame", imported_input),
             "output_frame": _imported_layout("Frame", imported_output),
@@ -141,6 +143,8 @@ class CudaGraphBuffers:
                 how="allocate every fixed array on the current device, or open the buffers "
                 "inside `with cupy.cuda.Device(n):` for the device that holds them",
             )
+        for _, producer_stream in imports.values():
+            _wait_for_producer_stream(producer_stream)
         self._device_id = device_id
         self._input = imported_input
         self._output = imported_output
@@ -214,17 +218,19 @@ class CudaGraphBuffers:
         self._require_device("copy_inputs()")
 
         cupy = _cupy()
+        imports = {name: _import_cuda_array(params[name]) for name in sorted(self._params)}
         pairs = [("frame", self._input_layout, self._input, cupy.from_dlpack(frame))]
         pairs.extend(
             (f"param {name!r}", self._param_layouts[name], self._params[name], source)
-            for name, source in (
-                (name, _import_cuda_array(params[name])) for name in sorted(self._params)
-            )
+            for name, (source, _) in imports.items()
         )
         for role, expected, _, source in pairs:
             problems.extend(_layout_problems(role, expected, _imported_layout(role, source)))
         if problems:
             raise _request_error(problems)
+        # Only now, with every source accepted: order after CAI v3 producers' streams.
+        for _, producer_stream in imports.values():
+            _wait_for_producer_stream(producer_stream)
         stream = _current_stream()
         for _, _, destination, source in pairs:
             destination.data.copy_from_device_async(source.data, destination.nbytes, stream)
