@@ -152,12 +152,16 @@ def test_graph_outputs_survive_later_replays(stream: Any) -> None:
 
 def test_published_gpu_evidence_passes() -> None:
     from pixtreme.infer.example import verification_cases
+    from pixtreme.infer.example._tensorrt_backend import tensorrt_unavailable_reason
     from pixtreme.infer.verification import CheckStatus, verify_cases
 
     reports = {report.scope: report for report in verify_cases(verification_cases())}
+    tensorrt = tensorrt_unavailable_reason() is None  # engine checks are expected to pass too
+    engine_checks = ("engine-round-trip", "engine-incompatibility") if tensorrt else ()
     module_checks = (
         "frame-boundary",
         "dlpack-allocation",
+        *engine_checks,
         "checkpoint-selector-rejection",
         "query-gpu-allocation",
         "opened-contract",
@@ -178,13 +182,29 @@ def test_published_gpu_evidence_passes() -> None:
             *temporal_checks,
             "graph-replay-equivalence",
         ),
-        "example/backends": ("cupy-upscale-x2-reference", "cupy-recursive-filter-reference"),
+        "example/backends": (
+            "cupy-upscale-x2-reference",
+            "cupy-recursive-filter-reference",
+            *(
+                ("tensorrt-upscale-x2-reference", "tensorrt-recursive-filter-reference")
+                if tensorrt
+                else ()
+            ),
+        ),
         "example/requests": (
             "request-rejection-upscale-x2",
             "request-rejection-recursive-filter",
         ),
     }
-    for scope, names in expected.items():
-        for name in names:
-            check = reports[scope].check(name)
-            assert check.status is CheckStatus.PASSED, (scope, name, check.findings)
+    # Every check's status and first finding, shown by `pytest -rA` on the device run.
+    for scope, report in reports.items():
+        for check in report.checks:
+            first = check.findings[0] if check.findings else None
+            print(f"{scope} {check.name}: {check.status.value} {first or ''}")
+    not_passed = [
+        (scope, name, reports[scope].check(name).status.value, reports[scope].check(name).findings)
+        for scope, names in expected.items()
+        for name in names
+        if reports[scope].check(name).status is not CheckStatus.PASSED
+    ]
+    assert not_passed == []

@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 from pixtreme.infer.errors import ContractError
 from pixtreme.infer.example import RECURSIVE_FILTER, UPSCALE_X2, weights_path
+from pixtreme.infer.example._gpu_evidence import damaged_engine_files
 from pixtreme.infer.example._onnx_export import build_onnx_model
 from pixtreme.infer.example._tensorrt_backend import (
+    TensorRTRecursiveFilter,
+    TensorRTUpscaleX2,
     engine_declaration,
     network_definition,
     open_engine_handle,
@@ -90,6 +93,61 @@ def test_opening_an_engine_without_tensorrt_raises_module_not_found() -> None:
         pytest.skip("TensorRT is installed here")
     with pytest.raises(ModuleNotFoundError, match="tensorrt"):
         open_engine_handle(engine_declaration(UPSCALE_X2, input_hw=(2, 2)))
+
+
+@pytest.mark.parametrize(
+    "plan_end", [bytes(64), bytes(range(64))], ids=["plan-ends-in-zeros", "plan-ends-in-data"]
+)
+def test_every_damaged_engine_file_differs_from_the_cached_one(plan_end: bytes) -> None:
+    original = b"TENSORACLE\x01" + bytes(8) + b"{}" + bytes(range(200)) + plan_end
+    other = original[:-1] + b"\x7f"
+    damaged = damaged_engine_files(original, other)
+    assert [label for label, _ in damaged] == [
+        "corrupt-plan",
+        "truncated-file",
+        "foreign-file",
+        "other-conditions",
+    ]
+    assert all(data != original for _, data in damaged)
+    assert len(damaged[0][1]) == len(original)  # corrupt, not shortened
+
+
+class _RecordingRunner:
+    """An engine runner stand-in that records calls, to prove buffers are checked first."""
+
+    def __init__(self) -> None:
+        self.calls: list[object] = []
+
+    def enqueue(self, *args: object, **kwargs: object) -> None:
+        self.calls.append(args)
+
+
+@pytest.mark.parametrize(
+    ("unit_type", "source_hw", "destination_hw", "kwargs"),
+    [
+        pytest.param(TensorRTUpscaleX2, (4, 6), (8, 11), {}, id="upscaler-destination"),
+        pytest.param(TensorRTUpscaleX2, (4, 5), (8, 12), {}, id="upscaler-source"),
+        pytest.param(
+            TensorRTRecursiveFilter, (4, 6), (4, 7), {"restart": False}, id="filter-blend"
+        ),
+        pytest.param(
+            TensorRTRecursiveFilter, (3, 6), (4, 6), {"restart": True}, id="filter-restart"
+        ),
+    ],
+)
+def test_tensorrt_units_check_buffers_before_enqueueing(  # type: ignore[no-untyped-def]
+    unit_type, source_hw, destination_hw, kwargs
+) -> None:
+    # tensoracle cannot check buffer sizes: the unit must, before the engine runs.
+    unit = unit_type.__new__(unit_type)
+    unit.input_hw = (4, 6)
+    unit.runner = runner = _RecordingRunner()
+    unit._state = None  # the filter's CuPy state must not be reached either
+    source = np.zeros((*source_hw, 3), np.float32)
+    destination = np.zeros((*destination_hw, 3), np.float32)
+    with pytest.raises(ContractError, match="opened shape"):
+        unit.enqueue(source, destination, **kwargs)
+    assert runner.calls == []
 
 
 @pytest.mark.gpu

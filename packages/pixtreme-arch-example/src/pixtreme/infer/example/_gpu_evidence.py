@@ -41,11 +41,16 @@ from pixtreme.infer.verification import (
     StateLifecycleFacts,
 )
 
+from ._errors import engine_error
 from ._factories import RecursiveFilterFactory, UpscaleX2Factory
 from ._instances import import_frame_data
 from ._networks import NETWORKS
 from ._reference import recursive_filter_reference, upscale_x2_reference
-from ._tensorrt_backend import engine_declaration, tensorrt_unavailable_reason
+from ._tensorrt_backend import (
+    EngineDeclaration,
+    engine_declaration,
+    tensorrt_unavailable_reason,
+)
 
 if TYPE_CHECKING:
     from pixtreme.core import Frame
@@ -395,14 +400,23 @@ _PROBE = (
 
 
 def _probe(network: str, *, rebuild: bool, cache: Path) -> dict[str, Any]:
+    mode = "rebuild" if rebuild else "load"
     result = subprocess.run(
-        [sys.executable, "-c", _PROBE, network, "rebuild" if rebuild else "load"],
+        [sys.executable, "-c", _PROBE, network, mode],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
         env={**os.environ, "XDG_CACHE_HOME": str(cache)},
         timeout=600,
     )
+    if result.returncode != 0:
+        tail = " | ".join(result.stderr.strip().splitlines()[-12:])
+        raise engine_error(
+            why="the engine round trip opens the engine in two separate processes",
+            what=f"the `{network} {mode}` probe exited with status {result.returncode}: {tail}",
+            how=f'run `{sys.executable} -c "{_PROBE}" {network} {mode}` to see the whole '
+            "error (TensorRT, CUDA or the engine cache)",
+        )
     record: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     return record
 
@@ -421,26 +435,46 @@ def engine_round_trip(network: str) -> EngineRoundTripFacts:
     )
 
 
+def damaged_engine_files(original: bytes, other: bytes) -> tuple[tuple[str, bytes], ...]:
+    """Replacements for a cached engine file that must be rejected, each differing from it.
+
+    ``other`` is the cached file of an engine built under other conditions. The plan's last
+    bytes are inverted, not overwritten: a plan that already ends in zeros must still change.
+    """
+    tail = bytes(byte ^ 0xFF for byte in original[-64:])
+    return (
+        ("corrupt-plan", original[:-64] + tail),
+        ("truncated-file", original[: len(original) // 2]),
+        ("foreign-file", b"not a tensoracle engine"),
+        ("other-conditions", other),
+    )
+
+
+def _cached_engine(declaration: EngineDeclaration) -> Path:
+    """Build (or reuse) the engine in the current cache and return its cached file."""
+    from ._tensorrt_backend import TensorRTEngineRunner
+
+    runner = TensorRTEngineRunner(declaration)
+    runner.close()
+    return runner.engine_path
+
+
 def engine_incompatibility(network: str) -> RejectionFacts:
-    """A corrupt or truncated cached engine is rejected with the error shape."""
+    """A corrupt, truncated or foreign cached engine, and one built for other conditions
+    (another input size), are rejected with the error shape."""
     _require_tensorrt()
     from ._tensorrt_backend import TensorRTEngineRunner
 
     declaration = engine_declaration(NETWORKS[network], input_hw=VERIFY_HW)
+    other_size = (VERIFY_HW[0], VERIFY_HW[1] + 1)
     previous = os.environ.get("XDG_CACHE_HOME")
     cases = []
     with tempfile.TemporaryDirectory(prefix="pixtreme-example-engines-") as cache:
         os.environ["XDG_CACHE_HOME"] = cache
         try:
-            runner = TensorRTEngineRunner(declaration)
-            path = runner.engine_path
-            runner.close()
-            original = path.read_bytes()
-            for label, damaged in (
-                ("corrupt-plan", original[:-64] + bytes(64)),
-                ("truncated-file", original[: len(original) // 2]),
-                ("foreign-file", b"not a tensoracle engine"),
-            ):
+            path = _cached_engine(declaration)
+            other = _cached_engine(engine_declaration(NETWORKS[network], input_hw=other_size))
+            for label, damaged in damaged_engine_files(path.read_bytes(), other.read_bytes()):
                 path.write_bytes(damaged)
                 cases.append(
                     RejectionCase.from_call(label, lambda: TensorRTEngineRunner(declaration))

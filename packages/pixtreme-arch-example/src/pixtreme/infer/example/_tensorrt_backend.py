@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from ._cupy_backend import _check_hwc
 from ._errors import closed_error, engine_error, parameter_error
 from ._networks import RECURSIVE_FILTER, UPSCALE_X2, NetworkSpec
 from ._weights import load_weights, weights_path
@@ -59,13 +61,15 @@ class EngineDeclaration:
     def cache_conditions(self) -> dict[str, Any]:
         """The TensorRT-independent part of tensoracle's engine cache identity.
 
+        The same keys and values as ``tensoracle._cache._conditions`` (no plugin libraries);
         tensoracle adds the GPU's compatibility properties, OS, CPU architecture and TensorRT
-        version; everything here changes the cached engine too.
+        version. Everything here changes the cached engine too.
         """
         return {
             "name": self.engine_name,
             "graph_version": self.graph_version,
             "weights": [hashlib.sha256(path.read_bytes()).hexdigest() for path in self.weights],
+            "plugins": [],
             "inputs": {
                 name: {"minimum": list(low), "optimum": list(mid), "maximum": list(high)}
                 for name, (low, mid, high) in self.input_profiles().items()
@@ -111,13 +115,18 @@ def engine_declaration(
 
 
 def tensorrt_unavailable_reason() -> str | None:
-    """Why TensorRT engines cannot be built here, or None when tensorrt imports."""
+    """Why TensorRT engines cannot be built here, or None when tensorrt and tensoracle import."""
     try:
         importlib.import_module("tensorrt")
     except ImportError as error:
         return (
             f"TensorRT is not installed ({type(error).__name__}: {error}); install "
             "tensorrt-cu13 from NVIDIA's package index to build and run engines"
+        )
+    if importlib.util.find_spec("tensoracle") is None:
+        return (
+            "tensoracle is not installed (TensorRT is); pip install 'tensoracle>=1.3' to build, "
+            "cache and run engines with tensorrt"
         )
     return None
 
@@ -203,9 +212,10 @@ def open_engine_handle(declaration: EngineDeclaration, *, force_rebuild: bool = 
     Raises ModuleNotFoundError (``No module named 'tensorrt'``) where TensorRT is absent, and
     ExampleEngineError when a cached engine is corrupt or was built under other conditions.
     """
-    # Imported by name: neither ships type information, and both need TensorRT at run time.
-    tensoracle = importlib.import_module("tensoracle")
+    # Imported by name: neither ships type information. TensorRT first, so that where both are
+    # absent (the device image has neither) the error names the real missing piece.
     trt = importlib.import_module("tensorrt")
+    tensoracle = importlib.import_module("tensoracle")
     build = tensoracle.EngineBuild(
         inputs={
             name: tensoracle.InputShape.ranged(low, mid, high)
@@ -290,6 +300,10 @@ class TensorRTUpscaleX2:
 
     def enqueue(self, source: Any, destination: Any) -> None:
         """Run the engine from ``source`` into ``destination`` on the current CuPy stream."""
+        # tensoracle cannot check buffers: a wrong size would be written out of bounds.
+        height, width = self.input_hw
+        _check_hwc(source, name="source", shape=(height, width, 3))
+        _check_hwc(destination, name="destination", shape=(2 * height, 2 * width, 3))
         self.runner.enqueue(
             {"input": int(source.data.ptr), "output": int(destination.data.ptr)},
             stream=_current_stream_pointer(),
@@ -320,6 +334,9 @@ class TensorRTRecursiveFilter:
 
     def enqueue(self, source: Any, destination: Any, *, restart: bool) -> None:
         """Filter ``source`` into ``destination`` and the history on the current stream."""
+        shape = (*self.input_hw, 3)
+        _check_hwc(source, name="source", shape=shape)
+        _check_hwc(destination, name="destination", shape=shape)
         if restart:
             self._state.enqueue(source, destination, restart=True)
             return
