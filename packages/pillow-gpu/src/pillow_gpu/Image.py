@@ -8,25 +8,26 @@ a new :class:`Image` that records one node in an immutable graph. ``mode``, ``si
 
 Arguments are validated when an operation is recorded, raising the exception types Pillow raises
 for the same call (mode- and parameter-dependent checks are delegated to Pillow itself on a 1x1
-image of the same mode). Unlike Pillow, ``paste`` and ``putpixel`` return a new image: handles
-never change.
+image of the same mode). Unlike Pillow, ``paste``, ``putpixel`` and ``putalpha`` return a new
+image: handles never change.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Literal, cast
 
 from PIL import Image as PILImage
-from PIL import ImageFilter
+from PIL import ImageFilter, ImageMode
 
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
 
-__all__ = ["Image", "from_pil", "frombytes", "new", "open"]
+__all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
 
 # Re-exported Pillow constants, so ``Image.Transpose.ROTATE_90`` etc. work as in Pillow.
 Transpose = PILImage.Transpose
@@ -198,11 +199,12 @@ class Image:
         size: tuple[int, int],
         resample: int | None = None,
         box: tuple[float, float, float, float] | None = None,
+        reducing_gap: float | None = None,
     ) -> Image:
-        """Record ``PIL.Image.Image.resize`` (the GPU route implements ``NEAREST``)."""
+        """Record ``PIL.Image.Image.resize`` (GPU routes: every filter but MKS2013/MKS2021)."""
         if resample is None:
             resample = PILImage.Resampling.BICUBIC
-        probe = _probe(lambda im: im.resize(size, resample), self.mode)
+        probe = _probe(lambda im: im.resize(size, resample, None, reducing_gap), self.mode)
         if box is None:
             box = (0.0, 0.0, float(self.width), float(self.height))
         if len(box) != 4:
@@ -214,8 +216,41 @@ class Image:
         if box[2] - box[0] < 0 or box[3] - box[1] < 0:
             msg = "box can't be empty"
             raise ValueError(msg)
-        params = {"size": probe.size, "resample": int(resample), "box": tuple(box)}
+        params = {
+            "size": probe.size,
+            "resample": int(resample),
+            "box": tuple(box),
+            "reducing_gap": reducing_gap,
+        }
         return self._derive("resize", params, size=probe.size)
+
+    def reduce(
+        self, factor: int | tuple[int, int], box: tuple[int, int, int, int] | None = None
+    ) -> Image:
+        """Record ``PIL.Image.Image.reduce``: ``factor`` x ``factor`` block averages of ``box``.
+
+        Arguments raise what Pillow raises; a factor of (1, 1) (tuple or int) is ``crop(box)``.
+        """
+        factors = factor if isinstance(factor, (list, tuple)) else (factor, factor)
+        if factors == (1, 1):
+            return self.crop(box)
+        try:  # Pillow's type and mode checks (the box values are checked below, in its order)
+            _probe(lambda im: im.reduce(factors, box), self.mode)
+        except ValueError as error:
+            if "box" not in str(error):
+                raise
+        scale = (operator.index(factors[0]), operator.index(factors[1]))
+        area = (0, 0, *self.size) if box is None else tuple(operator.index(v) for v in box)
+        for failed, message in (
+            (min(scale) < 1, "scale must be > 0"),
+            (area[0] < 0 or area[1] < 0, "box offset can't be negative"),
+            (area[2] > self.width or area[3] > self.height, "box can't exceed original image size"),
+            (area[2] <= area[0] or area[3] <= area[1], "box can't be empty"),
+        ):
+            if failed:
+                raise ValueError(message)
+        size = (-(-(area[2] - area[0]) // scale[0]), -(-(area[3] - area[1]) // scale[1]))
+        return self._derive("reduce", {"factor": scale, "box": area}, size=size)
 
     def paste(
         self,
@@ -276,6 +311,31 @@ class Image:
         index = channel if isinstance(channel, int) else probe.getbands().index(channel)
         return self._derive("getchannel", {"channel": index}, mode="L")
 
+    def getbands(self) -> tuple[str, ...]:
+        """Band names of the result, e.g. ``("R", "G", "B")`` (never evaluates)."""
+        return ImageMode.getmode(self.mode).bands
+
+    def split(self) -> tuple[Image, ...]:
+        """Record ``PIL.Image.Image.split``: one ``getchannel`` per band (1 band: the image)."""
+        count = len(self.getbands())
+        return (self,) if count == 1 else tuple(self.getchannel(i) for i in range(count))
+
+    def putalpha(self, alpha: Image | PILImage.Image | int) -> Image:
+        """Return a new image with ``alpha`` (an L image or an int) as its alpha band.
+
+        Pillow's ``putalpha`` changes the image in place, converting L to LA and RGB/RGBX to
+        RGBA first; this records the same result as a new image and leaves this handle as is.
+        """
+        probe = _probe_image(self.mode)
+        if isinstance(alpha, (Image, PILImage.Image)):
+            source = alpha if isinstance(alpha, Image) else from_pil(alpha)
+            same = source.size == self.size
+            probe.putalpha(_probe_image(source.mode, (1, 1) if same else (2, 1)))
+            return self._derive("putalpha", {"alpha": None}, mode=probe.mode, extra=[source])
+        probe.putalpha(alpha)
+        stored = probe.getchannel(len(probe.getbands()) - 1).getpixel((0, 0))
+        return self._derive("putalpha", {"alpha": alpha, "value": stored}, mode=probe.mode)
+
     def filter(self, filter: ImageFilter.Filter | type[ImageFilter.Filter]) -> Image:
         """Record ``PIL.Image.Image.filter`` with one of Pillow's own filter objects."""
         instance = filter() if isinstance(filter, type) else filter
@@ -294,6 +354,21 @@ def from_pil(image: PILImage.Image) -> Image:
     copy = image.copy()
     info = cast("Mapping[str, Any]", copy.info)
     return Image(Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info))
+
+
+def merge(mode: str, bands: Sequence[Image | PILImage.Image]) -> Image:
+    """Record ``PIL.Image.merge``: one single-band image of equal size per band of ``mode``."""
+    PILImage.getmodebands(mode)  # Pillow's own error for an unknown mode comes first
+    first = getattr(bands[0], "size", None) if len(bands) else None
+    probes = [
+        _probe_image(band.mode, (1, 1) if band.size == first else (2, 1))
+        if isinstance(band, (Image, PILImage.Image))
+        else band  # Pillow raises its own error for a non-image band
+        for band in bands
+    ]
+    probe = PILImage.merge(mode, probes)
+    images = [band if isinstance(band, Image) else from_pil(band) for band in bands]
+    return images[0]._derive("merge", {"mode": probe.mode}, mode=probe.mode, extra=images[1:])
 
 
 def new(

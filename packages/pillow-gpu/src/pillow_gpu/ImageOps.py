@@ -7,7 +7,20 @@ from PIL import ImageOps as PILImageOps
 
 from pillow_gpu.Image import Image, _probe, _probe_mode
 
-__all__ = ["crop", "expand", "flip", "grayscale", "invert", "mirror", "posterize", "solarize"]
+__all__ = [
+    "colorize",
+    "crop",
+    "expand",
+    "flip",
+    "grayscale",
+    "invert",
+    "mirror",
+    "posterize",
+    "solarize",
+]
+
+#: Every L value once: live Pillow's colorize of this ramp is its per-value table.
+_RAMP = PILImage.frombytes("L", (256, 1), bytes(range(256)))
 
 
 def invert(image: Image) -> Image:
@@ -71,3 +84,25 @@ def crop(image: Image, border: int = 0) -> Image:
     """Record ``ImageOps.crop``: remove ``border`` pixels from every side."""
     left, top, right, bottom = _border(border)
     return image.crop((left, top, image.width - right, image.height - bottom))
+
+
+def colorize(  # noqa: PLR0917 - Pillow's positional signature
+    image: Image,
+    black: str | tuple[int, ...],
+    white: str | tuple[int, ...],
+    mid: str | int | tuple[int, ...] | None = None,
+    blackpoint: int = 0,
+    whitepoint: int = 255,
+    midpoint: int = 127,
+) -> Image:
+    """Record ``ImageOps.colorize`` of an L image as ``convert("RGB")`` + ``point(table)``.
+
+    That is how Pillow computes it; the table is live Pillow's colorize of a 0..255 ramp.
+    """
+
+    def call(im: PILImage.Image) -> PILImage.Image:
+        return PILImageOps.colorize(im, black, white, mid, blackpoint, whitepoint, midpoint)
+
+    _probe(call, image.mode)
+    table = [value for band in call(_RAMP).split() for value in band.tobytes()]
+    return image.convert("RGB").point(table)

@@ -54,6 +54,12 @@ def _putpixel(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILIma
     return out
 
 
+def _putalpha(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
+    out = images[0].copy()
+    out.putalpha(images[1] if params["alpha"] is None else params["alpha"])
+    return out
+
+
 def _chop(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
     function = getattr(ImageChops, params["name"])
     extra = {key: params[key] for key in ("scale", "offset") if key in params}
@@ -73,11 +79,17 @@ _OPS: dict[str, _Op] = {
     "transpose": lambda ims, p: ims[0].transpose(p["method"]),
     "crop": lambda ims, p: ims[0].crop(p["box"]),
     "expand": lambda ims, p: ImageOps.expand(ims[0], p["border"], p["fill"]),
-    "resize": lambda ims, p: ims[0].resize(p["size"], p["resample"], p["box"]),
+    "resize": lambda ims, p: ims[0].resize(
+        p["size"], p["resample"], p["box"], p.get("reducing_gap")
+    ),
+    # a list, as Pillow's C path: a (1, 1) reduce node comes from a list factor
+    "reduce": lambda ims, p: ims[0].reduce(list(p["factor"]), p["box"]),  # type: ignore[arg-type]
     "paste": _paste,
     "putpixel": _putpixel,
     "convert": lambda ims, p: ims[0].convert(p["mode"]),
     "getchannel": lambda ims, p: ims[0].getchannel(p["channel"]),
+    "merge": lambda ims, p: PILImage.merge(p["mode"], ims),
+    "putalpha": _putalpha,
     "chop": _chop,
     "blend": lambda ims, p: PILImage.blend(ims[0], ims[1], p["alpha"]),
     "filter": lambda ims, p: ims[0].filter(p["filter"]),

@@ -59,7 +59,7 @@ def test_conversion_chain_through_grayscale() -> None:
     assert_image_equal(evaluate(lazy), expected)
 
 
-# -- hypothesis: random chains of mode-preserving steps, applied to both libraries -----------
+# -- hypothesis: random chains of steps that keep a native mode, applied to both libraries ---
 
 _KINDS = [
     "invert",
@@ -76,12 +76,26 @@ _KINDS = [
     "kernel",
     "point",
     "blend_self",
+    "sharpness",
+    "split_merge",
+    "putalpha",
+    "colorize",
 ]
+_RESIZE_FILTERS = [
+    PILImage.Resampling.NEAREST,
+    PILImage.Resampling.BOX,
+    PILImage.Resampling.BILINEAR,
+    PILImage.Resampling.HAMMING,
+    PILImage.Resampling.BICUBIC,
+    PILImage.Resampling.LANCZOS,
+]
+# Band operations (and Sharpness/colorize built on them) with a few steps to mix them with.
+_BAND_KINDS = ["sharpness", "split_merge", "putalpha", "colorize", "invert", "crop", "gauss"]
 
 
 @st.composite
-def _step(draw: st.DrawFn) -> tuple[str, Any]:
-    kind = draw(st.sampled_from(_KINDS))
+def _step(draw: st.DrawFn, kinds: list[str]) -> tuple[str, Any]:
+    kind = draw(st.sampled_from(kinds))
     argument: Any = None
     if kind == "transpose":
         argument = draw(st.sampled_from(list(PILImage.Transpose)))
@@ -91,9 +105,16 @@ def _step(draw: st.DrawFn) -> tuple[str, Any]:
     elif kind == "expand":
         argument = draw(st.integers(0, 3))
     elif kind == "resize":
-        argument = (draw(st.integers(1, 20)), draw(st.integers(1, 20)))
-    elif kind in ("brightness", "box", "gauss", "point", "blend_self"):
-        argument = draw(st.floats(-1 if kind == "blend_self" else 0, 3, allow_nan=False))
+        size = (draw(st.integers(1, 20)), draw(st.integers(1, 20)))
+        argument = (size, draw(st.sampled_from(_RESIZE_FILTERS)))
+    elif kind in ("brightness", "box", "gauss", "point", "blend_self", "sharpness"):
+        low = -1 if kind in ("blend_self", "sharpness") else 0
+        argument = draw(st.floats(low, 3, allow_nan=False))
+    elif kind == "putalpha":  # None: the image's first band as alpha
+        argument = draw(st.one_of(st.none(), st.integers(-10, 300)))
+    elif kind == "colorize":
+        blackpoint = draw(st.integers(0, 128))
+        argument = (blackpoint, draw(st.integers(blackpoint, 255)))
     elif kind == "median":
         argument = draw(st.sampled_from([1, 3, 5]))
     elif kind == "mode":
@@ -120,7 +141,7 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
     if kind == "expand":
         return (ImageOps if ours else PILImageOps).expand(image, arg, 9)
     if kind == "resize":
-        return image.resize(arg, PILImage.Resampling.NEAREST)
+        return image.resize(*arg)
     if kind == "brightness":
         return (ImageEnhance if ours else PILImageEnhance).Brightness(image).enhance(arg)
     if kind in ("box", "gauss"):
@@ -137,22 +158,56 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
         return image.filter(arg)
     if kind == "point":
         return image.point(lambda v: v * (arg - 1.5) + 30)
+    if kind == "sharpness":
+        return (ImageEnhance if ours else PILImageEnhance).Sharpness(image).enhance(arg)
+    if kind == "split_merge":  # bands in reverse order, same mode
+        return (Image if ours else PILImage).merge(image.mode, image.split()[::-1])
+    if kind == "putalpha":
+        if image.mode == "CMYK":  # converts through CMYK -> RGBA: no GPU route
+            return image
+        alpha = image.getchannel(0) if arg is None else arg
+        if ours:
+            return image.putalpha(alpha)
+        out = image.copy()
+        out.putalpha(alpha)
+        return out
+    if kind == "colorize":
+        gray = (ImageOps if ours else PILImageOps).grayscale(image)
+        return (ImageOps if ours else PILImageOps).colorize(gray, "navy", "gold", None, *arg)
     blend = ImageChops.blend if ours else PILImage.blend
     return blend(image, chops.invert(image), arg)
 
 
 @st.composite
-def _graphs(draw: st.DrawFn) -> tuple[str, tuple[int, int], int, list[tuple[str, Any]]]:
+def _graphs(
+    draw: st.DrawFn, kinds: list[str] = _KINDS
+) -> tuple[str, tuple[int, int], int, list[tuple[str, Any]]]:
     mode = draw(st.sampled_from(MODES))
     size = (draw(st.integers(1, 24)), draw(st.integers(1, 24)))
-    return mode, size, draw(st.integers(0, 1000)), draw(st.lists(_step(), min_size=1, max_size=4))
+    return (
+        mode,
+        size,
+        draw(st.integers(0, 1000)),
+        draw(st.lists(_step(kinds), min_size=1, max_size=4)),
+    )
+
+
+_Graph = tuple[str, tuple[int, int], int, list[tuple[str, Any]]]
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(_graphs())
-def test_random_graphs_match_pillow(
-    graph: tuple[str, tuple[int, int], int, list[tuple[str, Any]]],
-) -> None:
+def test_random_graphs_match_pillow(graph: _Graph) -> None:
+    _check_graph(graph)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(_graphs(_BAND_KINDS))
+def test_random_band_graphs_match_pillow(graph: _Graph) -> None:
+    _check_graph(graph)
+
+
+def _check_graph(graph: _Graph) -> None:
     mode, size, seed, steps = graph
     source = make_image(mode, size, seed)
     lazy: Any = Image.from_pil(source)

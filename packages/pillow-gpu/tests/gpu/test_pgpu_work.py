@@ -41,6 +41,16 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: _rgba().resize((20, 10), PILImage.Resampling.NEAREST),
         [(200, 1)],
     ),
+    # premultiply, the two passes (2 units per tap: a word and a weight; taps = 2 x support x
+    # scale), unpremultiply. 40x30 -> 20x10 runs horizontal first over all 30 rows.
+    "resample-bicubic-horizontal-first": (
+        lambda: _rgba().resize((20, 10), PILImage.Resampling.BICUBIC),
+        [(PIXELS, 3), (20 * H, 2 * 8), (200, 2 * 12), (200, 3)],
+    ),
+    "resample-bilinear-vertical-first": (  # x upscale, y downscale: Pillow 13's vertical first
+        lambda: _rgba().resize((60, 10), PILImage.Resampling.BILINEAR),
+        [(PIXELS, 3), (W * 10, 2 * 6), (600, 2 * 2), (600, 3)],
+    ),
     "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [(PIXELS, 4)]),
     "convert-getchannel-then-pack-l": (
         lambda: _rgba().getchannel(0),
@@ -64,6 +74,33 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         [(PIXELS, 2 * 25 * 4)],
     ),
     "convolve-3x3-rgb": (lambda: _rgb().filter(ImageFilter.SMOOTH), [(PIXELS, 2 * 9 * 3)]),
+    "modefilter-3": (lambda: _rgba().filter(ImageFilter.ModeFilter(3)), [(PIXELS, 9 + 81)]),
+    "modefilter-7": (lambda: _rgba().filter(ImageFilter.ModeFilter(7)), [(PIXELS, 49 + 2401)]),
+    "modefilter-size-1-one-sample": (
+        lambda: _rgba().filter(ImageFilter.ModeFilter(1)),
+        [(PIXELS, 1 + 1)],
+    ),
+    "unsharp-r2-six-blur-passes-then-combine": (  # box radius 1.375: r = 1 per pass
+        lambda: _rgba().filter(ImageFilter.UnsharpMask(2, 150, 3)),
+        [(PIXELS, 2 + 3)] * 6 + [(PIXELS, 4)],
+    ),
+    "unsharp-r0-combine-only": (
+        lambda: _rgba().filter(ImageFilter.UnsharpMask(0, 150, 3)),
+        [(PIXELS, 4)],
+    ),
+    "bands-merge-rgba": (
+        lambda: Image.merge("RGBA", [Image.from_pil(PILImage.new("L", (W, H)))] * 4),
+        [(PIXELS, 4 + 4)],  # four source reads, then the per-byte loop
+    ),
+    "bands-putalpha-int": (lambda: _rgb().putalpha(128), [(PIXELS, 4 + 4)]),
+    "sharpness-rgba": (  # SMOOTH, getchannel A, putalpha, blend
+        lambda: ImageEnhance.Sharpness(_rgba()).enhance(2.0),
+        [(PIXELS, 2 * 9 * 4), (PIXELS, 4), (PIXELS, 4 + 4), (PIXELS, 4)],
+    ),
+    "colorize-convert-then-lut": (
+        lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),
+        [(PIXELS, 4), (PIXELS, 1)],
+    ),
 }
 
 

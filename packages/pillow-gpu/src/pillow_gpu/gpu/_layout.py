@@ -12,6 +12,7 @@ import numpy.typing as npt
 from PIL import Image as PILImage
 
 __all__ = [
+    "BYTE_BANDS",
     "NATIVE_MODES",
     "image_from_terminal",
     "ink",
@@ -22,6 +23,17 @@ __all__ = [
 
 #: The 8-bit layouts the GPU path stores natively.
 NATIVE_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+
+#: Stored byte -> band index, per native mode (None: a byte no band owns, e.g. the RGB padding
+#: byte and LA's bytes 1 and 2, which Pillow's merge writes as 0).
+BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
+    "L": (0, None, None, None),
+    "LA": (0, None, None, 1),
+    "RGB": (0, 1, 2, None),
+    "RGBA": (0, 1, 2, 3),
+    "CMYK": (0, 1, 2, 3),
+    "RGBX": (0, 1, 2, 3),
+}
 
 
 def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:

@@ -42,12 +42,15 @@ from PIL import ImageFilter, ImageOps
 
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit, Unsupported
+from pillow_gpu.gpu._bands_lowering import lower_merge, lower_putalpha
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._layout import NATIVE_MODES, ink, terminal_nbytes, to_words
 from pillow_gpu.gpu._plan import Plan, Upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
+from pillow_gpu.gpu._resize_lowering import REDUCE, RESIZE, lower_reduce, lower_resize
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import (
+    bands,
     boxblur,
     chops,
     convert,
@@ -59,7 +62,6 @@ from pillow_gpu.gpu.kernels import (
     paste,
     rank,
     remap,
-    resize_nearest,
     unsharp,
 )
 
@@ -169,13 +171,27 @@ ROUTES: tuple[Route, ...] = (
         kernel="resize_nearest",
         contexts="any size and box; host-built index tables",
     ),
+    Route(operation=RESIZE[0], modes=_ALL, kernel=RESIZE[1], contexts=RESIZE[2]),
+    Route(operation=REDUCE[0], modes=_ALL, kernel=REDUCE[1], contexts=REDUCE[2]),
     Route(
         operation="convert / ImageOps.grayscale",
         modes=_ALL,
         kernel="convert",
         contexts="pairs: " + ", ".join(f"{a}->{b}" for a, b in convert.CONVERSIONS),
     ),
-    Route(operation="getchannel", modes=_ALL, kernel="convert", contexts="any valid band"),
+    Route(operation="getchannel / split", modes=_ALL, kernel="convert", contexts="any band"),
+    Route(
+        operation="Image.merge",
+        modes=_ALL,
+        kernel="bands",
+        contexts="L bands; RGB padding and LA bytes 1-2 written 0 as Pillow writes them",
+    ),
+    Route(
+        operation="putalpha",
+        modes=tuple(bands.PUTALPHA_MODES),
+        kernel="bands",
+        contexts="L image or int alpha; L -> LA, RGB/RGBX -> RGBA as Pillow converts",
+    ),
     Route(
         operation="ImageChops binary ops",
         modes=_ALL,
@@ -226,6 +242,18 @@ ROUTES: tuple[Route, ...] = (
         modes=("L", "LA", "RGB", "RGBA"),
         kernel="convert+chops",
         contexts="any factor",
+    ),
+    Route(
+        operation="ImageEnhance.Sharpness",
+        modes=_KERNEL_MODES,
+        kernel="convolve+bands+chops",
+        contexts="any factor; recorded as filter(SMOOTH), putalpha of the alpha, blend",
+    ),
+    Route(
+        operation="ImageOps.colorize",
+        modes=("L",),
+        kernel="convert+lut",
+        contexts="any colours and points; recorded as convert(RGB) + point (Pillow's table)",
     ),
 )
 
@@ -346,16 +374,6 @@ def _putpixel(program: Program, node: Node, ins: _Inputs) -> int:
     probe.putpixel((0, 0), node.params["value"])
     value = int(to_words(probe)[0])
     return paste.putpixel(program, ins[0][0], node.size, node.params["xy"], value)
-
-
-def _resize(program: Program, node: Node, ins: _Inputs) -> int:
-    if node.params["resample"] != PILImage.Resampling.NEAREST:
-        raise _unsupported(
-            node,
-            "only NEAREST resize is proven exact on the GPU",
-            fix="use resample=Image.NEAREST or evaluate with to_pil()",
-        )
-    return resize_nearest.lower(program, ins[0][0], ins[0][1].size, node.size, node.params["box"])
 
 
 def _convert(program: Program, node: Node, ins: _Inputs) -> int:
@@ -514,9 +532,12 @@ _LOWERINGS: dict[str, _Lowering] = {
     "expand": _expand,
     "paste": _paste,
     "putpixel": _putpixel,
-    "resize": _resize,
+    "resize": lower_resize,
+    "reduce": lower_reduce,
     "convert": _convert,
     "getchannel": _getchannel,
+    "merge": lower_merge,
+    "putalpha": lower_putalpha,
     "chop": _chop,
     "blend": _chop,
     "color": _color,

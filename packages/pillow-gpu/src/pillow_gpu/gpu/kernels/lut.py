@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from pillow_gpu.gpu._layout import BYTE_BANDS
 from pillow_gpu.gpu._program import Program
 
 __all__ = ["IDENTITY", "lower", "tables_for"]
@@ -15,21 +16,11 @@ __all__ = ["IDENTITY", "lower", "tables_for"]
 IDENTITY = np.arange(256, dtype=np.int64)
 _ZERO = np.zeros(256, dtype=np.int64)
 
-# Stored byte -> band index, per mode (None: a byte no band owns).
-_BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
-    "L": (0, None, None, None),
-    "LA": (0, None, None, 1),
-    "RGB": (0, 1, 2, None),
-    "RGBA": (0, 1, 2, 3),
-    "CMYK": (0, 1, 2, 3),
-    "RGBX": (0, 1, 2, 3),
-}
-
 
 def _from_band_tables(
     mode: str, bands: Sequence[npt.NDArray[np.int64]], padding: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
-    rows = [padding if band is None else bands[band] for band in _BYTE_BANDS[mode]]
+    rows = [padding if band is None else bands[band] for band in BYTE_BANDS[mode]]
     return np.stack(rows)
 
 
@@ -50,7 +41,7 @@ def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.
         if mode == "LA":
             bands = [scaled, IDENTITY]
         return _from_band_tables(mode, bands, scaled)
-    nbands = len(_BYTE_BANDS[mode]) - _BYTE_BANDS[mode].count(None)
+    nbands = len(BYTE_BANDS[mode]) - BYTE_BANDS[mode].count(None)
     if op == "invert":
         band = 255 - IDENTITY
     elif op == "solarize":

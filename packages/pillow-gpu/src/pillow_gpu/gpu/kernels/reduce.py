@@ -1,0 +1,56 @@
+"""Block-average kernel: ``Image.reduce(factor, box)`` (Pillow's Reduce.c, exact)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import remap
+
+__all__ = ["lower", "multiplier", "output_size"]
+
+_MASK = {"L": 0b0001, "LA": 0b1001, "RGB": 0b0111}
+
+
+def multiplier(count: int) -> int:
+    """``division_UINT32(count, 8)``: (UINT32)(4294967296.0f / (float)(256 * count))."""
+    return int(np.float32(4294967296.0) / np.float32(256 * count))
+
+
+def output_size(factor: tuple[int, int], box: tuple[int, int, int, int]) -> tuple[int, int]:
+    """The reduced size: the box size divided by the factor, rounded up."""
+    return (-(-(box[2] - box[0]) // factor[0]), -(-(box[3] - box[1]) // factor[1]))
+
+
+def lower(
+    program: Program,
+    src: int,
+    mode: str,
+    src_size: tuple[int, int],
+    *,
+    factor: tuple[int, int],
+    box: tuple[int, int, int, int],
+) -> int:
+    """``ImagingReduce`` of ``src`` (already premultiplied for LA/RGBA); 1x1 is a crop."""
+    if factor == (1, 1):  # _imaging.c crops: every stored byte kept
+        return remap.crop(program, src, src_size, box)
+    fx, fy = factor
+    width, height = box[2] - box[0], box[3] - box[1]
+    edge_x, edge_y = width % fx or fx, height % fy or fy
+    multipliers = (
+        multiplier(fx * fy),
+        multiplier(edge_x * fy),
+        multiplier(fx * edge_y),
+        multiplier(edge_x * edge_y),
+    )
+    size = output_size(factor, box)
+    words = (*size, src_size[0], _MASK.get(mode, 0b1111), fx, fy, box[0], box[1], width, height)
+    dst = program.image(size)
+    program.dispatch(
+        "reduce",
+        words=(*words, 0, 0, *multipliers),
+        bindings=(src, dst),
+        grid=size,
+        invocation_work=fx * fy,  # one word per block pixel
+    )
+    return dst

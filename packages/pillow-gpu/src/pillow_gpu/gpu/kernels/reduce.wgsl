@@ -1,0 +1,55 @@
+// Pillow's Image.reduce (Reduce.c): each output averages its fx x fy block of the box, or
+// the part of it inside the box at the right and bottom edges: per byte
+// ((sum + n / 2) * multiplier) >> 24 in wrapping u32 arithmetic, where n is the block's pixel
+// count and multiplier = (u32)(2^32f / (float)(256 n)), host-computed for the four block
+// shapes (full, right edge, bottom edge, corner). Full blocks write the bytes in `mask`
+// (others 0); edge blocks write all four bytes, as Pillow's ImagingReduceCorners does.
+struct Params {
+    dst_w: u32, dst_h: u32, src_w: u32, mask: u32,
+    fx: u32, fy: u32, x0: u32, y0: u32,
+    box_w: u32, box_h: u32, _pad0: u32, _pad1: u32,
+    multiplier: vec4<u32>,  // full, right edge, bottom edge, corner
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= p.dst_w || id.y >= p.dst_h) {
+        return;
+    }
+    let xs = id.x * p.fx;
+    let ys = id.y * p.fy;
+    let xe = min(xs + p.fx, p.box_w);
+    let ye = min(ys + p.fy, p.box_h);
+    let n = (xe - xs) * (ye - ys);
+    var ss = vec4<u32>(n / 2u);
+    for (var y = ys; y < ye; y++) {
+        let row = (p.y0 + y) * p.src_w + p.x0;
+        for (var x = xs; x < xe; x++) {
+            let word = src[row + x];
+            ss = ss + vec4<u32>(word & 255u, (word >> 8u) & 255u, (word >> 16u) & 255u, word >> 24u);
+        }
+    }
+    var shape = 0u;
+    if (xe - xs < p.fx) {
+        shape = shape + 1u;
+    }
+    if (ye - ys < p.fy) {
+        shape = shape + 2u;
+    }
+    var mask = 15u;
+    if (shape == 0u) {
+        mask = p.mask;
+    }
+    let v = (ss * p.multiplier[shape]) >> vec4<u32>(24u);
+    var out = 0u;
+    for (var j = 0u; j < 4u; j++) {
+        if ((mask & (1u << j)) != 0u) {
+            out = out | ((v[j] & 255u) << (8u * j));
+        }
+    }
+    dst[id.y * p.dst_w + id.x] = out;
+}

@@ -1,0 +1,151 @@
+"""Separable resampling kernel: ``Image.resize`` with BOX, BILINEAR, HAMMING, BICUBIC, LANCZOS.
+
+Pillow (live 13.0.0 behaviour, checked byte for byte by the parity tests):
+
+- ``_imaging.c`` crops (every stored byte kept) when the box, as C floats, has an integer
+  origin and exactly the output size. (``Image.resize``'s copy shortcut, premultiplication and
+  ``reducing_gap`` are replayed by :mod:`pillow_gpu.gpu._resize_lowering`.)
+- ``ImagingResampleInner``: a pass runs per axis that changes (``need_horizontal`` =
+  ``xsize != in.xsize or box[0] or box[2] != xsize`` with the box as C floats; vertical
+  likewise); no pass at all is a plain copy. With both passes, the vertical pass runs first
+  when ``ysize < in.ysize and 2 * (in.xsize - xsize) < in.ysize - ysize`` (observed on live
+  Pillow 13: every sampled size and box agrees, the stored 2016-era source always ran the
+  horizontal pass first). The first pass covers only the rows (columns) the second reads, so
+  the intermediate image is never larger than max(source, output) per axis.
+- Each pass: ``ss = 1 << 21 + sum(byte * k)`` in 32-bit ints, ``clip8(ss >> 22)``, per band by
+  band count (L: byte 0; LA/La: bytes 0 and 3; RGB: bytes 0..2 with padding 0; else all four).
+
+Coefficients come from :mod:`pillow_gpu.gpu.kernels.resample_coeffs` on the host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import remap
+from pillow_gpu.gpu.kernels.resample_coeffs import Coefficients, kernel_size, precompute
+
+__all__ = ["MAX_TABLE_WORDS", "ResizePlan", "lower_passes", "plan_resize", "table_words"]
+
+#: Largest coefficient table (i32 words: 2 bounds + ksize weights per output) of one pass.
+MAX_TABLE_WORDS = 1 << 22
+_MASK = {"L": 0b0001, "LA": 0b1001, "RGB": 0b0111}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Pass:
+    axis: int  # 0 horizontal, 1 vertical
+    coefficients: Coefficients
+    shift: int  # subtracted from the table's first inputs (the previous pass's crop)
+    offset: int  # first row (axis 0) or column (axis 1) of the input the pass reads
+    size: tuple[int, int]  # output size
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResizePlan:
+    """The passes of one ``_imaging.c`` resize, decided on the host."""
+
+    passes: tuple[_Pass, ...]
+    crop: tuple[int, int, int, int] | None = None  # _imaging.c: integer box of the output size
+
+
+def table_words(
+    resample: int, src_size: tuple[int, int], size: tuple[int, int], box: tuple[float, ...]
+) -> int:
+    """The larger per-pass coefficient table, in i32 words (cheap: nothing is computed)."""
+    return max(
+        size[axis] * (2 + kernel_size(resample, box[axis], box[axis + 2], size[axis]))
+        for axis in (0, 1)
+    )
+
+
+def plan_resize(
+    resample: int,
+    src_size: tuple[int, int],
+    size: tuple[int, int],
+    box: tuple[float, float, float, float],
+) -> ResizePlan:
+    """Decide Pillow's passes (after Image.resize's own shortcuts) and their coefficients."""
+    f32 = [float(np.float32(value)) for value in box]
+    if all(
+        f32[axis] == int(f32[axis])
+        and float(np.float32(f32[axis + 2]) - np.float32(f32[axis])) == size[axis]
+        for axis in (0, 1)
+    ):
+        left, top = int(f32[0]), int(f32[1])
+        return ResizePlan(passes=(), crop=(left, top, left + size[0], top + size[1]))
+    need = (
+        size[0] != src_size[0] or f32[0] != 0 or f32[2] != size[0],
+        size[1] != src_size[1] or f32[1] != 0 or f32[3] != size[1],
+    )
+    coefficients = tuple(
+        precompute(resample, src_size[axis], box[axis], box[axis + 2], size[axis])
+        for axis in (0, 1)
+    )
+    if not all(need):
+        passes = tuple(
+            _Pass(axis=axis, coefficients=coefficients[axis], shift=0, offset=0, size=size)
+            for axis in (0, 1)
+            if need[axis]
+        )
+        return ResizePlan(passes=passes)
+    vertical_first = size[1] < src_size[1] and 2 * (src_size[0] - size[0]) < src_size[1] - size[1]
+    first_axis = 1 if vertical_first else 0
+    second_axis = 1 - first_axis
+    bounds = coefficients[second_axis].bounds
+    start = int(bounds[0, 0])
+    stop = int(bounds[-1, 0] + bounds[-1, 1])
+    crop = (size[0], stop - start) if first_axis == 0 else (stop - start, size[1])
+    first = _Pass(
+        axis=first_axis, coefficients=coefficients[first_axis], shift=0, offset=start, size=crop
+    )
+    second = _Pass(
+        axis=second_axis,
+        coefficients=coefficients[second_axis],
+        shift=start,
+        offset=0,
+        size=size,
+    )
+    return ResizePlan(passes=(first, second))
+
+
+def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int) -> int:
+    coefficients = step.coefficients
+    bounds = coefficients.bounds - np.array([step.shift, 0])
+    table = program.table(np.concatenate([bounds.reshape(-1), coefficients.weights.reshape(-1)]))
+    dst = program.image(step.size)
+    program.dispatch(
+        "resample",
+        words=(
+            *step.size,
+            src_width,
+            step.axis,
+            step.offset,
+            coefficients.ksize,
+            mask,
+            len(bounds),
+        ),
+        bindings=(src, dst, table),
+        grid=step.size,
+        invocation_work=max(1, 2 * coefficients.max_taps),  # one word + one weight per tap
+    )
+    return dst
+
+
+def lower_passes(
+    program: Program, src: int, mode: str, src_size: tuple[int, int], plan: ResizePlan
+) -> int:
+    """Record the crop or the passes of ``plan`` on ``src`` (premultiplied for LA/RGBA).
+
+    Returns ``src`` itself when the plan has neither (Pillow's ImagingCopy).
+    """
+    current, width = src, src_size[0]
+    if plan.crop is not None:
+        return remap.crop(program, current, src_size, plan.crop)
+    for step in plan.passes:
+        current = _dispatch(program, current, width, step, _MASK.get(mode, 0b1111))
+        width = step.size[0]
+    return current
