@@ -40,6 +40,11 @@ ROTATE_270 = PILImage.Transpose.ROTATE_270
 TRANSPOSE = PILImage.Transpose.TRANSPOSE
 TRANSVERSE = PILImage.Transpose.TRANSVERSE
 NEAREST = PILImage.Resampling.NEAREST
+BOX = PILImage.Resampling.BOX
+BILINEAR = PILImage.Resampling.BILINEAR
+HAMMING = PILImage.Resampling.HAMMING
+BICUBIC = PILImage.Resampling.BICUBIC
+LANCZOS = PILImage.Resampling.LANCZOS
 
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 

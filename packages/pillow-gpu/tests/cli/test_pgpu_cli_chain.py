@@ -22,7 +22,8 @@ VALID = {
     "default-argument": ("gaussian_blur", "gaussian_blur:2", (2.0,)),
     "explicit-argument": ("gaussian_blur:1.5", "gaussian_blur:1.5", (1.5,)),
     "spaces-and-case": (" Median : 5 ", "median:5", (5,)),
-    "size-argument": ("resize:32x16", "resize:32x16", ((32, 16),)),
+    "size-argument": ("resize:32x16", "resize:32x16:nearest", ((32, 16), "nearest")),
+    "filter-argument": ("resize:32x16:Lanczos", "resize:32x16:lanczos", ((32, 16), "lanczos")),
     "mode-argument": ("convert:rgba", "convert:RGBA", ("RGBA",)),
 }
 
@@ -51,6 +52,7 @@ INVALID = {
     "not-a-number": ("gaussian_blur:wide", "invalid RADIUS"),
     "not-an-integer": ("median:3.5", "invalid SIZE"),
     "bad-size": ("resize:32", "invalid WIDTHxHEIGHT"),
+    "unknown-filter": ("resize:8x8:cubic", "invalid FILTER.*choose one of nearest, box"),
 }
 
 
@@ -88,7 +90,11 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "posterize": ("posterize:3", lambda im: PILImageOps.posterize(im, 3)),
     "brightness": ("brightness:1.3", lambda im: PILImageEnhance.Brightness(im).enhance(1.3)),
     "color": ("color:0.4", lambda im: PILImageEnhance.Color(im).enhance(0.4)),
-    "resize": ("resize:13x7", lambda im: im.resize((13, 7), PILImage.Resampling.NEAREST)),
+    "resize": ("resize:13x7:bicubic", lambda im: im.resize((13, 7), PILImage.Resampling.BICUBIC)),
+    "reduce": ("reduce:3", lambda im: im.reduce(3)),
+    "unsharp": ("unsharp:1.5:80:2", lambda im: im.filter(PILImageFilter.UnsharpMask(1.5, 80, 2))),
+    "mode_filter": ("mode_filter:5", lambda im: im.filter(PILImageFilter.ModeFilter(5))),
+    "sharpness": ("sharpness:1.7", lambda im: PILImageEnhance.Sharpness(im).enhance(1.7)),
     "expand": ("expand:3", lambda im: PILImageOps.expand(im, 3)),
     "crop": ("crop:2", lambda im: PILImageOps.crop(im, 2)),
 }
@@ -104,6 +110,17 @@ def test_step_records_the_documented_pillow_call(name: str) -> None:
     source = make_image("RGB", (19, 17), seed=3)
     result = parse_chain(text).apply(Image.from_pil(source)).to_pil()
     assert_image_equal(result, call(source))
+
+
+RESIZE_FILTERS = ["nearest", "box", "bilinear", "hamming", "bicubic", "lanczos"]
+
+
+@pytest.mark.parametrize("name", RESIZE_FILTERS)
+def test_resize_step_uses_the_named_filter(name: str) -> None:
+    source = make_image("RGBA", (19, 17), seed=5)
+    result = parse_chain(f"resize:11x23:{name}").apply(Image.from_pil(source)).to_pil()
+    expected = source.resize((11, 23), PILImage.Resampling[name.upper()])
+    assert_image_equal(result, expected)
 
 
 def test_describe_steps_lists_every_step_with_its_call() -> None:
@@ -151,6 +168,7 @@ def _step_text(name: str, draw_args: list[str]) -> str:
 
 _ARGUMENTS = {
     "MODE": st.sampled_from(["L", "RGB", "RGBA", "la"]),
+    "FILTER": st.sampled_from(["nearest", "BOX", "Bilinear", "hamming", "bicubic", "lanczos"]),
     "RADIUS": st.floats(0, 50, allow_nan=False).map(repr),
     "FACTOR": st.floats(-2, 4, allow_nan=False).map(repr),
     "WIDTHxHEIGHT": st.tuples(st.integers(1, 99), st.integers(1, 99)).map(

@@ -69,6 +69,25 @@ def _mode(text: str) -> str:
     return text.upper()
 
 
+#: Resampling filters of the ``resize`` step by name.
+_FILTERS = {
+    "nearest": Image.NEAREST,
+    "box": Image.BOX,
+    "bilinear": Image.BILINEAR,
+    "hamming": Image.HAMMING,
+    "bicubic": Image.BICUBIC,
+    "lanczos": Image.LANCZOS,
+}
+
+
+def _filter(text: str) -> str:
+    name = text.lower()
+    if name not in _FILTERS:
+        msg = f"unknown resampling filter {text!r}; choose one of {', '.join(_FILTERS)}"
+        raise ValueError(msg)
+    return name
+
+
 _Builder = Callable[..., Image.Image]
 
 
@@ -197,9 +216,40 @@ _SPECS: tuple[StepSpec, ...] = (
     ),
     StepSpec(
         name="resize",
-        call="Image.resize(SIZE, NEAREST), SIZE written WIDTHxHEIGHT",
-        parsers=(("WIDTHxHEIGHT", _size),),
-        build=lambda image, size: image.resize(size, Image.NEAREST),
+        call="Image.resize(SIZE, FILTER), SIZE written WIDTHxHEIGHT, FILTER one of "
+        + "/".join(_FILTERS)
+        + " (default nearest)",
+        parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
+        defaults=("nearest",),
+        build=lambda image, size, name: image.resize(size, _FILTERS[name]),
+    ),
+    StepSpec(
+        name="reduce",
+        call="Image.reduce(DIVISOR) (integer box reduction)",
+        parsers=(("DIVISOR", _integer),),
+        build=lambda image, factor: image.reduce(factor),
+    ),
+    StepSpec(
+        name="unsharp",
+        call="ImageFilter.UnsharpMask(RADIUS, PERCENT, THRESHOLD)",
+        parsers=(("RADIUS", _number), ("PERCENT", _integer), ("THRESHOLD", _integer)),
+        defaults=(2.0, 150, 3),
+        build=lambda image, radius, percent, threshold: image.filter(
+            ImageFilter.UnsharpMask(radius, percent, threshold)
+        ),
+    ),
+    StepSpec(
+        name="mode_filter",
+        call="ImageFilter.ModeFilter(SIZE)",
+        parsers=(("SIZE", _integer),),
+        defaults=(3,),
+        build=lambda image, size: image.filter(ImageFilter.ModeFilter(size)),
+    ),
+    StepSpec(
+        name="sharpness",
+        call="ImageEnhance.Sharpness(image).enhance(FACTOR)",
+        parsers=(("FACTOR", _number),),
+        build=lambda image, factor: ImageEnhance.Sharpness(image).enhance(factor),
     ),
     StepSpec(
         name="expand",
@@ -294,7 +344,7 @@ def _parse_step(text: str, position: int) -> Step:
             raise ChainError(
                 f"step {position} ({name}) has an invalid {arg_name} "
                 f"(expected {parser.__name__.lstrip('_')})",
-                observed=f"{raw!r}",
+                observed=f"{raw!r} ({error})",
                 fix=f"write it as {spec.usage}",
             ) from error
     args.extend(spec.defaults[len(args) - required :])  # defaults of the omitted arguments
