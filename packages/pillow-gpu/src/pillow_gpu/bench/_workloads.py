@@ -89,6 +89,20 @@ def _lazy_multiply(mode: str, images: Sequence[Image.Image]) -> Image.Image:
     return ImageChops.multiply(images[0], images[1])
 
 
+def _thumbnail_size(image: PILImage.Image | Image.Image) -> tuple[int, int]:
+    return max(1, image.width // 4), max(1, image.height // 4)
+
+
+def _pil_thumbnail(mode: str, images: Sequence[PILImage.Image]) -> PILImage.Image:
+    image = images[0]
+    return image.resize(_thumbnail_size(image), PILImage.Resampling.BICUBIC)
+
+
+def _lazy_thumbnail(mode: str, images: Sequence[Image.Image]) -> Image.Image:
+    image = images[0]
+    return image.resize(_thumbnail_size(image), Image.BICUBIC)
+
+
 #: The benchmark workloads by name, in report order.
 WORKLOADS: Mapping[str, Workload] = {
     workload.name: workload
@@ -113,6 +127,13 @@ WORKLOADS: Mapping[str, Workload] = {
             inputs=1,
             pillow=_pil_gray_invert,
             lazy=_lazy_gray_invert,
+        ),
+        Workload(
+            name="thumbnail_bicubic",
+            description="resize to a quarter of each edge with BICUBIC (Pillow's default filter)",
+            inputs=1,
+            pillow=_pil_thumbnail,
+            lazy=_lazy_thumbnail,
         ),
         Workload(
             name="multiply",
