@@ -8,14 +8,15 @@ a new :class:`Image` that records one node in an immutable graph. ``mode``, ``si
 
 Arguments are validated when an operation is recorded, raising the exception types Pillow raises
 for the same call (mode- and parameter-dependent checks are delegated to Pillow itself on a 1x1
-image of the same mode). Unlike Pillow, ``paste``, ``putpixel`` and ``putalpha`` return a new
-image: handles never change.
+image of the same mode). Unlike Pillow, ``paste``, ``putpixel``, ``putalpha`` and ``thumbnail``
+return a new image: handles never change.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import math
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -257,6 +258,52 @@ class Image:
         size = (-(-(area[2] - area[0]) // scale[0]), -(-(area[3] - area[1]) // scale[1]))
         return self._derive("reduce", {"factor": scale, "box": area}, size=size)
 
+    def thumbnail(
+        self,
+        size: tuple[float, float],
+        resample: int = PILImage.Resampling.BICUBIC,
+        reducing_gap: float | None = 2.0,
+    ) -> Image:
+        """Return ``PIL.Image.Image.thumbnail``'s result as a new image (this one is unchanged).
+
+        Pillow resizes in place and returns None; this replays its code (same size, ``draft``
+        and ``resize`` calls) and returns the result, or this image when it already fits. An
+        unevaluated ``open`` leaf (JPEG, MPO) is decoded with Pillow's ``draft``, as Pillow does.
+        """
+        final_size = _thumbnail_size(self.size, size)
+        if final_size is None:
+            return self
+        source, box = self, None
+        if reducing_gap is not None:
+            source, box = self._draft((int(size[0] * reducing_gap), int(size[1] * reducing_gap)))
+        if source.size != final_size:
+            return source.resize(final_size, resample, box=box, reducing_gap=reducing_gap)
+        return source
+
+    def _draft(
+        self, request: tuple[int, int]
+    ) -> tuple[Image, tuple[float, float, float, float] | None]:
+        """Pillow's ``draft(None, request)`` on an undecoded file: (leaf, box) or (self, None).
+
+        Pillow's draft works only before the first load and only once (JPEG's decoderconfig);
+        a derived, evaluated or already drafted image keeps its pixels, as in Pillow.
+        """
+        node = self._node
+        if node.op != "open" or node.cache.get() is not None or "draft" in node.params:
+            return self, None
+        with _cpu.open_encoded(node.params) as header:
+            drafted = header.draft(None, request)
+            if drafted is None:
+                return self, None
+            leaf = Node(
+                op="open",
+                params={**node.params, "draft": request},
+                mode=header.mode,
+                size=header.size,
+                info=node.info,
+            )
+        return Image(leaf), drafted[1]
+
     def paste(
         self,
         im: Image | PILImage.Image,
@@ -348,6 +395,25 @@ class Image:
         probe_size = (min(self.width, 8), min(self.height, 8))
         _probe(lambda im: im.filter(instance), self.mode, size=probe_size)
         return self._derive("filter", {"filter": instance})
+
+
+def _thumbnail_size(current: tuple[int, int], size: tuple[float, float]) -> tuple[int, int] | None:
+    """Pillow 13's thumbnail size (``preserve_aspect_ratio``); None when ``current`` fits."""
+    provided_size = tuple(map(math.floor, size))
+
+    def round_aspect(number: float, key: Callable[[int], float]) -> int:
+        return max(min(math.floor(number), math.ceil(number), key=key), 1)
+
+    x, y = provided_size
+    width, height = current
+    if x >= width and y >= height:
+        return None
+    aspect = width / height
+    if x / y >= aspect:
+        x = round_aspect(y * aspect, key=lambda n: abs(aspect - n / y))
+    else:
+        y = round_aspect(x / aspect, key=lambda n: 0 if n == 0 else abs(aspect - x / n))
+    return x, y
 
 
 def from_pil(image: PILImage.Image) -> Image:

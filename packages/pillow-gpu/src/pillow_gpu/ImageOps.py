@@ -1,23 +1,37 @@
-"""Lazy counterparts of the ``PIL.ImageOps`` functions pillow-gpu records."""
+"""Lazy counterparts of the ``PIL.ImageOps`` functions pillow-gpu records.
+
+``contain``, ``cover``, ``fit``, ``pad`` and ``scale`` replay Pillow 13's Python code on lazy
+operations (``resize``, ``Image.new``, ``paste``), so their graphs are the calls Pillow makes.
+"""
 
 from __future__ import annotations
 
 from PIL import Image as PILImage
+from PIL import ImageColor
 from PIL import ImageOps as PILImageOps
 
-from pillow_gpu.Image import Image, _probe, _probe_mode
+from pillow_gpu._graph import Node
+from pillow_gpu.Image import Image, _probe, _probe_mode, new
 
 __all__ = [
     "colorize",
+    "contain",
+    "cover",
     "crop",
     "expand",
+    "fit",
     "flip",
     "grayscale",
     "invert",
     "mirror",
+    "pad",
     "posterize",
+    "scale",
     "solarize",
 ]
+
+_BICUBIC = PILImage.Resampling.BICUBIC
+_Color = str | int | tuple[int, ...] | None
 
 #: Every L value once: live Pillow's colorize of this ramp is its per-value table.
 _RAMP = PILImage.frombytes("L", (256, 1), bytes(range(256)))
@@ -106,3 +120,131 @@ def colorize(  # noqa: PLR0917 - Pillow's positional signature
     _probe(call, image.mode)
     table = [value for band in call(_RAMP).split() for value in band.tobytes()]
     return image.convert("RGB").point(table)
+
+
+def contain(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
+    """Record ``ImageOps.contain``: the largest aspect-preserving resize within ``size``."""
+    if image.height == 0:
+        return new(image.mode, (size[0], 0))
+    im_ratio = image.width / image.height
+    if size[1] == 0:
+        return new(image.mode, (0, 0))
+    dest_ratio = size[0] / size[1]
+    if im_ratio != dest_ratio:
+        if im_ratio > dest_ratio:
+            new_height = round(image.height / image.width * size[0])
+            if new_height != size[1]:
+                size = (size[0], new_height)
+        else:
+            new_width = round(image.width / image.height * size[1])
+            if new_width != size[0]:
+                size = (new_width, size[1])
+    if min(size) == 0:
+        return new(image.mode, size)
+    return image.resize(size, resample=method)
+
+
+def cover(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
+    """Record ``ImageOps.cover``: the smallest aspect-preserving resize covering ``size``."""
+    if image.height == 0:
+        return new(image.mode, (size[0], 0))
+    im_ratio = image.width / image.height
+    if size[1] == 0:
+        return new(image.mode, (0, 0))
+    dest_ratio = size[0] / size[1]
+    if im_ratio != dest_ratio:
+        if im_ratio < dest_ratio:
+            new_height = round(image.height / image.width * size[0])
+            if new_height != size[1]:
+                size = (size[0], new_height)
+        else:
+            new_width = round(image.width / image.height * size[1])
+            if new_width != size[0]:
+                size = (new_width, size[1])
+    return image.resize(size, resample=method)
+
+
+def _new_with_fill(image: Image, size: tuple[int, int], fill: _Color) -> Image:
+    """Pillow's ``_new_with_fill`` for modes without a palette (the new image keeps
+    ``transparency`` from ``image.info``)."""
+    if image.mode in ("P", "PA"):
+        msg = (
+            "why: pad() fills palette images with the source palette, which a lazy Image.new "
+            f"does not carry; observed: mode {image.mode}; fix: convert to RGB or RGBA first, "
+            "or call PIL.ImageOps.pad on to_pil()"
+        )
+        raise ValueError(msg)
+    color = ImageColor.getcolor(fill, image.mode) if isinstance(fill, str) else fill
+    out = new(image.mode, size, color)
+    if "transparency" not in image.info:
+        return out
+    info = {"transparency": image.info["transparency"]}
+    return Image(Node(op="new", params=out.node.params, mode=out.mode, size=out.size, info=info))
+
+
+def pad(
+    image: Image,
+    size: tuple[int, int],
+    method: int = _BICUBIC,
+    color: _Color = None,
+    centering: tuple[float, float] = (0.5, 0.5),
+) -> Image:
+    """Record ``ImageOps.pad``: ``contain``, then paste onto an ``Image.new`` of ``color``.
+
+    String colours are resolved with ``ImageColor.getcolor(color, mode)`` as Pillow does.
+    """
+    resized = contain(image, size, method)
+    if resized.size == size:
+        return resized
+    out = _new_with_fill(resized, size, color)
+    if resized.width != size[0]:
+        x = round((size[0] - resized.width) * max(0, min(centering[0], 1)))
+        return out.paste(resized, (x, 0))
+    y = round((size[1] - resized.height) * max(0, min(centering[1], 1)))
+    return out.paste(resized, (0, y))
+
+
+def scale(image: Image, factor: float, resample: int = _BICUBIC) -> Image:
+    """Record ``ImageOps.scale``: resize both sides by ``factor`` (rounded)."""
+    if factor == 1:
+        return image.copy()
+    if factor <= 0:
+        msg = "the factor must be greater than 0"
+        raise ValueError(msg)
+    size = (round(factor * image.width), round(factor * image.height))
+    return image.resize(size, resample)
+
+
+def fit(
+    image: Image,
+    size: tuple[int, int],
+    method: int = _BICUBIC,
+    bleed: float = 0.0,
+    centering: tuple[float, float] = (0.5, 0.5),
+) -> Image:
+    """Record ``ImageOps.fit``: one ``resize`` with the crop box Pillow computes."""
+    if min(size) == 0:
+        return new(image.mode, size)
+    centering_x, centering_y = centering
+    if not 0.0 <= centering_x <= 1.0:
+        centering_x = 0.5
+    if not 0.0 <= centering_y <= 1.0:
+        centering_y = 0.5
+    if not 0.0 <= bleed < 0.5:
+        bleed = 0.0
+    bleed_pixels = (bleed * image.size[0], bleed * image.size[1])
+    live_size = (image.size[0] - bleed_pixels[0] * 2, image.size[1] - bleed_pixels[1] * 2)
+    if live_size[1] == 0:
+        return new(image.mode, size)
+    live_size_ratio = live_size[0] / live_size[1]
+    output_ratio = size[0] / size[1]
+    if live_size_ratio == output_ratio:
+        crop_width, crop_height = live_size
+    elif live_size_ratio >= output_ratio:  # wider than needed: crop the sides
+        crop_width, crop_height = output_ratio * live_size[1], live_size[1]
+    else:  # taller than needed: crop the top and bottom
+        crop_width, crop_height = live_size[0], live_size[0] / output_ratio
+    crop_left = bleed_pixels[0] + (live_size[0] - crop_width) * centering_x
+    crop_top = bleed_pixels[1] + (live_size[1] - crop_height) * centering_y
+    box = (crop_left, crop_top, crop_left + crop_width, crop_top + crop_height)
+    return image.resize(size, method, box=box)

@@ -16,26 +16,37 @@ from PIL import ImageChops, ImageEnhance, ImageOps
 
 from pillow_gpu._graph import Node, walk
 
-__all__ = ["decode_leaf", "evaluate"]
+__all__ = ["decode_leaf", "evaluate", "open_encoded"]
 
 _Op = Callable[[list[PILImage.Image], Mapping[str, Any]], PILImage.Image]
 
 
+def open_encoded(params: Mapping[str, Any]) -> PILImage.Image:
+    """Open (header only) the file or bytes an ``open`` leaf records; the caller closes it."""
+    return PILImage.open(params["path"] if params["data"] is None else io.BytesIO(params["data"]))
+
+
 def decode_leaf(node: Node) -> PILImage.Image:
-    """Return the host pixels of a leaf node (decoding an encoded file if needed)."""
+    """Return the host pixels of a leaf node (decoding an encoded file if needed).
+
+    An ``open`` leaf recorded by ``thumbnail`` carries the ``draft`` size Pillow's thumbnail
+    requested; the same ``draft(None, size)`` call configures the decoder before loading.
+    """
     cached = node.cache.get()
     if cached is not None:
         return cached
     params = node.params
     if node.op == "open":
-        source = params["path"] if params["data"] is None else io.BytesIO(params["data"])
-        with PILImage.open(source) as opened:
+        with open_encoded(params) as opened:
+            if params.get("draft") is not None:
+                opened.draft(None, params["draft"])
             opened.load()
             image = opened.copy()
     elif node.op == "pil":
         image = params["image"]
     elif node.op == "new":
         image = PILImage.new(node.mode, node.size, params["color"])
+        image.info.update(node.info)  # e.g. the transparency ImageOps.pad carries over
     else:  # pragma: no cover - guarded by Node.is_leaf
         msg = f"decode_leaf() needs a leaf node; observed op {node.op!r}"
         raise ValueError(msg)

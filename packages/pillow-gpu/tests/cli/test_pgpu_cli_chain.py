@@ -67,6 +67,12 @@ def test_parse_invalid_chain_says_why(name: str) -> None:
 
 
 # Each step against the Pillow call it documents (evaluated through Pillow's own routing).
+def _thumbnail(image: PILImage.Image, size: tuple[int, int], method: int) -> PILImage.Image:
+    copy = image.copy()
+    copy.thumbnail(size, PILImage.Resampling(method))
+    return copy
+
+
 _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = {
     "invert": ("invert", PILImageOps.invert),
     "chops_invert": ("chops_invert", PILImageChops.invert),
@@ -91,6 +97,16 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "brightness": ("brightness:1.3", lambda im: PILImageEnhance.Brightness(im).enhance(1.3)),
     "color": ("color:0.4", lambda im: PILImageEnhance.Color(im).enhance(0.4)),
     "resize": ("resize:13x7:bicubic", lambda im: im.resize((13, 7), PILImage.Resampling.BICUBIC)),
+    "contain": ("contain:13x7", lambda im: PILImageOps.contain(im, (13, 7))),
+    "fit": (
+        "fit:13x7:lanczos",
+        lambda im: PILImageOps.fit(im, (13, 7), PILImage.Resampling.LANCZOS),
+    ),
+    "pad": ("pad:13x7:box", lambda im: PILImageOps.pad(im, (13, 7), PILImage.Resampling.BOX)),
+    "thumbnail": (
+        "thumbnail:9x9:hamming",
+        lambda im: _thumbnail(im, (9, 9), PILImage.Resampling.HAMMING),
+    ),
     "reduce": ("reduce:3", lambda im: im.reduce(3)),
     "unsharp": ("unsharp:1.5:80:2", lambda im: im.filter(PILImageFilter.UnsharpMask(1.5, 80, 2))),
     "mode_filter": ("mode_filter:5", lambda im: im.filter(PILImageFilter.ModeFilter(5))),
