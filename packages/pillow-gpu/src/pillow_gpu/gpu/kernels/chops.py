@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -27,12 +29,18 @@ OPS = {
 }
 
 
+@functools.lru_cache(maxsize=64)
 def blend_table(alpha: float) -> npt.NDArray[np.int64]:
-    """table[a * 256 + b] = Pillow's blend of a and b: (u8)f32(a + f32(alpha * (b - a)))."""
+    """table[a * 256 + b] = Pillow's blend of a and b: (u8)f32(a + f32(alpha * (b - a))).
+
+    Cached per alpha (batches repeat factors); the returned array is read-only.
+    """
     a = np.repeat(np.arange(256, dtype=np.float32), 256)
     b = np.tile(np.arange(256, dtype=np.float32), 256)
     value = a + np.float32(alpha) * (b - a)
-    return np.clip(np.trunc(value), 0, 255).astype(np.int64)
+    table = np.clip(np.trunc(value), 0, 255).astype(np.int64)
+    table.flags.writeable = False
+    return table
 
 
 def scaled_table(name: str, scale: float, offset: float) -> npt.NDArray[np.int64]:

@@ -9,6 +9,7 @@ against live Pillow by the parity tests.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -109,8 +110,13 @@ def kernel_size(resample: int, in0: float, in1: float, out_size: int) -> int:
     return math.ceil(support) * 2 + 1
 
 
+@functools.lru_cache(maxsize=256)
 def precompute(resample: int, in_size: int, in0: float, in1: float, out_size: int) -> Coefficients:
-    """``precompute_coeffs`` + ``normalize_coeffs_8bpc`` for one axis."""
+    """``precompute_coeffs`` + ``normalize_coeffs_8bpc`` for one axis.
+
+    Cached (a batch usually resizes many images between the same sizes; the tables dominate
+    planning time otherwise); the returned arrays are read-only.
+    """
     function, filter_support = FILTERS[resample]
     scale = _scale(in0, in1, out_size)
     filterscale = max(scale, 1.0)
@@ -135,4 +141,7 @@ def precompute(resample: int, in_size: int, in0: float, in1: float, out_size: in
     raw[np.arange(ksize)[None, :] >= xmax[:, None]] = 0.0
     scaled = raw * float(1 << PRECISION_BITS)
     fixed = np.trunc(np.where(raw < 0, -0.5 + scaled, 0.5 + scaled)).astype(np.int64)
-    return Coefficients(ksize=ksize, bounds=np.stack([xmin, xmax], axis=1), weights=fixed)
+    bounds = np.stack([xmin, xmax], axis=1)
+    bounds.flags.writeable = False
+    fixed.flags.writeable = False
+    return Coefficients(ksize=ksize, bounds=bounds, weights=fixed)
