@@ -168,14 +168,20 @@ def test_sharpness_on_a_wide_mode_runs_on_the_cpu() -> None:
     assert_image_equal(lazy.to_pil(), PILImageEnhance.Sharpness(source).enhance(1.7))
 
 
-def test_contrast_is_absent_and_says_why() -> None:
-    assert "Contrast" not in ImageEnhance.__all__
-    assert not hasattr(ImageEnhance, "Contrast")
-    with pytest.raises(AttributeError) as caught:
-        ImageEnhance.Contrast  # noqa: B018 - the attribute access is the test
-    message = str(caught.value)
-    assert "mean of all pixels" in message
-    assert "observed:" in message
-    assert "PIL.ImageEnhance.Contrast(image.to_pil())" in message
+@pytest.mark.parametrize("mode", ["YCbCr", "HSV"])
+def test_contrast_on_a_wide_mode_runs_on_the_cpu(mode: str) -> None:
+    source = make_image("RGB", (9, 7)).convert(mode)
+    lazy = ImageEnhance.Contrast(Image.from_pil(source)).enhance(1.7)
+    assert "Contrast" in ImageEnhance.__all__
+    assert_image_equal(lazy.to_pil(), PILImageEnhance.Contrast(source).enhance(1.7))
+
+
+def test_contrast_rejects_what_pillow_rejects_when_recorded() -> None:
+    source = Image.from_pil(PILImage.new("LAB", (3, 2)))
+    with pytest.raises(ValueError, match="conversion from LAB to RGB not supported"):
+        ImageEnhance.Contrast(source)
+    contrast = ImageEnhance.Contrast(Image.from_pil(PILImage.new("I", (3, 2))))
+    with pytest.raises(ValueError, match="image has wrong mode"):  # Pillow's blend refuses I
+        contrast.enhance(0.5)
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
-        ImageEnhance.Nope  # noqa: B018
+        ImageEnhance.Nope  # type: ignore[attr-defined]  # noqa: B018

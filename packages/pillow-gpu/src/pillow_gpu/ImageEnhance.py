@@ -1,13 +1,13 @@
-"""Lazy counterparts of ``PIL.ImageEnhance``: Brightness, Color and Sharpness.
+"""Lazy counterparts of ``PIL.ImageEnhance``: Brightness, Color, Contrast and Sharpness.
 
-``Contrast`` is deliberately absent: its degenerate image is a constant at the mean of all
-pixels, computed on the host before blending, so it cannot be recorded without evaluating the
-image first. Reading ``ImageEnhance.Contrast`` raises an AttributeError that says so.
+``Contrast`` needs the mean of the image's L conversion; the GPU route computes it on the
+device in the same submission as the blend (see :mod:`pillow_gpu.gpu._contrast_lowering`), so
+recording it never reads pixels on the host.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any
 
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter
@@ -15,7 +15,7 @@ from PIL import ImageFilter
 from pillow_gpu import ImageChops
 from pillow_gpu.Image import Image, _probe
 
-__all__ = ["Brightness", "Color", "Sharpness"]
+__all__ = ["Brightness", "Color", "Contrast", "Sharpness"]
 
 
 class _Enhance:
@@ -46,6 +46,23 @@ class Color(_Enhance):
     _pil_class = PILImageEnhance.Color
 
 
+class Contrast(_Enhance):
+    """Record ``ImageEnhance.Contrast``: 0.0 gives solid gray at the mean, 1.0 the original.
+
+    Pillow's degenerate image is ``Image.new("L", size, mean)`` converted to the mode (the
+    source alpha put back), where ``mean = int(ImageStat.Stat(image.convert("L")).mean[0] +
+    0.5)``; nothing is computed when recording, and the GPU route keeps the mean on the device.
+    """
+
+    _op = "contrast"
+    _pil_class = PILImageEnhance.Contrast
+
+    @property
+    def degenerate(self) -> Image:
+        """The lazy degenerate image (``enhance(0.0)``, which is exactly Pillow's degenerate)."""
+        return self.enhance(0.0)
+
+
 class Sharpness:
     """Record ``ImageEnhance.Sharpness``: 0.0 blurs (SMOOTH), 1.0 the original, 2.0 sharpens.
 
@@ -65,19 +82,3 @@ class Sharpness:
     def enhance(self, factor: float) -> Image:
         """Record the enhancement with ``factor`` (1.0 gives the original image)."""
         return ImageChops.blend(self.degenerate, self.image, factor)
-
-
-if not TYPE_CHECKING:  # type checkers see no Contrast at all; at run time it explains itself
-
-    def __getattr__(name: str) -> NoReturn:
-        if name == "Contrast":
-            msg = (
-                "why: ImageEnhance.Contrast is not recorded by pillow_gpu because its "
-                "degenerate image is the mean of all pixels, computed on the host before "
-                "blending (a value the lazy graph cannot know without evaluating); observed: "
-                "pillow_gpu.ImageEnhance.Contrast requested; fix: use "
-                "PIL.ImageEnhance.Contrast(image.to_pil()) and Image.from_pil() on the result"
-            )
-            raise AttributeError(msg)
-        msg = f"module {__name__!r} has no attribute {name!r}"
-        raise AttributeError(msg)

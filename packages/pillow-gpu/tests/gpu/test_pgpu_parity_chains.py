@@ -80,6 +80,7 @@ _KINDS = [
     "split_merge",
     "putalpha",
     "colorize",
+    "contrast",
 ]
 _RESIZE_FILTERS = [
     PILImage.Resampling.NEAREST,
@@ -107,8 +108,8 @@ def _step(draw: st.DrawFn, kinds: list[str]) -> tuple[str, Any]:
     elif kind == "resize":
         size = (draw(st.integers(1, 20)), draw(st.integers(1, 20)))
         argument = (size, draw(st.sampled_from(_RESIZE_FILTERS)))
-    elif kind in ("brightness", "box", "gauss", "point", "blend_self", "sharpness"):
-        low = -1 if kind in ("blend_self", "sharpness") else 0
+    elif kind in ("brightness", "box", "gauss", "point", "blend_self", "sharpness", "contrast"):
+        low = -1 if kind in ("blend_self", "sharpness", "contrast") else 0
         argument = draw(st.floats(low, 3, allow_nan=False))
     elif kind == "putalpha":  # None: the image's first band as alpha
         argument = draw(st.one_of(st.none(), st.integers(-10, 300)))
@@ -160,6 +161,8 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
         return image.point(lambda v: v * (arg - 1.5) + 30)
     if kind == "sharpness":
         return (ImageEnhance if ours else PILImageEnhance).Sharpness(image).enhance(arg)
+    if kind == "contrast":
+        return (ImageEnhance if ours else PILImageEnhance).Contrast(image).enhance(arg)
     if kind == "split_merge":  # bands in reverse order, same mode
         return (Image if ours else PILImage).merge(image.mode, image.split()[::-1])
     if kind == "putalpha":

@@ -97,6 +97,10 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: ImageEnhance.Sharpness(_rgba()).enhance(2.0),
         [(PIXELS, 2 * 9 * 4), (PIXELS, 4), (PIXELS, 4 + 4), (PIXELS, 4)],
     ),
+    "contrast-rgba": (  # convert to L, the atomic sum (a sample + an atomic), the blend
+        lambda: ImageEnhance.Contrast(_rgba()).enhance(1.5),
+        [(PIXELS, 4), (PIXELS, 2), (PIXELS, 4)],
+    ),
     "colorize-convert-then-lut": (
         lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),
         [(PIXELS, 4), (PIXELS, 1)],

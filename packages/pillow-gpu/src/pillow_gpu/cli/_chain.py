@@ -215,6 +215,12 @@ _SPECS: tuple[StepSpec, ...] = (
         build=lambda image, factor: ImageEnhance.Color(image).enhance(factor),
     ),
     StepSpec(
+        name="contrast",
+        call="ImageEnhance.Contrast(image).enhance(FACTOR) (mean computed on the device)",
+        parsers=(("FACTOR", _number),),
+        build=lambda image, factor: ImageEnhance.Contrast(image).enhance(factor),
+    ),
+    StepSpec(
         name="resize",
         call="Image.resize(SIZE, FILTER), SIZE written WIDTHxHEIGHT, FILTER one of "
         + "/".join(_FILTERS)

@@ -43,6 +43,7 @@ from PIL import ImageFilter, ImageOps
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu._bands_lowering import lower_merge, lower_putalpha
+from pillow_gpu.gpu._contrast_lowering import CONTRAST, CONTRAST_MODES, lower_contrast
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._layout import NATIVE_MODES, ink, terminal_nbytes, to_words
 from pillow_gpu.gpu._plan import Plan, Upload
@@ -243,6 +244,7 @@ ROUTES: tuple[Route, ...] = (
         kernel="convert+chops",
         contexts="any factor",
     ),
+    Route(operation=CONTRAST[0], modes=CONTRAST_MODES, kernel=CONTRAST[1], contexts=CONTRAST[2]),
     Route(
         operation="ImageEnhance.Sharpness",
         modes=_KERNEL_MODES,
@@ -541,6 +543,7 @@ _LOWERINGS: dict[str, _Lowering] = {
     "chop": _chop,
     "blend": _chop,
     "color": _color,
+    "contrast": lower_contrast,
     "filter": _filter,
 }
 

@@ -66,7 +66,12 @@ class Program:
         return self._add(size[0] * size[1] * 4, "image")
 
     def words(self, count: int) -> int:
-        """A working buffer of ``count`` u32 words (e.g. packed terminal bytes)."""
+        """A working buffer of ``count`` u32 words (e.g. packed terminal bytes, a sum).
+
+        Like every working buffer it holds zeros when the plan's dispatches start, on each
+        run: fresh buffers are zero-initialised by WebGPU and a reused slot is cleared in the
+        same submission (``Plan.encode``), so atomic accumulators need no clear dispatch.
+        """
         return self._add(count * 4, "image")
 
     def table(self, values: npt.ArrayLike, dtype: str = "<u4") -> int:

@@ -1,0 +1,44 @@
+"""Planner lowering of ``ImageEnhance.Contrast``: the mean never leaves the device.
+
+Kept beside :mod:`pillow_gpu.gpu._planner`, which registers it. Three dispatches in the
+graph's one submission: the proven ``convert`` to L (skipped for L sources), ``sum_l`` (the
+exact integer sum into a zeroed one-word working buffer, u32 atomics), and ``contrast`` (the
+mean rounded as ``ImageStat`` does, the degenerate word Pillow's ``Image.new("L").convert``
+stores, and Pillow's float32 blend through the host 256x256 blend table). Each Contrast node
+gets its own sum buffer, so graphs or batch jobs never share one.
+"""
+
+from __future__ import annotations
+
+from pillow_gpu._graph import Node
+from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import contrast, convert, sum_l
+
+__all__ = ["CONTRAST", "CONTRAST_MODES", "lower_contrast"]
+
+#: Source modes the lowering admits (every native mode: Pillow converts each of them to L).
+CONTRAST_MODES = tuple(contrast.DEGENERATE)
+
+#: (operation, kernel, contexts) of the planner's route table entry.
+CONTRAST = (
+    "ImageEnhance.Contrast",
+    "convert+sum_l+contrast",
+    "any factor; mean of convert(L) summed on the device (u32 atomics) and rounded as "
+    "ImageStat; degenerate as Image.new(L).convert(mode); alpha unchanged",
+)
+
+
+def lower_contrast(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
+    """Lower ``ImageEnhance.Contrast(image).enhance(factor)``."""
+    src, mode = ins[0][0], ins[0][1].mode
+    if mode not in contrast.DEGENERATE:
+        raise Unsupported(
+            f"ImageEnhance.Contrast is proven only for modes {', '.join(CONTRAST_MODES)}",
+            observed=f"operation {node.op!r} on mode {mode} size {node.size[0]}x{node.size[1]}",
+            fix="convert to a native mode first or evaluate with to_pil()",
+            stage="admission",
+        )
+    gray = src if mode == "L" else convert.lower(program, src, node.size, mode, "L")
+    total = sum_l.sum_l(program, gray, node.size)
+    return contrast.lower(program, src, total, node.size, mode=mode, factor=node.params["factor"])
