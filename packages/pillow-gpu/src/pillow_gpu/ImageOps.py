@@ -122,16 +122,14 @@ def colorize(  # noqa: PLR0917 - Pillow's positional signature
     return image.convert("RGB").point(table)
 
 
-def contain(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
-    """Record ``ImageOps.contain``: the largest aspect-preserving resize within ``size``."""
-    if image.height == 0:
-        return new(image.mode, (size[0], 0))
+def _aspect_size(image: Image, size: tuple[int, int], *, cover: bool) -> tuple[int, int]:
+    """Pillow's contain/cover target size: ``size`` with one edge recomputed from the aspect
+    ratio (the fitted edge for contain, the covering edge for cover), rounded as Pillow does.
+    ``image.height`` and ``size[1]`` are non-zero."""
     im_ratio = image.width / image.height
-    if size[1] == 0:
-        return new(image.mode, (0, 0))
     dest_ratio = size[0] / size[1]
     if im_ratio != dest_ratio:
-        if im_ratio > dest_ratio:
+        if (im_ratio > dest_ratio) != cover:
             new_height = round(image.height / image.width * size[0])
             if new_height != size[1]:
                 size = (size[0], new_height)
@@ -139,6 +137,16 @@ def contain(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Imag
             new_width = round(image.width / image.height * size[1])
             if new_width != size[0]:
                 size = (new_width, size[1])
+    return size
+
+
+def contain(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
+    """Record ``ImageOps.contain``: the largest aspect-preserving resize within ``size``."""
+    if image.height == 0:
+        return new(image.mode, (size[0], 0))
+    if size[1] == 0:
+        return new(image.mode, (0, 0))
+    size = _aspect_size(image, size, cover=False)
     if min(size) == 0:
         return new(image.mode, size)
     return image.resize(size, resample=method)
@@ -148,20 +156,9 @@ def cover(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
     """Record ``ImageOps.cover``: the smallest aspect-preserving resize covering ``size``."""
     if image.height == 0:
         return new(image.mode, (size[0], 0))
-    im_ratio = image.width / image.height
     if size[1] == 0:
         return new(image.mode, (0, 0))
-    dest_ratio = size[0] / size[1]
-    if im_ratio != dest_ratio:
-        if im_ratio < dest_ratio:
-            new_height = round(image.height / image.width * size[0])
-            if new_height != size[1]:
-                size = (size[0], new_height)
-        else:
-            new_width = round(image.width / image.height * size[1])
-            if new_width != size[0]:
-                size = (new_width, size[1])
-    return image.resize(size, resample=method)
+    return image.resize(_aspect_size(image, size, cover=True), resample=method)
 
 
 def _new_with_fill(image: Image, size: tuple[int, int], fill: _Color) -> Image:

@@ -125,6 +125,23 @@ def _builtin(kernel: Any) -> _Builder:
     return lambda image: image.filter(kernel)
 
 
+def _sized_step(
+    name: str,
+    call: str,
+    function: Callable[[Image.Image, tuple[int, int], int], Image.Image],
+    *,
+    default: str = "bicubic",
+) -> StepSpec:
+    """A step taking ``WIDTHxHEIGHT[:FILTER]`` that calls ``function(image, size, resample)``."""
+    return StepSpec(
+        name=name,
+        call=call,
+        parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
+        defaults=(default,),
+        build=lambda image, size, filter_name: function(image, size, _FILTERS[filter_name]),
+    )
+
+
 _SPECS: tuple[StepSpec, ...] = (
     StepSpec(name="invert", call="ImageOps.invert (L, RGB)", build=ImageOps.invert),
     StepSpec(name="chops_invert", call="ImageChops.invert (every byte)", build=ImageChops.invert),
@@ -220,42 +237,27 @@ _SPECS: tuple[StepSpec, ...] = (
         parsers=(("FACTOR", _number),),
         build=lambda image, factor: ImageEnhance.Contrast(image).enhance(factor),
     ),
-    StepSpec(
-        name="resize",
-        call="Image.resize(SIZE, FILTER), SIZE written WIDTHxHEIGHT, FILTER one of "
+    _sized_step(
+        "resize",
+        "Image.resize(SIZE, FILTER), SIZE written WIDTHxHEIGHT, FILTER one of "
         + "/".join(_FILTERS)
         + " (default nearest)",
-        parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
-        defaults=("nearest",),
-        build=lambda image, size, name: image.resize(size, _FILTERS[name]),
+        lambda image, size, resample: image.resize(size, resample),
+        default="nearest",
     ),
-    StepSpec(
-        name="contain",
-        call="ImageOps.contain(SIZE, FILTER), largest aspect-kept size within WIDTHxHEIGHT",
-        parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
-        defaults=("bicubic",),
-        build=lambda image, size, name: ImageOps.contain(image, size, _FILTERS[name]),
+    _sized_step(
+        "contain",
+        "ImageOps.contain(SIZE, FILTER), largest aspect-kept size within WIDTHxHEIGHT",
+        ImageOps.contain,
     ),
-    StepSpec(
-        name="fit",
-        call="ImageOps.fit(SIZE, FILTER), centre crop to WIDTHxHEIGHT",
-        parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
-        defaults=("bicubic",),
-        build=lambda image, size, name: ImageOps.fit(image, size, _FILTERS[name]),
+    _sized_step("fit", "ImageOps.fit(SIZE, FILTER), centre crop to WIDTHxHEIGHT", ImageOps.fit),
+    _sized_step(
+        "pad", "ImageOps.pad(SIZE, FILTER), contain then centre on black WIDTHxHEIGHT", ImageOps.pad
     ),
-    StepSpec(
-        name="pad",
-        call="ImageOps.pad(SIZE, FILTER), contain then centre on black WIDTHxHEIGHT",
-        parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
-        defaults=("bicubic",),
-        build=lambda image, size, name: ImageOps.pad(image, size, _FILTERS[name]),
-    ),
-    StepSpec(
-        name="thumbnail",
-        call="Image.thumbnail(SIZE, FILTER) (JPEG files decode with Pillow's draft)",
-        parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
-        defaults=("bicubic",),
-        build=lambda image, size, name: image.thumbnail(size, _FILTERS[name]),
+    _sized_step(
+        "thumbnail",
+        "Image.thumbnail(SIZE, FILTER) (JPEG files decode with Pillow's draft)",
+        lambda image, size, resample: image.thumbnail(size, resample),
     ),
     StepSpec(
         name="reduce",
