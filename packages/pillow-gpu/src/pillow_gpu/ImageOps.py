@@ -11,13 +11,14 @@ from PIL import ImageColor
 from PIL import ImageOps as PILImageOps
 
 from pillow_gpu._graph import Node
-from pillow_gpu.Image import Image, _probe, _probe_mode, new
+from pillow_gpu.Image import Image, _probe, _probe_image, _probe_mode, from_pil, new
 
 __all__ = [
     "colorize",
     "contain",
     "cover",
     "crop",
+    "equalize",
     "expand",
     "fit",
     "flip",
@@ -41,6 +42,30 @@ def invert(image: Image) -> Image:
     """Record ``ImageOps.invert`` (255 - x; Pillow allows L and RGB here)."""
     _probe_mode(PILImageOps.invert, image.mode)
     return image._derive("invert", {})
+
+
+def equalize(image: Image, mask: Image | PILImage.Image | None = None) -> Image:
+    """Record ``ImageOps.equalize``: Pillow's per-band histogram equalization (L and RGB).
+
+    Only pixels where ``mask`` (mode 1 or L, the image's size) is non-zero are counted, as
+    Pillow's ``Image.histogram(mask)``. A P image is converted to RGB first, as Pillow does.
+    Nothing is computed when recording; the GPU route builds the table on the device.
+    """
+    extra: list[Image] = []
+    if mask is None:
+        _probe(PILImageOps.equalize, image.mode)
+    elif not isinstance(mask, (Image, PILImage.Image)):
+        PILImageOps.equalize(_probe_image(image.mode), mask)  # Pillow's own error
+        msg = f"equalize() needs an image mask; observed {type(mask).__name__}"
+        raise TypeError(msg)
+    else:
+        mask_image = mask if isinstance(mask, Image) else from_pil(mask)
+        mask_size = (1, 1) if mask_image.size == image.size else (2, 1)  # Pillow's size check
+        PILImageOps.equalize(_probe_image(image.mode), _probe_image(mask_image.mode, mask_size))
+        extra.append(mask_image)
+    if image.mode == "P":
+        image = image.convert("RGB")
+    return image._derive("equalize", {"masked": mask is not None}, extra=extra)
 
 
 def flip(image: Image) -> Image:

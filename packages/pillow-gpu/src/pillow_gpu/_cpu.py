@@ -88,6 +88,7 @@ _OPS: dict[str, _Op] = {
     "brightness": lambda ims, p: ImageEnhance.Brightness(ims[0]).enhance(p["factor"]),
     "color": lambda ims, p: ImageEnhance.Color(ims[0]).enhance(p["factor"]),
     "contrast": lambda ims, p: ImageEnhance.Contrast(ims[0]).enhance(p["factor"]),
+    "equalize": lambda ims, p: ImageOps.equalize(ims[0], ims[1] if p["masked"] else None),
     "transpose": lambda ims, p: ims[0].transpose(p["method"]),
     "crop": lambda ims, p: ims[0].crop(p["box"]),
     "expand": lambda ims, p: ImageOps.expand(ims[0], p["border"], p["fill"]),

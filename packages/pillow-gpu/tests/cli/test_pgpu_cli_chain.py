@@ -97,6 +97,7 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "brightness": ("brightness:1.3", lambda im: PILImageEnhance.Brightness(im).enhance(1.3)),
     "color": ("color:0.4", lambda im: PILImageEnhance.Color(im).enhance(0.4)),
     "contrast": ("contrast:1.7", lambda im: PILImageEnhance.Contrast(im).enhance(1.7)),
+    "equalize": ("equalize", PILImageOps.equalize),
     "resize": ("resize:13x7:bicubic", lambda im: im.resize((13, 7), PILImage.Resampling.BICUBIC)),
     "contain": ("contain:13x7", lambda im: PILImageOps.contain(im, (13, 7))),
     "fit": (
@@ -152,6 +153,7 @@ ADMISSION = {
     "grayscale-every-mode": ("grayscale,invert", NATIVE_MODES),
     "color-not-CMYK-RGBX": ("color:0.5", ("L", "LA", "RGB", "RGBA")),
     "contrast-every-mode": ("contrast:0.5,contrast:-1", NATIVE_MODES),
+    "equalize-L-RGB-only": ("equalize,equalize", ("L", "RGB")),
     "median-9-none": ("median:9", ()),
     "resize-over-pixel-bound": ("resize:5000x5000", ()),
     "crop-wider-than-the-small-probe": ("crop:40", NATIVE_MODES),

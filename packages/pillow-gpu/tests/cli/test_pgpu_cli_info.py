@@ -10,7 +10,7 @@ import sys
 import pytest
 from pillow_gpu.cli import main
 from pillow_gpu.gpu._device import SharedDevice
-from pillow_gpu.gpu._planner import ROUTES, render_routes_markdown
+from pillow_gpu.gpu._routes import ROUTES, render_routes_markdown
 
 
 def test_info_prints_adapter_limits_and_routes(

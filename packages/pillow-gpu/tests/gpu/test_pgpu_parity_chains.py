@@ -81,6 +81,7 @@ _KINDS = [
     "putalpha",
     "colorize",
     "contrast",
+    "equalize",
 ]
 _RESIZE_FILTERS = [
     PILImage.Resampling.NEAREST,
@@ -163,6 +164,10 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
         return (ImageEnhance if ours else PILImageEnhance).Sharpness(image).enhance(arg)
     if kind == "contrast":
         return (ImageEnhance if ours else PILImageEnhance).Contrast(image).enhance(arg)
+    if kind == "equalize":  # Pillow equalizes only L and RGB (P is converted first)
+        if image.mode not in ("L", "RGB"):
+            return image
+        return (ImageOps if ours else PILImageOps).equalize(image)
     if kind == "split_merge":  # bands in reverse order, same mode
         return (Image if ours else PILImage).merge(image.mode, image.split()[::-1])
     if kind == "putalpha":

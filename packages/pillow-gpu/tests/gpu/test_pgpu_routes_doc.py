@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pillow_gpu.gpu._layout import NATIVE_MODES
-from pillow_gpu.gpu._planner import ROUTES, render_routes_markdown
+from pillow_gpu.gpu._routes import ROUTES, render_routes_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "routes.md"
 

@@ -26,6 +26,10 @@ def _rgb() -> Image.Image:
     return Image.from_pil(PILImage.new("RGB", (W, H)))
 
 
+def _l() -> Image.Image:
+    return Image.from_pil(PILImage.new("L", (W, H)))
+
+
 def _pasted() -> Image.Image:
     return _rgba().paste(_rgba().crop((0, 0, 8, 8)), (3, 4))
 
@@ -100,6 +104,16 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     "contrast-rgba": (  # convert to L, the atomic sum (a sample + an atomic), the blend
         lambda: ImageEnhance.Contrast(_rgba()).enhance(1.5),
         [(PIXELS, 4), (PIXELS, 2), (PIXELS, 4)],
+    ),
+    # histogram (clear, local atomic and flush per band), the table build (4 invocations
+    # scanning 256 bins twice), the lut reading it
+    "equalize-rgb": (
+        lambda: ImageOps.equalize(_rgb()),
+        [(PIXELS, 1 + 3 * 3), (4, 2 * 256), (PIXELS, 1)],
+    ),
+    "equalize-l-masked-then-pack-l": (
+        lambda: ImageOps.equalize(_l(), _l()),
+        [(PIXELS, 1 + 3 * 1), (4, 2 * 256), (PIXELS, 1), (-(-PIXELS // 4), 4)],
     ),
     "colorize-convert-then-lut": (
         lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),

@@ -147,6 +147,11 @@ _SPECS: tuple[StepSpec, ...] = (
     StepSpec(name="chops_invert", call="ImageChops.invert (every byte)", build=ImageChops.invert),
     StepSpec(name="grayscale", call="ImageOps.grayscale", build=ImageOps.grayscale),
     StepSpec(
+        name="equalize",
+        call="ImageOps.equalize (L, RGB; histogram built on the device)",
+        build=ImageOps.equalize,
+    ),
+    StepSpec(
         name="convert",
         call="Image.convert(MODE), e.g. convert:RGBA",
         parsers=(("MODE", _mode),),

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from pillow_gpu.gpu._device import get_device
-from pillow_gpu.gpu._planner import ROUTES, render_routes_markdown
+from pillow_gpu.gpu._routes import ROUTES, render_routes_markdown
 
 __all__ = ["adapter_summary", "collect_info", "render_info"]
 

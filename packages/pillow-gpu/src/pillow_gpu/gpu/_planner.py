@@ -21,19 +21,19 @@ the device's binding/buffer/workgroup limits too. The staging buffer passed to `
 raises ``DecodeError`` (kind ``"Decode"``) when a source fails to decode.
 
 ``plan_graph`` walks the graph inputs-first and checks every node's (operation, mode,
-parameters) against :data:`ROUTES` and the device limits before anything is decoded or
-allocated; an unproven context or one whose total shader work exceeds the per-submission
-bound (:mod:`pillow_gpu.gpu._work`) raises :class:`~pillow_gpu.errors.Unsupported` and a size or
-device bound raises :class:`~pillow_gpu.errors.Limit` (stage ``"admission"``). Completed
-(cached) nodes are uploaded as leaves; their inputs are not replayed. ``Image.new`` leaves are
-filled on the device. Each node gets its own buffers and each dispatch its own parameters.
+parameters) against the route table (:mod:`pillow_gpu.gpu._routes`) and the device limits
+before anything is decoded or allocated; an unproven context or one whose total shader work
+exceeds the per-submission bound (:mod:`pillow_gpu.gpu._work`) raises
+:class:`~pillow_gpu.errors.Unsupported` and a size or device bound raises
+:class:`~pillow_gpu.errors.Limit` (stage ``"admission"``). Completed (cached) nodes are
+uploaded as leaves; their inputs are not replayed. ``Image.new`` leaves are filled on the
+device. Each node gets its own buffers and each dispatch its own parameters.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,15 +43,23 @@ from PIL import ImageFilter, ImageOps
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu._bands_lowering import lower_merge, lower_putalpha
-from pillow_gpu.gpu._contrast_lowering import CONTRAST, CONTRAST_MODES, lower_contrast
+from pillow_gpu.gpu._contrast_lowering import lower_contrast
 from pillow_gpu.gpu._device import DeviceLimits
+from pillow_gpu.gpu._equalize_lowering import lower_equalize
 from pillow_gpu.gpu._layout import NATIVE_MODES, ink, terminal_nbytes, to_words
 from pillow_gpu.gpu._plan import Plan, Upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
-from pillow_gpu.gpu._resize_lowering import REDUCE, RESIZE, lower_reduce, lower_resize
+from pillow_gpu.gpu._resize_lowering import lower_reduce, lower_resize
+from pillow_gpu.gpu._routes import (
+    BOX_MODES,
+    KERNEL_MODES,
+    MAX_BLUR_RADIUS,
+    MODE_FILTER_MODES,
+    RANK_MODES,
+    UNSHARP_MODES,
+)
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import (
-    bands,
     boxblur,
     chops,
     convert,
@@ -66,19 +74,10 @@ from pillow_gpu.gpu.kernels import (
     unsharp,
 )
 
-__all__ = ["MAX_PIXELS", "ROUTES", "Route", "plan_graph", "render_routes_markdown"]
+__all__ = ["MAX_PIXELS", "plan_graph"]
 
 #: Peak pixels of any image in a graph (the workspace bound of the spec).
 MAX_PIXELS = 4096 * 4096
-#: Largest box radius (per axis, after the Gaussian conversion) the blur route admits.
-MAX_BLUR_RADIUS = 256.0
-
-_ALL = NATIVE_MODES
-_BOX_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
-_RANK_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
-_MODE_FILTER_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
-_UNSHARP_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
-_KERNEL_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 # Stored bytes Pillow writes per mode (bit j = byte j); others are 0 or don't-care.
 _BAND_MASK = {
     "L": 0b0001,
@@ -96,188 +95,6 @@ _BAND_BYTES = {
     "CMYK": (0, 1, 2, 3),
     "RGBX": (0, 1, 2, 3),
 }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Route:
-    """One native route: a recorded operation, the modes it admits, its kernel family."""
-
-    operation: str
-    modes: tuple[str, ...]
-    kernel: str
-    contexts: str
-
-
-#: The native route table: anything not listed here is rejected as Unsupported.
-ROUTES: tuple[Route, ...] = (
-    Route(
-        operation="leaf upload / Image.new / cached result",
-        modes=_ALL,
-        kernel="fill",
-        contexts="decoded or PIL pixels uploaded once; Image.new filled on the device",
-    ),
-    Route(
-        operation="ImageOps.invert",
-        modes=("L", "RGB"),
-        kernel="lut",
-        contexts="Pillow admits L and RGB; RGB padding byte written as 0",
-    ),
-    Route(
-        operation="ImageChops.invert",
-        modes=_ALL,
-        kernel="lut",
-        contexts="~x on every stored byte, alpha and padding included",
-    ),
-    Route(
-        operation="Image.point",
-        modes=_ALL,
-        kernel="lut",
-        contexts="table of 256 x bands or a callable; mode= argument rejected",
-    ),
-    Route(
-        operation="ImageOps.solarize / posterize",
-        modes=("L", "RGB"),
-        kernel="lut",
-        contexts="any threshold; bits 0..8",
-    ),
-    Route(
-        operation="ImageEnhance.Brightness",
-        modes=_ALL,
-        kernel="lut",
-        contexts="any factor; alpha unchanged",
-    ),
-    Route(
-        operation="transpose / ImageOps.flip / mirror",
-        modes=_ALL,
-        kernel="remap",
-        contexts="all seven Transpose methods",
-    ),
-    Route(
-        operation="crop / ImageOps.crop",
-        modes=_ALL,
-        kernel="remap",
-        contexts="any box; areas outside the source are zero",
-    ),
-    Route(operation="ImageOps.expand", modes=_ALL, kernel="remap", contexts="any border and fill"),
-    Route(
-        operation="paste (unmasked)",
-        modes=_ALL,
-        kernel="paste",
-        contexts="same source mode; any offset incl. negative; lazy sources",
-    ),
-    Route(operation="putpixel", modes=_ALL, kernel="paste", contexts="in-range coordinates"),
-    Route(
-        operation="resize NEAREST",
-        modes=_ALL,
-        kernel="resize_nearest",
-        contexts="any size and box; host-built index tables",
-    ),
-    Route(operation=RESIZE[0], modes=_ALL, kernel=RESIZE[1], contexts=RESIZE[2]),
-    Route(operation=REDUCE[0], modes=_ALL, kernel=REDUCE[1], contexts=REDUCE[2]),
-    Route(
-        operation="convert / ImageOps.grayscale",
-        modes=_ALL,
-        kernel="convert",
-        contexts="pairs: " + ", ".join(f"{a}->{b}" for a, b in convert.CONVERSIONS),
-    ),
-    Route(operation="getchannel / split", modes=_ALL, kernel="convert", contexts="any band"),
-    Route(
-        operation="Image.merge",
-        modes=_ALL,
-        kernel="bands",
-        contexts="L bands; RGB padding and LA bytes 1-2 written 0 as Pillow writes them",
-    ),
-    Route(
-        operation="putalpha",
-        modes=tuple(bands.PUTALPHA_MODES),
-        kernel="bands",
-        contexts="L image or int alpha; L -> LA, RGB/RGBX -> RGBA as Pillow converts",
-    ),
-    Route(
-        operation="ImageChops binary ops",
-        modes=_ALL,
-        kernel="chops",
-        contexts="both inputs in the same mode; output is the overlap: "
-        + ", ".join(name for name in chops.OPS if name != "blend"),
-    ),
-    Route(
-        operation="Image.blend / ImageChops.blend",
-        modes=_ALL,
-        kernel="chops",
-        contexts="any alpha (host 256x256 table)",
-    ),
-    Route(
-        operation="BoxBlur / GaussianBlur",
-        modes=_BOX_MODES,
-        kernel="boxblur",
-        contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}",
-    ),
-    Route(
-        operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
-        modes=_RANK_MODES,
-        kernel="rank",
-        contexts=f"odd size <= {rank.MAX_SIZE}",
-    ),
-    Route(
-        operation="ModeFilter",
-        modes=_MODE_FILTER_MODES,
-        kernel="modefilter",
-        contexts=f"any size <= {modefilter.MAX_SIZE} (even sizes and sizes <= 2 as Pillow "
-        "treats them); per band, clipped window, ties to the smallest value",
-    ),
-    Route(
-        operation="UnsharpMask",
-        modes=_UNSHARP_MODES,
-        kernel="boxblur+unsharp",
-        contexts=f"Gaussian box radius <= {MAX_BLUR_RADIUS:g}, percent within +-"
-        f"{unsharp.MAX_PERCENT}, any threshold; every stored byte (alpha, RGB padding, X)",
-    ),
-    Route(
-        operation="ImageFilter.Kernel and built-in kernels",
-        modes=_KERNEL_MODES,
-        kernel="convolve",
-        contexts="3x3 and 5x5",
-    ),
-    Route(
-        operation="ImageEnhance.Color",
-        modes=("L", "LA", "RGB", "RGBA"),
-        kernel="convert+chops",
-        contexts="any factor",
-    ),
-    Route(operation=CONTRAST[0], modes=CONTRAST_MODES, kernel=CONTRAST[1], contexts=CONTRAST[2]),
-    Route(
-        operation="ImageEnhance.Sharpness",
-        modes=_KERNEL_MODES,
-        kernel="convolve+bands+chops",
-        contexts="any factor; recorded as filter(SMOOTH), putalpha of the alpha, blend",
-    ),
-    Route(
-        operation="ImageOps.colorize",
-        modes=("L",),
-        kernel="convert+lut",
-        contexts="any colours and points; recorded as convert(RGB) + point (Pillow's table)",
-    ),
-)
-
-
-def render_routes_markdown() -> str:
-    """The route table as Markdown (docs/routes.md is generated from this)."""
-    lines = [
-        "# Native GPU routes",
-        "",
-        "Generated from `pillow_gpu.gpu._planner.ROUTES` by",
-        "`python -m pillow_gpu.gpu._routes_doc > docs/routes.md`; a test keeps it in sync.",
-        "Everything else is rejected at admission with `Unsupported`, and so is a graph whose",
-        f"shader work exceeds {MAX_SUBMISSION_WORK:_} units (each dispatch: invocations x",
-        "(8 + the kernel's inner-loop samples); see `docs/executor.md`).",
-        "",
-        "| Operation | " + " | ".join(NATIVE_MODES) + " | Kernel | Contexts |",
-        "|---|" + "---|" * len(NATIVE_MODES) + "---|---|",
-    ]
-    for route in ROUTES:
-        marks = " | ".join("yes" if mode in route.modes else "-" for mode in NATIVE_MODES)
-        lines.append(f"| {route.operation} | {marks} | {route.kernel} | {route.contexts} |")
-    return "\n".join(lines) + "\n"
 
 
 def _unsupported(
@@ -429,7 +246,7 @@ def _mode_filter(
     program: Program, node: Node, ins: _Inputs, instance: ImageFilter.ModeFilter
 ) -> int:
     # Pillow filters each band alone (ModeFilter is no MultibandFilter): the mask picks them.
-    _require_mode(node, _MODE_FILTER_MODES, "ModeFilter")
+    _require_mode(node, MODE_FILTER_MODES, "ModeFilter")
     size = operator.index(instance.size)
     if size > modefilter.MAX_SIZE:
         raise _unsupported(
@@ -447,7 +264,7 @@ def _unsharp_mask(
     program: Program, node: Node, ins: _Inputs, instance: ImageFilter.UnsharpMask
 ) -> int:
     # Pillow: ImagingGaussianBlur(radius, radius, 3), then per stored byte the combine.
-    _require_mode(node, _UNSHARP_MODES, "UnsharpMask")
+    _require_mode(node, UNSHARP_MODES, "UnsharpMask")
     box_radius = boxblur.gaussian_box_radius(float(instance.radius))
     if not 0 <= box_radius <= MAX_BLUR_RADIUS:
         raise _unsupported(
@@ -478,7 +295,7 @@ def _filter(program: Program, node: Node, ins: _Inputs) -> int:
     instance = node.params["filter"]
     src, mode = ins[0][0], ins[0][1].mode
     if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
-        _require_mode(node, _BOX_MODES, type(instance).__name__)
+        _require_mode(node, BOX_MODES, type(instance).__name__)
         xy = instance.radius
         radii = (float(xy), float(xy)) if isinstance(xy, (int, float)) else tuple(map(float, xy))
         passes = 1
@@ -489,7 +306,7 @@ def _filter(program: Program, node: Node, ins: _Inputs) -> int:
             raise _unsupported(node, f"blur radius {radii} is outside the proven 0..256 range")
         return boxblur.lower(program, src, node.size, (radii[0], radii[1]), passes)
     if isinstance(instance, ImageFilter.RankFilter):
-        _require_mode(node, _RANK_MODES, type(instance).__name__)
+        _require_mode(node, RANK_MODES, type(instance).__name__)
         if instance.size > rank.MAX_SIZE:
             raise _unsupported(node, f"rank filter size {instance.size} exceeds {rank.MAX_SIZE}")
         return rank.lower(
@@ -505,7 +322,7 @@ def _filter(program: Program, node: Node, ins: _Inputs) -> int:
     if isinstance(instance, ImageFilter.UnsharpMask):
         return _unsharp_mask(program, node, ins, instance)
     if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
-        _require_mode(node, _KERNEL_MODES, "ImageFilter.Kernel")
+        _require_mode(node, KERNEL_MODES, "ImageFilter.Kernel")
         (kw, kh), scale, offset, weights = instance.filterargs
         if (kw, kh) not in ((3, 3), (5, 5)):
             raise _unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
@@ -544,6 +361,7 @@ _LOWERINGS: dict[str, _Lowering] = {
     "blend": _chop,
     "color": _color,
     "contrast": lower_contrast,
+    "equalize": lower_equalize,
     "filter": _filter,
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pillow_gpu.gpu._planner import render_routes_markdown
+from pillow_gpu.gpu._routes import render_routes_markdown
 
 if __name__ == "__main__":  # pragma: no cover - documentation generator
     print(render_routes_markdown(), end="")

@@ -1,0 +1,69 @@
+"""Planner lowering of ``ImageOps.equalize``: the histogram and table never leave the device.
+
+Kept beside :mod:`pillow_gpu.gpu._planner`, which registers it. Three dispatches in the
+graph's one submission: ``histogram`` (workgroup-local atomic bins added into a zeroed
+per-node bins buffer; masked by an L mask as ``Image.histogram(mask)``), ``equalize_lut``
+(Pillow's integer table per band, one invocation per stored byte) and the ``lut`` kernel
+reading that table. Each equalize node gets its own bins and table buffers, so graphs or batch
+jobs never share one. Pillow equalizes only L and RGB (``_lut`` raises ``OSError`` for other
+modes; P is converted to RGB first, which the lazy API records as ``convert("RGB")``).
+"""
+
+from __future__ import annotations
+
+from pillow_gpu._graph import Node
+from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import equalize_lut, histogram
+
+__all__ = ["EQUALIZE", "EQUALIZE_MODES", "lower_equalize"]
+
+#: Source modes the lowering admits (the modes Pillow's equalize accepts natively).
+EQUALIZE_MODES = ("L", "RGB")
+_BANDS = {"L": 1, "RGB": 3}
+
+#: (operation, kernel, contexts) of the planner's route table entry.
+EQUALIZE = (
+    "ImageOps.equalize",
+    "histogram+equalize_lut+lut",
+    "mask=None or an L mask of the same size (mode 1 masks: convert to L); per-band "
+    "histograms (u32 atomics) and Pillow's integer table built on the device; RGB padding "
+    "byte written as 0",
+)
+
+
+def _reject(node: Node, why: str, fix: str) -> Unsupported:
+    return Unsupported(
+        why,
+        observed=f"operation {node.op!r} on mode {node.mode} size {node.size[0]}x{node.size[1]}",
+        fix=fix,
+        stage="admission",
+    )
+
+
+def lower_equalize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
+    """Lower ``ImageOps.equalize(image, mask)``."""
+    src, mode = ins[0][0], ins[0][1].mode
+    if mode not in _BANDS:
+        raise _reject(
+            node,
+            f"ImageOps.equalize is proven only for modes {', '.join(EQUALIZE_MODES)}",
+            "convert to L or RGB first (Pillow itself accepts only L, RGB and P)",
+        )
+    mask = None
+    if node.params["masked"]:
+        mask, mask_node = ins[1]
+        if mask_node.mode != "L":
+            raise _reject(
+                node,
+                f"an equalize mask of mode {mask_node.mode} is not proven on the GPU (only L)",
+                'convert the mask to L first (mask.convert("L") keeps which pixels count)',
+            )
+    bands = _BANDS[mode]
+    bins = histogram.histogram(program, src, node.size, bands=bands, mask=mask)
+    table = equalize_lut.equalize_lut(program, bins, bands=bands)
+    dst = program.image(node.size)
+    program.dispatch(  # the lut kernel, reading the device-built table
+        "lut", words=node.size, bindings=(src, dst, table), grid=node.size, invocation_work=1
+    )
+    return dst
