@@ -6,6 +6,10 @@ operations (``resize``, ``Image.new``, ``paste``), so their graphs are the calls
 
 from __future__ import annotations
 
+import contextlib
+import operator
+from collections.abc import Sequence
+
 from PIL import Image as PILImage
 from PIL import ImageColor
 from PIL import ImageOps as PILImageOps
@@ -14,6 +18,7 @@ from pillow_gpu._graph import Node
 from pillow_gpu.Image import Image, _probe, _probe_image, _probe_mode, from_pil, new
 
 __all__ = [
+    "autocontrast",
     "colorize",
     "contain",
     "cover",
@@ -66,6 +71,57 @@ def equalize(image: Image, mask: Image | PILImage.Image | None = None) -> Image:
     if image.mode == "P":
         image = image.convert("RGB")
     return image._derive("equalize", {"masked": mask is not None}, extra=extra)
+
+
+def _ignored_bins(ignore: int | Sequence[int] | None) -> tuple[int, ...]:
+    """The histogram bins Pillow zeroes for ``ignore`` (already validated by a probe)."""
+    if ignore is None:
+        return ()
+    values = [ignore] if isinstance(ignore, int) else ignore
+    return tuple(sorted({operator.index(value) % 256 for value in values}))
+
+
+def autocontrast(
+    image: Image,
+    cutoff: float | tuple[float, float] = 0,
+    ignore: int | Sequence[int] | None = None,
+    mask: Image | PILImage.Image | None = None,
+    preserve_tone: bool = False,
+) -> Image:
+    """Record ``ImageOps.autocontrast``: Pillow's per-band histogram stretch (L and RGB).
+
+    Only pixels where ``mask`` (mode 1 or L, the image's size) is non-zero are counted, as
+    Pillow's ``Image.histogram(mask)``; ``preserve_tone`` uses the histogram of
+    ``convert("L")`` for every band. Nothing is computed when recording; the GPU route finds
+    the range and its table on the device.
+    """
+    if ignore is not None and not isinstance(ignore, int):
+        with contextlib.suppress(TypeError):  # not iterable: the probe raises Pillow's error
+            ignore = tuple(ignore)  # iterated twice below (probe and bins): keep the values
+
+    def call(im: PILImage.Image, mask_image: PILImage.Image | None = None) -> PILImage.Image:
+        return PILImageOps.autocontrast(im, cutoff, ignore, mask_image, preserve_tone)
+
+    extra: list[Image] = []
+    if mask is None:
+        _probe(call, image.mode)
+    elif not isinstance(mask, (Image, PILImage.Image)):
+        call(_probe_image(image.mode), mask)  # Pillow's own error
+        msg = f"autocontrast() needs an image mask; observed {type(mask).__name__}"
+        raise TypeError(msg)
+    else:
+        mask_image = mask if isinstance(mask, Image) else from_pil(mask)
+        mask_size = (1, 1) if mask_image.size == image.size else (2, 1)  # Pillow's size check
+        call(_probe_image(image.mode), _probe_image(mask_image.mode, mask_size))
+        extra.append(mask_image)
+    params = {
+        "cutoff": cutoff,
+        "ignore": ignore,
+        "ignored": _ignored_bins(ignore),
+        "masked": mask is not None,
+        "preserve_tone": bool(preserve_tone),
+    }
+    return image._derive("autocontrast", params, extra=extra)
 
 
 def flip(image: Image) -> Image:

@@ -89,6 +89,9 @@ _OPS: dict[str, _Op] = {
     "color": lambda ims, p: ImageEnhance.Color(ims[0]).enhance(p["factor"]),
     "contrast": lambda ims, p: ImageEnhance.Contrast(ims[0]).enhance(p["factor"]),
     "equalize": lambda ims, p: ImageOps.equalize(ims[0], ims[1] if p["masked"] else None),
+    "autocontrast": lambda ims, p: ImageOps.autocontrast(
+        ims[0], p["cutoff"], p["ignore"], ims[1] if p["masked"] else None, p["preserve_tone"]
+    ),
     "transpose": lambda ims, p: ims[0].transpose(p["method"]),
     "crop": lambda ims, p: ims[0].crop(p["box"]),
     "expand": lambda ims, p: ImageOps.expand(ims[0], p["border"], p["fill"]),

@@ -98,6 +98,7 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "color": ("color:0.4", lambda im: PILImageEnhance.Color(im).enhance(0.4)),
     "contrast": ("contrast:1.7", lambda im: PILImageEnhance.Contrast(im).enhance(1.7)),
     "equalize": ("equalize", PILImageOps.equalize),
+    "autocontrast": ("autocontrast:2.5", lambda im: PILImageOps.autocontrast(im, 2.5)),
     "resize": ("resize:13x7:bicubic", lambda im: im.resize((13, 7), PILImage.Resampling.BICUBIC)),
     "contain": ("contain:13x7", lambda im: PILImageOps.contain(im, (13, 7))),
     "fit": (
@@ -191,6 +192,7 @@ _ARGUMENTS = {
     "FILTER": st.sampled_from(["nearest", "BOX", "Bilinear", "hamming", "bicubic", "lanczos"]),
     "RADIUS": st.floats(0, 50, allow_nan=False).map(repr),
     "FACTOR": st.floats(-2, 4, allow_nan=False).map(repr),
+    "CUTOFF": st.floats(0, 60, allow_nan=False).map(repr),
     "WIDTHxHEIGHT": st.tuples(st.integers(1, 99), st.integers(1, 99)).map(
         lambda wh: f"{wh[0]}x{wh[1]}"
     ),

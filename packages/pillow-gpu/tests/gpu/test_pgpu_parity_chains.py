@@ -82,6 +82,7 @@ _KINDS = [
     "colorize",
     "contrast",
     "equalize",
+    "autocontrast",
 ]
 _RESIZE_FILTERS = [
     PILImage.Resampling.NEAREST,
@@ -112,6 +113,9 @@ def _step(draw: st.DrawFn, kinds: list[str]) -> tuple[str, Any]:
     elif kind in ("brightness", "box", "gauss", "point", "blend_self", "sharpness", "contrast"):
         low = -1 if kind in ("blend_self", "sharpness", "contrast") else 0
         argument = draw(st.floats(low, 3, allow_nan=False))
+    elif kind == "autocontrast":  # (cutoff, ignore, preserve_tone)
+        cutoff = draw(st.sampled_from([0, 2, (1, 10), 0.5, 49.5]))
+        argument = (cutoff, draw(st.sampled_from([None, 0, (0, 255)])), draw(st.booleans()))
     elif kind == "putalpha":  # None: the image's first band as alpha
         argument = draw(st.one_of(st.none(), st.integers(-10, 300)))
     elif kind == "colorize":
@@ -168,6 +172,10 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
         if image.mode not in ("L", "RGB"):
             return image
         return (ImageOps if ours else PILImageOps).equalize(image)
+    if kind == "autocontrast":  # Pillow's _lut applies the table only to L and RGB
+        if image.mode not in ("L", "RGB"):
+            return image
+        return (ImageOps if ours else PILImageOps).autocontrast(image, *arg[:2], None, arg[2])
     if kind == "split_merge":  # bands in reverse order, same mode
         return (Image if ours else PILImage).merge(image.mode, image.split()[::-1])
     if kind == "putalpha":

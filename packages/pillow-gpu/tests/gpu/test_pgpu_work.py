@@ -115,6 +115,16 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: ImageOps.equalize(_l(), _l()),
         [(PIXELS, 1 + 3 * 1), (4, 2 * 256), (PIXELS, 1), (-(-PIXELS // 4), 4)],
     ),
+    # histogram, the table choice (4 invocations: load, two trims, two scans, the row copy,
+    # 256 steps each), the lut reading it; preserve_tone histograms convert("L")
+    "autocontrast-rgb": (
+        lambda: ImageOps.autocontrast(_rgb(), 2),
+        [(PIXELS, 1 + 3 * 3), (4, 6 * 256), (PIXELS, 1)],
+    ),
+    "autocontrast-rgb-preserve-tone-masked": (
+        lambda: ImageOps.autocontrast(_rgb(), (1, 10), 0, _l(), preserve_tone=True),
+        [(PIXELS, 4), (PIXELS, 1 + 3 * 1), (4, 6 * 256), (PIXELS, 1)],
+    ),
     "colorize-convert-then-lut": (
         lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),
         [(PIXELS, 4), (PIXELS, 1)],

@@ -152,6 +152,13 @@ _SPECS: tuple[StepSpec, ...] = (
         build=ImageOps.equalize,
     ),
     StepSpec(
+        name="autocontrast",
+        call="ImageOps.autocontrast(cutoff=CUTOFF) (L, RGB; range found on the device)",
+        parsers=(("CUTOFF", _number),),
+        defaults=(0.0,),
+        build=ImageOps.autocontrast,
+    ),
+    StepSpec(
         name="convert",
         call="Image.convert(MODE), e.g. convert:RGBA",
         parsers=(("MODE", _mode),),

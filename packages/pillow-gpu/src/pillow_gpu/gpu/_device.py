@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -60,6 +61,7 @@ class SharedDevice:
         self.limits = DeviceLimits.from_device(device.limits)
         self._pipelines: dict[str, Any] = {}
         self._layouts: dict[str, Any] = {}
+        self._residents: dict[str, Any] = {}
         #: Released plans' allocations, lent to later plans of the same shape.
         self.slots = SlotPool()
         #: Buffers created by plans on this device (tests check admission allocates none).
@@ -80,6 +82,37 @@ class SharedDevice:
                 )
                 self._pipelines[name] = found
             return found
+
+    def resident(self, name: str, build: Callable[[], bytes]) -> Any:
+        """Return the resident read-only storage buffer ``name`` (``build()``'s bytes), cached.
+
+        Created on first use and kept for the device's lifetime, like the pipelines; plans
+        bind it without owning it (see docs/executor.md).
+        """
+        found = self._residents.get(name)  # lock-free hit: entries are only ever added
+        if found is not None:
+            return found
+        with self._lock:
+            found = self._residents.get(name)
+            if found is None:
+                data = build()
+                limit = self.limits.max_storage_buffer_binding_size
+                if len(data) > limit:
+                    raise DeviceError(
+                        f"the resident table {name!r} exceeds this device's storage binding size",
+                        observed=f"{len(data)} bytes; limit {limit}",
+                        fix="use a device with a larger max-storage-buffer-binding-size "
+                        "(WebGPU guarantees 128 MiB) or evaluate with to_pil()",
+                        stage="allocation",
+                    )
+                found = self.device.create_buffer_with_data(data=data, usage="STORAGE")
+                self._residents[name] = found
+            return found
+
+    @property
+    def resident_bytes(self) -> int:
+        """Bytes of the resident tables created on this device so far."""
+        return sum(int(buffer.size) for buffer in list(self._residents.values()))
 
     def bind_group_layout(self, name: str) -> Any:
         """Return the group-0 bind group layout of kernel ``name``'s pipeline, cached."""

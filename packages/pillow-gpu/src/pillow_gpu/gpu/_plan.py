@@ -89,7 +89,11 @@ class Plan:
         Every buffer is charged rounded up to 256 bytes (allocation granularity).
         """
         granule = STAGING_ALIGNMENT
-        buffers = sum(-(-spec.nbytes // granule) * granule for spec in self.program.buffers)
+        buffers = sum(
+            -(-spec.nbytes // granule) * granule
+            for spec in self.program.buffers
+            if spec.role != "resident"  # per-device tables, outside every plan's reservation
+        )
         return buffers + self.staging_nbytes
 
     @property
@@ -138,7 +142,7 @@ class Plan:
                 blob += (spec.data or b"").ljust(spec.nbytes, b"\0")
                 blob += bytes(-len(blob) % STAGING_ALIGNMENT)
         key = (
-            tuple((spec.role, spec.nbytes) for spec in self.program.buffers),
+            tuple((spec.role, spec.nbytes, spec.name) for spec in self.program.buffers),
             tuple((d.shader, d.params, d.bindings) for d in self.program.dispatches),
             tuple(upload.buffer for upload in self.uploads),
             bytes(blob),
@@ -168,6 +172,9 @@ class Plan:
         for spec in self.program.buffers:
             if spec.index in offsets:
                 resources.append({})
+                continue
+            if spec.build is not None:  # a resident table: the device's, bound, never owned
+                resources.append({"buffer": shared.resident(spec.name, spec.build)})
                 continue
             buffer = gpu.create_buffer(size=spec.nbytes, usage=image_usage)
             buffers.append(buffer)

@@ -42,6 +42,7 @@ from PIL import ImageFilter, ImageOps
 
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit, Unsupported
+from pillow_gpu.gpu._autocontrast_lowering import lower_autocontrast
 from pillow_gpu.gpu._bands_lowering import lower_merge, lower_putalpha
 from pillow_gpu.gpu._contrast_lowering import lower_contrast
 from pillow_gpu.gpu._device import DeviceLimits
@@ -362,6 +363,7 @@ _LOWERINGS: dict[str, _Lowering] = {
     "color": _color,
     "contrast": lower_contrast,
     "equalize": lower_equalize,
+    "autocontrast": lower_autocontrast,
     "filter": _filter,
 }
 

@@ -12,6 +12,7 @@ inner-loop iterations per invocation, a required argument of :meth:`Program.disp
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,12 +28,19 @@ WORKGROUP = 16
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BufferSpec:
-    """One virtual buffer: a working image, a host table, or a parameter block."""
+    """One virtual buffer: a working image, a host table, a parameter block, or a resident.
+
+    A ``"resident"`` buffer is a per-device read-only table (``name``, built once by
+    ``build``) that the device keeps for every plan; plans bind it but neither own nor
+    charge it (see :meth:`Program.resident`).
+    """
 
     index: int
     nbytes: int
-    role: str  # "image", "table" or "params"
+    role: str  # "image", "table", "params" or "resident"
     data: bytes | None = None
+    name: str = ""
+    build: Callable[[], bytes] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,6 +86,17 @@ class Program:
         """A read-only host-built table (u32 by default; ``"<f4"`` for float tables)."""
         data = np.ascontiguousarray(np.asarray(values).astype(dtype)).tobytes()
         return self._add(len(data), "table", data)
+
+    def resident(self, name: str, nbytes: int, build: Callable[[], bytes]) -> int:
+        """A per-device resident read-only table ``name`` of ``nbytes`` (``build()``'s bytes).
+
+        The device creates it on first use and keeps it (``SharedDevice.resident``), like its
+        pipelines; plans bind it without owning it, so it is outside their reservations.
+        """
+        index = len(self.buffers)
+        spec = BufferSpec(index=index, nbytes=nbytes, role="resident", name=name, build=build)
+        self.buffers.append(spec)
+        return index
 
     def dispatch(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pillow_gpu.gpu._autocontrast_lowering import AUTOCONTRAST, AUTOCONTRAST_MODES
 from pillow_gpu.gpu._contrast_lowering import CONTRAST, CONTRAST_MODES
 from pillow_gpu.gpu._equalize_lowering import EQUALIZE, EQUALIZE_MODES
 from pillow_gpu.gpu._layout import NATIVE_MODES
@@ -190,6 +191,12 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route(operation=CONTRAST[0], modes=CONTRAST_MODES, kernel=CONTRAST[1], contexts=CONTRAST[2]),
     Route(operation=EQUALIZE[0], modes=EQUALIZE_MODES, kernel=EQUALIZE[1], contexts=EQUALIZE[2]),
+    Route(
+        operation=AUTOCONTRAST[0],
+        modes=AUTOCONTRAST_MODES,
+        kernel=AUTOCONTRAST[1],
+        contexts=AUTOCONTRAST[2],
+    ),
     Route(
         operation="ImageEnhance.Sharpness",
         modes=KERNEL_MODES,
