@@ -20,7 +20,7 @@ import math
 from typing import Any
 
 from pillow_gpu._graph import Node
-from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import autocontrast_lut, convert, histogram
 
@@ -41,15 +41,6 @@ AUTOCONTRAST = (
 )
 
 
-def _reject(node: Node, why: str, fix: str) -> Unsupported:
-    return Unsupported(
-        why,
-        observed=f"operation {node.op!r} on mode {node.mode} size {node.size[0]}x{node.size[1]}",
-        fix=fix,
-        stage="admission",
-    )
-
-
 def _cutoffs(node: Node) -> tuple[Any, Any] | None:
     cutoff = node.params["cutoff"]
     if not cutoff:  # Pillow skips trimming (a cut of 0 trims nothing either)
@@ -57,7 +48,7 @@ def _cutoffs(node: Node) -> tuple[Any, Any] | None:
     pair = cutoff if isinstance(cutoff, tuple) else (cutoff, cutoff)
     for value in pair:
         if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise _reject(
+            raise unsupported(
                 node,
                 f"autocontrast cutoff {value!r} is not proven on the GPU (finite, >= 0 ints "
                 "and floats only)",
@@ -70,7 +61,7 @@ def _device_cut(node: Node, value: float, pixels: int) -> tuple[int, int]:
     numerator, denominator = (value, 1) if isinstance(value, int) else value.as_integer_ratio()
     shift = denominator.bit_length() - 1
     if numerator * pixels >= 1 << 32:
-        raise _reject(
+        raise unsupported(
             node,
             f"autocontrast cutoff {value!r} with a mask or ignore needs n * {numerator} / "
             f"2**{shift} on the device, which is not exact in 32 bits for {pixels} pixels",
@@ -84,7 +75,7 @@ def lower_autocontrast(program: Program, node: Node, ins: list[tuple[int, Node]]
     """Lower ``ImageOps.autocontrast(image, cutoff, ignore, mask, preserve_tone)``."""
     src, mode = ins[0][0], ins[0][1].mode
     if mode not in _BANDS:
-        raise _reject(
+        raise unsupported(
             node,
             f"ImageOps.autocontrast is proven only for modes {', '.join(AUTOCONTRAST_MODES)}",
             "convert to L or RGB first (Pillow itself applies the table only to L and RGB)",
@@ -93,7 +84,7 @@ def lower_autocontrast(program: Program, node: Node, ins: list[tuple[int, Node]]
     if node.params["masked"]:
         mask, mask_node = ins[1]
         if mask_node.mode != "L":
-            raise _reject(
+            raise unsupported(
                 node,
                 f"an autocontrast mask of mode {mask_node.mode} is not proven on the GPU (only L)",
                 'convert the mask to L first (mask.convert("L") keeps which pixels count)',

@@ -8,27 +8,18 @@ needs L sources (Pillow's own rule for the native modes) and putalpha a source m
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import bands
 
 __all__ = ["lower_merge", "lower_putalpha"]
 
 
-def _unsupported(node: Node, why: str, fix: str) -> Unsupported:
-    return Unsupported(
-        why,
-        observed=f"operation {node.op!r} on mode {node.mode} size {node.size[0]}x{node.size[1]}",
-        fix=fix,
-        stage="admission",
-    )
-
-
 def lower_merge(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
     """Lower ``Image.merge``: every source must be an L image."""
     modes = [band.mode for _, band in ins]
     if any(mode != "L" for mode in modes):
-        raise _unsupported(
+        raise unsupported(
             node,
             f"Image.merge of {', '.join(modes)} bands is proven only for L bands",
             fix="convert each band to L first or evaluate with to_pil()",
@@ -40,7 +31,7 @@ def lower_putalpha(program: Program, node: Node, ins: list[tuple[int, Node]]) ->
     """Lower ``Image.putalpha`` with an L image or a constant alpha."""
     (src, src_node), alpha = ins[0], ins[1:]
     if src_node.mode not in bands.PUTALPHA_MODES:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"putalpha on {src_node.mode} first converts it to {node.mode}, a conversion with "
             f"no proven GPU route; proven source modes: {', '.join(bands.PUTALPHA_MODES)}",

@@ -11,7 +11,7 @@ gets its own sum buffer, so graphs or batch jobs never share one.
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import contrast, convert, sum_l
 
@@ -33,11 +33,10 @@ def lower_contrast(program: Program, node: Node, ins: list[tuple[int, Node]]) ->
     """Lower ``ImageEnhance.Contrast(image).enhance(factor)``."""
     src, mode = ins[0][0], ins[0][1].mode
     if mode not in contrast.DEGENERATE:
-        raise Unsupported(
+        raise unsupported(
+            node,
             f"ImageEnhance.Contrast is proven only for modes {', '.join(CONTRAST_MODES)}",
-            observed=f"operation {node.op!r} on mode {mode} size {node.size[0]}x{node.size[1]}",
-            fix="convert to a native mode first or evaluate with to_pil()",
-            stage="admission",
+            "convert to a native mode first or evaluate with to_pil()",
         )
     gray = src if mode == "L" else convert.lower(program, src, node.size, mode, "L")
     total = sum_l.sum_l(program, gray, node.size)

@@ -41,7 +41,8 @@ from PIL import Image as PILImage
 from PIL import ImageFilter, ImageOps
 
 from pillow_gpu._graph import Node, walk
-from pillow_gpu.errors import Limit, Unsupported
+from pillow_gpu.errors import Limit
+from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._autocontrast_lowering import lower_autocontrast
 from pillow_gpu.gpu._bands_lowering import lower_merge, lower_putalpha
 from pillow_gpu.gpu._contrast_lowering import lower_contrast
@@ -98,27 +99,16 @@ _BAND_BYTES = {
 }
 
 
-def _unsupported(
-    node: Node, why: str, fix: str = "evaluate this graph with to_pil()"
-) -> Unsupported:
-    return Unsupported(
-        why,
-        observed=f"operation {node.op!r} on mode {node.mode} size {node.size[0]}x{node.size[1]}",
-        fix=fix,
-        stage="admission",
-    )
-
-
 def _check_image(node: Node, limits: DeviceLimits | None) -> None:
     if node.mode not in NATIVE_MODES:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"mode {node.mode} is not a native GPU layout ({', '.join(NATIVE_MODES)})",
             fix="convert to a native mode first or evaluate with to_pil()",
         )
     width, height = node.size
     if width <= 0 or height <= 0:
-        raise _unsupported(node, "empty images are not planned on the GPU")
+        raise unsupported(node, "empty images are not planned on the GPU")
     if width * height > MAX_PIXELS:
         raise Limit(
             "the image exceeds the per-graph pixel bound (4096 x 4096)",
@@ -142,7 +132,7 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
 
 def _require_mode(node: Node, modes: tuple[str, ...], what: str) -> None:
     if node.inputs[0].mode not in modes:
-        raise _unsupported(node, f"{what} is proven only for modes {', '.join(modes)}")
+        raise unsupported(node, f"{what} is proven only for modes {', '.join(modes)}")
 
 
 _Inputs = list[tuple[int, Node]]
@@ -176,10 +166,10 @@ def _expand(program: Program, node: Node, ins: _Inputs) -> int:
 
 def _paste(program: Program, node: Node, ins: _Inputs) -> int:
     if node.params["masked"]:
-        raise _unsupported(node, "masked paste is not proven exact on the GPU")
+        raise unsupported(node, "masked paste is not proven exact on the GPU")
     (base, base_node), (src, src_node) = ins[0], ins[1]
     if src_node.mode != base_node.mode:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"paste of a {src_node.mode} source into {base_node.mode} needs a conversion",
             fix="convert the source to the same mode first",
@@ -199,7 +189,7 @@ def _putpixel(program: Program, node: Node, ins: _Inputs) -> int:
 def _convert(program: Program, node: Node, ins: _Inputs) -> int:
     pair = (ins[0][1].mode, node.mode)
     if pair not in convert.CONVERSIONS:
-        raise _unsupported(node, f"conversion {pair[0]} -> {pair[1]} is not proven on the GPU")
+        raise unsupported(node, f"conversion {pair[0]} -> {pair[1]} is not proven on the GPU")
     return convert.lower(program, ins[0][0], node.size, *pair)
 
 
@@ -211,7 +201,7 @@ def _getchannel(program: Program, node: Node, ins: _Inputs) -> int:
 def _chop(program: Program, node: Node, ins: _Inputs) -> int:
     (a, a_node), (b, b_node) = ins[0], ins[1]
     if a_node.mode != b_node.mode:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"ImageChops on {a_node.mode} x {b_node.mode} is not proven",
             fix="convert both images to the same mode first",
@@ -232,7 +222,7 @@ def _color(program: Program, node: Node, ins: _Inputs) -> int:
     if mode in ("L", "LA"):  # the degenerate image is the image itself: an exact copy
         return lut.lower(program, src, node.size, np.stack([lut.IDENTITY] * 4))
     if mode not in ("RGB", "RGBA"):
-        raise _unsupported(node, "ImageEnhance.Color is proven only for L, LA, RGB and RGBA")
+        raise unsupported(node, "ImageEnhance.Color is proven only for L, LA, RGB and RGBA")
     steps = (("RGB", "L"), ("L", "RGB")) if mode == "RGB" else (("RGBA", "LA"), ("LA", "RGBA"))
     degenerate = src
     for pair in steps:
@@ -250,7 +240,7 @@ def _mode_filter(
     _require_mode(node, MODE_FILTER_MODES, "ModeFilter")
     size = operator.index(instance.size)
     if size > modefilter.MAX_SIZE:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"mode filter size {size} exceeds the proven maximum {modefilter.MAX_SIZE}",
             fix=f"use ModeFilter(size <= {modefilter.MAX_SIZE}) or evaluate with to_pil()",
@@ -268,7 +258,7 @@ def _unsharp_mask(
     _require_mode(node, UNSHARP_MODES, "UnsharpMask")
     box_radius = boxblur.gaussian_box_radius(float(instance.radius))
     if not 0 <= box_radius <= MAX_BLUR_RADIUS:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"UnsharpMask radius {instance.radius!r} gives box radius {box_radius:g}, outside "
             f"the proven 0..{MAX_BLUR_RADIUS:g} range",
@@ -276,7 +266,7 @@ def _unsharp_mask(
         )
     percent = operator.index(instance.percent)
     if abs(percent) > unsharp.MAX_PERCENT:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"UnsharpMask percent {percent} is outside +-{unsharp.MAX_PERCENT}, where Pillow's "
             "integer arithmetic overflows",
@@ -304,12 +294,12 @@ def _filter(program: Program, node: Node, ins: _Inputs) -> int:
             radii = tuple(boxblur.gaussian_box_radius(r) for r in radii)
             passes = 3
         if max(radii) > MAX_BLUR_RADIUS or min(radii) < 0:
-            raise _unsupported(node, f"blur radius {radii} is outside the proven 0..256 range")
+            raise unsupported(node, f"blur radius {radii} is outside the proven 0..256 range")
         return boxblur.lower(program, src, node.size, (radii[0], radii[1]), passes)
     if isinstance(instance, ImageFilter.RankFilter):
         _require_mode(node, RANK_MODES, type(instance).__name__)
         if instance.size > rank.MAX_SIZE:
-            raise _unsupported(node, f"rank filter size {instance.size} exceeds {rank.MAX_SIZE}")
+            raise unsupported(node, f"rank filter size {instance.size} exceeds {rank.MAX_SIZE}")
         return rank.lower(
             program,
             src,
@@ -326,7 +316,7 @@ def _filter(program: Program, node: Node, ins: _Inputs) -> int:
         _require_mode(node, KERNEL_MODES, "ImageFilter.Kernel")
         (kw, kh), scale, offset, weights = instance.filterargs
         if (kw, kh) not in ((3, 3), (5, 5)):
-            raise _unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
+            raise unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
         return convolve.lower(
             program,
             src,
@@ -337,7 +327,7 @@ def _filter(program: Program, node: Node, ins: _Inputs) -> int:
             offset=offset,
             mask=_BAND_MASK[mode],
         )
-    raise _unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
+    raise unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
 
 
 _LOWERINGS: dict[str, _Lowering] = {
@@ -398,7 +388,7 @@ def plan_graph(
         else:
             lowering = _LOWERINGS.get(node.op)
             if lowering is None:
-                raise _unsupported(node, f"operation {node.op!r} has no proven GPU route")
+                raise unsupported(node, f"operation {node.op!r} has no proven GPU route")
             inputs = [(buffers[id(child)], child) for child in node.inputs]
             buffers[id(node)] = lowering(program, node, inputs)
     terminal = buffers[id(root)]

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
-from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import lut, premultiply, reduce, resample, resize_nearest
 from pillow_gpu.gpu.kernels.resample_coeffs import FILTERS
@@ -43,11 +43,6 @@ _IDENTITY = np.stack([lut.IDENTITY] * 4)
 _NAMES = {int(member): member.name for member in PILImage.Resampling}
 _Box = tuple[float, float, float, float]
 _IntBox = tuple[int, int, int, int]
-
-
-def _unsupported(node: Node, why: str, fix: str) -> Unsupported:
-    observed = f"operation {node.op!r} on mode {node.mode} size {node.size[0]}x{node.size[1]}"
-    return Unsupported(why, observed=observed, fix=fix, stage="admission")
 
 
 def _reducing_step(
@@ -86,7 +81,7 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
     if method == PILImage.Resampling.NEAREST:
         return resize_nearest.lower(program, src, src_node.size, node.size, box)
     if method not in FILTERS:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"resize filter {_NAMES.get(method, method)} is not proven exact on the GPU",
             fix="use NEAREST, BOX, BILINEAR, HAMMING, BICUBIC or LANCZOS, or evaluate with "
@@ -98,7 +93,7 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
     box = box if step is None else step[2]
     words = resample.table_words(method, size, node.size, box)
     if words > resample.MAX_TABLE_WORDS:
-        raise _unsupported(
+        raise unsupported(
             node,
             f"the coefficient table of this resize needs {words} words, over the "
             f"{resample.MAX_TABLE_WORDS} bound",
