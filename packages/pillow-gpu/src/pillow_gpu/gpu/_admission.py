@@ -5,7 +5,10 @@ from __future__ import annotations
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import Unsupported
 
-__all__ = ["unsupported"]
+__all__ = ["TABLE_MODES", "table_inputs", "unsupported"]
+
+#: Modes whose pixels Pillow's ``ImageOps._lut`` maps through a table (equalize, autocontrast).
+TABLE_MODES = ("L", "RGB")
 
 
 def unsupported(
@@ -18,3 +21,29 @@ def unsupported(
         fix=fix,
         stage="admission",
     )
+
+
+def table_inputs(node: Node, ins: list[tuple[int, Node]], operation: str) -> tuple[int, int | None]:
+    """The source and optional L-mask buffers of a histogram-table operation.
+
+    Pillow's ``ImageOps._lut`` applies tables only to L and RGB, and ``Image.histogram(mask)``
+    takes 1 or L masks; the GPU path proves L masks (a mode-1 mask converted to L selects the
+    same pixels).
+    """
+    src, mode = ins[0][0], ins[0][1].mode
+    if mode not in TABLE_MODES:
+        raise unsupported(
+            node,
+            f"{operation} is proven only for modes {', '.join(TABLE_MODES)}",
+            "convert to L or RGB first (Pillow itself applies the table only to L and RGB)",
+        )
+    if not node.params["masked"]:
+        return src, None
+    mask, mask_node = ins[1]
+    if mask_node.mode != "L":
+        raise unsupported(
+            node,
+            f"an {operation} mask of mode {mask_node.mode} is not proven on the GPU (only L)",
+            'convert the mask to L first (mask.convert("L") keeps which pixels count)',
+        )
+    return src, mask

@@ -20,7 +20,7 @@ import math
 from typing import Any
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import unsupported
+from pillow_gpu.gpu._admission import table_inputs, unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import autocontrast_lut, convert, histogram
 
@@ -73,22 +73,8 @@ def _device_cut(node: Node, value: float, pixels: int) -> tuple[int, int]:
 
 def lower_autocontrast(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
     """Lower ``ImageOps.autocontrast(image, cutoff, ignore, mask, preserve_tone)``."""
-    src, mode = ins[0][0], ins[0][1].mode
-    if mode not in _BANDS:
-        raise unsupported(
-            node,
-            f"ImageOps.autocontrast is proven only for modes {', '.join(AUTOCONTRAST_MODES)}",
-            "convert to L or RGB first (Pillow itself applies the table only to L and RGB)",
-        )
-    mask = None
-    if node.params["masked"]:
-        mask, mask_node = ins[1]
-        if mask_node.mode != "L":
-            raise unsupported(
-                node,
-                f"an autocontrast mask of mode {mask_node.mode} is not proven on the GPU (only L)",
-                'convert the mask to L first (mask.convert("L") keeps which pixels count)',
-            )
+    src, mask = table_inputs(node, ins, "ImageOps.autocontrast")
+    mode = ins[0][1].mode
     cutoffs = _cutoffs(node)
     ignored: tuple[int, ...] = node.params["ignored"]
     pixels = node.size[0] * node.size[1]

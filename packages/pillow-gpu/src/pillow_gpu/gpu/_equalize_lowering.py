@@ -12,7 +12,7 @@ modes; P is converted to RGB first, which the lazy API records as ``convert("RGB
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import unsupported
+from pillow_gpu.gpu._admission import table_inputs
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import equalize_lut, histogram
 
@@ -34,22 +34,8 @@ EQUALIZE = (
 
 def lower_equalize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
     """Lower ``ImageOps.equalize(image, mask)``."""
-    src, mode = ins[0][0], ins[0][1].mode
-    if mode not in _BANDS:
-        raise unsupported(
-            node,
-            f"ImageOps.equalize is proven only for modes {', '.join(EQUALIZE_MODES)}",
-            "convert to L or RGB first (Pillow itself accepts only L, RGB and P)",
-        )
-    mask = None
-    if node.params["masked"]:
-        mask, mask_node = ins[1]
-        if mask_node.mode != "L":
-            raise unsupported(
-                node,
-                f"an equalize mask of mode {mask_node.mode} is not proven on the GPU (only L)",
-                'convert the mask to L first (mask.convert("L") keeps which pixels count)',
-            )
+    src, mask = table_inputs(node, ins, "ImageOps.equalize")
+    mode = ins[0][1].mode
     bands = _BANDS[mode]
     bins = histogram.histogram(program, src, node.size, bands=bands, mask=mask)
     table = equalize_lut.equalize_lut(program, bins, bands=bands)
