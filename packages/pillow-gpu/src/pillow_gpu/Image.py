@@ -460,6 +460,14 @@ def frombytes(
     return from_pil(PILImage.frombytes(mode, size, data, decoder_name, *args))
 
 
+def _header_palette(header: PILImage.Image) -> tuple[str, str | None, bytes] | None:
+    """The header's palette as (mode, rawmode, data), for GPU tables planned before decode."""
+    palette = header.palette
+    if palette is None or header.mode not in ("P", "PA"):
+        return None
+    return palette.mode, palette.rawmode, bytes(palette.palette)
+
+
 def open(
     fp: str | os.PathLike[str] | IO[bytes],
     mode: Literal["r"] = "r",
@@ -482,6 +490,7 @@ def open(
                 "data": data,
                 "format": header.format,
                 "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or ""),
+                "palette": _header_palette(header),
             },
             mode=header.mode,
             size=header.size,

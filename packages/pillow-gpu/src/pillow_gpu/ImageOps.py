@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import operator
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from PIL import Image as PILImage
 from PIL import ImageColor
 from PIL import ImageOps as PILImageOps
 
+from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
 from pillow_gpu.Image import Image, _probe, _probe_image, _probe_mode, from_pil, new
 
@@ -24,6 +26,7 @@ __all__ = [
     "cover",
     "crop",
     "equalize",
+    "exif_transpose",
     "expand",
     "fit",
     "flip",
@@ -132,6 +135,71 @@ def flip(image: Image) -> Image:
 def mirror(image: Image) -> Image:
     """Record ``ImageOps.mirror`` (left to right)."""
     return image.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
+
+
+#: Pillow's exif_transpose: EXIF orientation (tag 0x0112) -> the transpose that undoes it.
+_ORIENTATION = 0x0112
+_EXIF_METHODS = {
+    2: PILImage.Transpose.FLIP_LEFT_RIGHT,
+    3: PILImage.Transpose.ROTATE_180,
+    4: PILImage.Transpose.FLIP_TOP_BOTTOM,
+    5: PILImage.Transpose.TRANSPOSE,
+    6: PILImage.Transpose.ROTATE_270,
+    7: PILImage.Transpose.TRANSVERSE,
+    8: PILImage.Transpose.ROTATE_90,
+}
+
+
+def _tiff_orientation(image: Image) -> object:
+    """The orientation Pillow reads from an undecoded TIFF leaf's IFD (None: not a TIFF leaf)."""
+    node = image.node
+    if node.op != "open" or node.cache.get() is not None:
+        return None
+    with _cpu.open_encoded(node.params) as header:
+        if not hasattr(header, "tag_v2"):
+            return None
+        return header.getexif().get(_ORIENTATION, 1)  # the IFD is read, no pixel is decoded
+
+
+def exif_transpose(image: Image, *, in_place: bool = False) -> Image:
+    """Record ``ImageOps.exif_transpose``: the transpose the EXIF orientation asks for.
+
+    The orientation and the result's ``info`` (orientation removed from ``exif``, ``Raw
+    profile type exif`` and XMP) come from Pillow's own ``exif_transpose`` run on a 1x1 probe
+    carrying this image's ``info``; no pixel is decoded. Without a transpose the result is a
+    copy (an ``Image.open`` leaf becomes a full crop, so a later ``thumbnail`` does not draft,
+    as in Pillow, whose ``exif_transpose`` loads the image).
+    """
+    if in_place:
+        msg = (
+            "why: exif_transpose(in_place=True) changes a Pillow image in place, and "
+            "pillow-gpu handles are immutable; observed: in_place=True; fix: use the "
+            "returned image, im = ImageOps.exif_transpose(im)"
+        )
+        raise ValueError(msg)
+    tiff_orientation = _tiff_orientation(image)
+    if tiff_orientation in _EXIF_METHODS:
+        msg = (
+            "why: Pillow transposes an oriented TIFF while loading it, so its size changes "
+            "after Image.open and the lazy leaf cannot describe it; observed: TIFF orientation "
+            f"{tiff_orientation}; fix: open it with PIL.Image.open, call PIL.ImageOps."
+            "exif_transpose, and wrap the result with pillow_gpu.Image.from_pil"
+        )
+        raise ValueError(msg)
+    probe = PILImage.new("L", (1, 1))
+    probe.info.update(image.info)
+    orientation = probe.getexif().get(_ORIENTATION, 1)
+    method = None if tiff_orientation is not None else _EXIF_METHODS.get(orientation)
+    if method is None:
+        return image.crop((0, 0, *image.size)) if image.node.op == "open" else image
+    info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
+    node = image.transpose(method).node
+    params = {**node.params, "info": info}  # the CPU route sets Pillow's info on its result
+    return Image(
+        Node(
+            op=node.op, params=params, inputs=node.inputs, mode=node.mode, size=node.size, info=info
+        )
+    )
 
 
 def solarize(image: Image, threshold: int = 128) -> Image:

@@ -71,6 +71,13 @@ def _putalpha(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILIma
     return out
 
 
+def _transpose(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
+    out = images[0].transpose(params["method"])
+    if "info" in params:  # ImageOps.exif_transpose: Pillow's info, orientation removed
+        out.info = dict(params["info"])
+    return out
+
+
 def _chop(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
     function = getattr(ImageChops, params["name"])
     extra = {key: params[key] for key in ("scale", "offset") if key in params}
@@ -92,7 +99,7 @@ _OPS: dict[str, _Op] = {
     "autocontrast": lambda ims, p: ImageOps.autocontrast(
         ims[0], p["cutoff"], p["ignore"], ims[1] if p["masked"] else None, p["preserve_tone"]
     ),
-    "transpose": lambda ims, p: ims[0].transpose(p["method"]),
+    "transpose": _transpose,
     "crop": lambda ims, p: ims[0].crop(p["box"]),
     "expand": lambda ims, p: ImageOps.expand(ims[0], p["border"], p["fill"]),
     "resize": lambda ims, p: ims[0].resize(

@@ -92,6 +92,7 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "mirror": ("mirror", PILImageOps.mirror),
     "rotate": ("rotate:270", lambda im: im.transpose(PILImage.Transpose.ROTATE_270)),
     "transpose": ("transpose", lambda im: im.transpose(PILImage.Transpose.TRANSPOSE)),
+    "exif_transpose": ("exif_transpose", PILImageOps.exif_transpose),
     "solarize": ("solarize:100", lambda im: PILImageOps.solarize(im, 100)),
     "posterize": ("posterize:3", lambda im: PILImageOps.posterize(im, 3)),
     "brightness": ("brightness:1.3", lambda im: PILImageEnhance.Brightness(im).enhance(1.3)),

@@ -219,6 +219,11 @@ _SPECS: tuple[StepSpec, ...] = (
         build=lambda image: image.transpose(Image.TRANSPOSE),
     ),
     StepSpec(
+        name="exif_transpose",
+        call="ImageOps.exif_transpose (the EXIF orientation, then removed from info)",
+        build=ImageOps.exif_transpose,
+    ),
+    StepSpec(
         name="solarize",
         call="ImageOps.solarize(THRESHOLD) (L, RGB)",
         parsers=(("THRESHOLD", _integer),),

@@ -13,6 +13,7 @@ from PIL import Image as PILImage
 
 __all__ = [
     "BYTE_BANDS",
+    "INDEXED_MODES",
     "NATIVE_MODES",
     "image_from_terminal",
     "ink",
@@ -23,6 +24,10 @@ __all__ = [
 
 #: The 8-bit layouts the GPU path stores natively.
 NATIVE_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
+
+#: Palette and bilevel modes, uploaded as their stored byte (P: index; 1: 0 or 255) repeated in
+#: all four bytes of the word; only ``convert`` reads them (gpu._indexed_lowering).
+INDEXED_MODES = ("P", "1")
 
 #: Stored byte -> band index, per native mode (None: a byte no band owns, e.g. the RGB padding
 #: byte and LA's bytes 1 and 2, which Pillow's merge writes as 0).
@@ -37,7 +42,10 @@ BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
 
 
 def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
-    """Return the pixels of ``image`` (a native mode) as one u32 per pixel."""
+    """Return the pixels of ``image`` (a native or indexed mode) as one u32 per pixel."""
+    if image.mode in INDEXED_MODES:
+        stored = image.tobytes("raw", "L") if image.mode == "1" else image.tobytes()
+        return np.frombuffer(stored, dtype=np.uint8).astype(np.uint32) * np.uint32(0x01010101)
     if image.mode == "L":
         return np.frombuffer(image.tobytes(), dtype=np.uint8).astype(np.uint32)
     if image.mode == "LA":
@@ -54,7 +62,7 @@ def upload_words(image: PILImage.Image) -> bytes | npt.NDArray[np.uint32]:
     """The bytes of :func:`to_words` for an upload, without copies beyond Pillow's own."""
     if image.mode == "RGB":
         return image.tobytes("raw", "RGBX")
-    if image.mode in ("L", "LA"):
+    if image.mode in ("L", "LA", *INDEXED_MODES):
         return to_words(image)
     return image.tobytes()  # RGBA, CMYK, RGBX: already one little-endian word per pixel
 

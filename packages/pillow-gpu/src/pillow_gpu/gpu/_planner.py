@@ -48,7 +48,8 @@ from pillow_gpu.gpu._bands_lowering import lower_merge, lower_putalpha
 from pillow_gpu.gpu._contrast_lowering import lower_contrast
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._equalize_lowering import lower_equalize
-from pillow_gpu.gpu._layout import NATIVE_MODES, ink, terminal_nbytes, to_words
+from pillow_gpu.gpu._indexed_lowering import check_consumer, lower_indexed_convert
+from pillow_gpu.gpu._layout import INDEXED_MODES, NATIVE_MODES, ink, terminal_nbytes, to_words
 from pillow_gpu.gpu._plan import Plan, Upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
 from pillow_gpu.gpu._resize_lowering import lower_reduce, lower_resize
@@ -100,7 +101,15 @@ _BAND_BYTES = {
 
 
 def _check_image(node: Node, limits: DeviceLimits | None) -> None:
-    if node.mode not in NATIVE_MODES:
+    uploaded = node.is_leaf or node.cache.get() is not None
+    if node.mode in INDEXED_MODES and not uploaded:
+        raise unsupported(
+            node,
+            f"a mode {node.mode} result is not a native GPU layout (P and 1 images are admitted "
+            "only as uploaded inputs of convert())",
+            fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
+        )
+    if node.mode not in (*NATIVE_MODES, *INDEXED_MODES):
         raise unsupported(
             node,
             f"mode {node.mode} is not a native GPU layout ({', '.join(NATIVE_MODES)})",
@@ -187,6 +196,8 @@ def _putpixel(program: Program, node: Node, ins: _Inputs) -> int:
 
 
 def _convert(program: Program, node: Node, ins: _Inputs) -> int:
+    if ins[0][1].mode in INDEXED_MODES:
+        return lower_indexed_convert(program, node, ins)
     pair = (ins[0][1].mode, node.mode)
     if pair not in convert.CONVERSIONS:
         raise unsupported(node, f"conversion {pair[0]} -> {pair[1]} is not proven on the GPU")
@@ -378,6 +389,7 @@ def plan_graph(
     uploads: list[Upload] = []
     host_bytes = 0
     for node in walk(root):
+        check_consumer(node)
         _check_image(node, limits)
         if node.cache.get() is not None or (node.is_leaf and node.op != "new"):
             buffers[id(node)] = program.image(node.size)
@@ -391,6 +403,12 @@ def plan_graph(
                 raise unsupported(node, f"operation {node.op!r} has no proven GPU route")
             inputs = [(buffers[id(child)], child) for child in node.inputs]
             buffers[id(node)] = lowering(program, node, inputs)
+    if root.mode in INDEXED_MODES:
+        raise unsupported(
+            root,
+            f"a mode {root.mode} image is not returned from the GPU (no native layout)",
+            fix='convert to RGB/RGBA/L first, e.g. image.convert("RGB")',
+        )
     terminal = buffers[id(root)]
     if root.mode == "L":
         terminal = pack_l.pack_l(program, terminal, root.size)

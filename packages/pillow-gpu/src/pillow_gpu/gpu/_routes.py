@@ -90,10 +90,10 @@ ROUTES: tuple[Route, ...] = (
         contexts="any factor; alpha unchanged",
     ),
     Route(
-        operation="transpose / ImageOps.flip / mirror",
+        operation="transpose / ImageOps.flip / mirror / exif_transpose",
         modes=ALL_MODES,
         kernel="remap",
-        contexts="all seven Transpose methods",
+        contexts="all seven Transpose methods; exif_transpose orientations 2..8",
     ),
     Route(
         operation="crop / ImageOps.crop",
@@ -124,6 +124,14 @@ ROUTES: tuple[Route, ...] = (
         modes=ALL_MODES,
         kernel="convert",
         contexts="pairs: " + ", ".join(f"{a}->{b}" for a, b in convert.CONVERSIONS),
+    ),
+    Route(
+        operation="convert from P or 1 (to the modes marked)",
+        modes=ALL_MODES,
+        kernel="lut",
+        contexts="an uploaded P/1 leaf or completed result as input; "
+        "Pillow's 256-entry table (palette, transparency) built by live Pillow; no other "
+        "operation reads P/1",
     ),
     Route(operation="getchannel / split", modes=ALL_MODES, kernel="convert", contexts="any band"),
     Route(

@@ -1,0 +1,152 @@
+"""``ImageOps.exif_transpose`` on real JPEG/PNG files: GPU pixels and ``info`` equal Pillow's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageOps
+from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu.cli._chain import parse_chain
+from pillow_gpu.gpu import evaluate
+
+pytestmark = pytest.mark.usefixtures("device")
+
+_ORIENTATION = 0x0112
+ORIENTATIONS = {"none": None, **{f"orientation-{value}": value for value in range(1, 9)}}
+FORMATS = {"jpeg": ("JPEG", "L"), "png": ("PNG", "RGBA")}
+
+
+def _exif(orientation: int | None) -> bytes:
+    exif = PILImage.Exif()
+    exif[0x010F] = "pillow-gpu"  # Make: a tag that must survive the rewrite
+    if orientation is not None:
+        exif[_ORIENTATION] = orientation
+    return exif.tobytes()
+
+
+def _write(
+    tmp_path: Path, fmt: str, mode: str, orientation: int | None, size: tuple[int, int] = (7, 5)
+) -> Path:
+    path = tmp_path / f"source.{fmt.lower()}"
+    make_image(mode, size, seed=11).save(path, fmt, exif=_exif(orientation))
+    return path
+
+
+def _pillow(path: Path) -> PILImage.Image:
+    with PILImage.open(path) as opened:
+        return PILImageOps.exif_transpose(opened)
+
+
+@pytest.mark.parametrize("orientation", list(ORIENTATIONS))
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_exif_transpose_of_a_file_matches_pillow(
+    fmt: str, orientation: str, tmp_path: Path
+) -> None:
+    path = _write(tmp_path, *FORMATS[fmt], ORIENTATIONS[orientation])
+    expected = _pillow(path)
+    lazy = ImageOps.exif_transpose(Image.open(path))
+    assert not lazy.is_evaluated  # recorded from the header alone
+    assert lazy.size == expected.size
+    assert lazy.info == expected.info
+    assert PILImage.Exif().load(expected.info["exif"]) is None  # parseable after the rewrite
+    result = evaluate(lazy)
+    assert_image_equal(result, expected)
+    assert result.info == expected.info
+    cpu = ImageOps.exif_transpose(Image.open(path)).to_pil()
+    assert_image_equal(cpu, expected)
+    assert cpu.info == expected.info
+    assert cpu.getexif().get(_ORIENTATION) == expected.getexif().get(_ORIENTATION)
+
+
+_XMP_FORMS = {
+    "xmp-attribute": '<x:xmpmeta><rdf:Description tiff:Orientation="6" a="1"/></x:xmpmeta>',
+    "xmp-element": "<x:xmpmeta><tiff:Orientation>3</tiff:Orientation></x:xmpmeta>",
+}
+
+
+@pytest.mark.parametrize("form", list(_XMP_FORMS))
+def test_orientation_from_jpeg_xmp_matches_pillow(form: str, tmp_path: Path) -> None:
+    path = tmp_path / "xmp.jpg"
+    make_image("RGB", (6, 4), seed=2).save(path, xmp=_XMP_FORMS[form].encode(), exif=_exif(None))
+    expected = _pillow(path)
+    lazy = ImageOps.exif_transpose(Image.open(path))
+    assert lazy.info == expected.info
+    assert b"Orientation" not in expected.info["xmp"]
+    assert_image_equal(evaluate(lazy), expected)
+
+
+def test_raw_profile_exif_of_a_pil_image_matches_pillow() -> None:
+    source = make_image("RGB", (5, 3), seed=6)
+    data = bytes.fromhex(_exif(8).hex())
+    source.info["Raw profile type exif"] = f"\nexif\n{len(data):8}\n{data.hex()}\n"
+    expected = PILImageOps.exif_transpose(source)
+    lazy = ImageOps.exif_transpose(Image.from_pil(source))
+    assert lazy.info == expected.info
+    assert lazy.info["Raw profile type exif"] != source.info["Raw profile type exif"]
+    assert_image_equal(evaluate(lazy), expected)
+
+
+@pytest.mark.parametrize("orientation", [1, 6], ids=["orientation-1", "orientation-6"])
+def test_thumbnail_after_exif_transpose_does_not_draft_as_in_pillow(
+    orientation: int, tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "JPEG", "RGB", orientation, size=(200, 150))
+    expected = _pillow(path)
+    expected.thumbnail((20, 20))  # Pillow: a loaded, transposed image; draft does nothing
+    lazy = ImageOps.exif_transpose(Image.open(path)).thumbnail((20, 20))
+    assert_image_equal(evaluate(lazy), expected)
+    drafted = Image.open(path).thumbnail((20, 20))  # a JPEG leaf would be drafted instead
+    if orientation == 1:
+        assert evaluate(drafted).tobytes() != expected.tobytes(), "the draft changed nothing"
+
+
+def test_executor_runs_exif_transposed_files_like_pillow(tmp_path: Path) -> None:
+    paths = {}
+    for orientation in (3, 6, None):
+        folder = tmp_path / str(orientation)
+        folder.mkdir()
+        paths[str(orientation)] = _write(folder, "JPEG", "RGB", orientation, size=(40, 24))
+    jobs = [(key, ImageOps.exif_transpose(Image.open(path))) for key, path in paths.items()]
+    jobs.append(("fit", ImageOps.fit(ImageOps.exif_transpose(Image.open(paths["6"])), (9, 9))))
+    with GpuBatchExecutor() as executor:
+        results = {result.input_key: result.image for result in executor.run(jobs)}
+    for key, path in paths.items():
+        assert_image_equal(results[key], _pillow(path))
+        assert results[key].info == _pillow(path).info
+    assert_image_equal(results["fit"], PILImageOps.fit(_pillow(paths["6"]), (9, 9)))
+
+
+def test_cli_step_transposes_an_oriented_image_like_pillow() -> None:
+    source = make_image("RGB", (7, 5), seed=8)
+    source.info["exif"] = _exif(5)
+    result = evaluate(parse_chain("exif_transpose").apply(Image.from_pil(source)))
+    expected = PILImageOps.exif_transpose(source)
+    assert_image_equal(result, expected)
+    assert result.info == expected.info
+
+
+def test_in_place_is_rejected_because_handles_are_immutable(tmp_path: Path) -> None:
+    image = Image.open(_write(tmp_path, "JPEG", "RGB", 6))
+    with pytest.raises(ValueError, match=r"why: .*immutable; observed: in_place=True; fix: "):
+        ImageOps.exif_transpose(image, in_place=True)
+
+
+@pytest.mark.parametrize(
+    "orientation", [None, 1, 6], ids=["none", "orientation-1", "orientation-6"]
+)
+def test_tiff_leaf_copies_or_explains_pillows_load_time_transpose(
+    orientation: int | None, tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "TIFF", "RGB", orientation)
+    if orientation == 6:  # Pillow's TIFF load() transposes: the header size is not the result's
+        assert _pillow(path).size == (5, 7)
+        with pytest.raises(ValueError, match=r"why: .*observed: TIFF orientation 6; fix: "):
+            ImageOps.exif_transpose(Image.open(path))
+        return
+    expected = _pillow(path)
+    lazy = ImageOps.exif_transpose(Image.open(path))
+    assert lazy.info == expected.info
+    assert_image_equal(evaluate(lazy), expected)
