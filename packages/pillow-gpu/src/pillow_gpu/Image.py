@@ -26,6 +26,7 @@ from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode
 
 from pillow_gpu import _cpu
+from pillow_gpu._convert_info import convert_info
 from pillow_gpu._graph import Node
 
 __all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
@@ -153,6 +154,7 @@ class Image:
         mode: str | None = None,
         size: tuple[int, int] | None = None,
         extra: Sequence[Image] = (),
+        info: Mapping[str, Any] | None = None,
     ) -> Image:
         node = Node(
             op=op,
@@ -160,7 +162,7 @@ class Image:
             inputs=(self._node, *(other._node for other in extra)),
             mode=self.mode if mode is None else mode,
             size=self.size if size is None else size,
-            info=self._node.info,
+            info=self._node.info if info is None else info,
         )
         return Image(node)
 
@@ -354,7 +356,8 @@ class Image:
         probe = _probe(lambda im: im.convert(mode), self.mode)
         if probe.mode == self.mode and mode is None:
             return self
-        return self._derive("convert", {"mode": probe.mode}, mode=probe.mode)
+        info = convert_info(self._node, probe.mode)  # Pillow rewrites "transparency"
+        return self._derive("convert", {"mode": probe.mode}, mode=probe.mode, info=info)
 
     def getchannel(self, channel: int | str) -> Image:
         """Record ``PIL.Image.Image.getchannel``."""

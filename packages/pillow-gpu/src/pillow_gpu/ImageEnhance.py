@@ -7,12 +7,16 @@ recording it never reads pixels on the host.
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from typing import Any
 
+from PIL import Image as PILImage
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter
 
 from pillow_gpu import ImageChops
+from pillow_gpu._convert_info import probe
 from pillow_gpu.Image import Image, _probe
 
 __all__ = ["Brightness", "Color", "Contrast", "Sharpness"]
@@ -28,8 +32,22 @@ class _Enhance:
 
     def enhance(self, factor: float) -> Image:
         """Record the enhancement with ``factor`` (1.0 gives the original image)."""
-        _probe(lambda im: self._pil_class(im).enhance(factor), self.image.mode)
-        return self.image._derive(self._op, {"factor": float(factor)})
+        call = lambda im: self._pil_class(im).enhance(factor)  # noqa: E731
+        _probe(call, self.image.mode)
+        return self.image._derive(
+            self._op, {"factor": float(factor)}, info=_enhanced_info(self.image, call)
+        )
+
+
+def _enhanced_info(image: Image, call: Callable[[PILImage.Image], PILImage.Image]) -> Any:
+    # Pillow's result carries its degenerate image's info (Image.blend keeps image1's): {} for
+    # Brightness and Contrast, info["transparency"] converted there and back for Color.
+    carrier = probe(image.node)
+    if carrier is None:  # a P image whose palette is not recorded: keep what it carries
+        return image.node.info
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return dict(call(carrier).info)
 
 
 class Brightness(_Enhance):

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from PIL import Image as PILImage
-from PIL import ImagePalette
 
+from pillow_gpu._convert_info import probe
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._layout import INDEXED_MODES, NATIVE_MODES, to_words
@@ -44,29 +44,11 @@ def check_consumer(node: Node) -> None:
             )
 
 
-def _header_carrier(node: Node) -> PILImage.Image:
-    # An undecoded file: its header's palette, realised by load() as the decoder's is.
-    carrier = PILImage.new(node.mode, (256, 1))
-    recorded = node.params.get("palette")
-    if recorded is not None:
-        mode, rawmode, data = recorded
-        palette = ImagePalette.ImagePalette(mode)
-        palette.rawmode, palette.palette, palette.dirty = rawmode, data, 1
-        carrier.palette = palette
-    return carrier
-
-
 def _carrier(node: Node) -> PILImage.Image:
-    """A 256 x 1 image with the palette (C level included) of ``node``'s pixels."""
-    cached = node.cache.get()
-    if cached is not None or node.op == "pil":  # crop keeps the palette, C level included
-        carrier = (cached or node.params["image"]).crop((0, 0, 256, 1))
-    elif node.op == "new":
-        carrier = PILImage.new(node.mode, (256, 1), node.params["color"])
-    else:
-        carrier = _header_carrier(node)
-    carrier.info.clear()
-    carrier.info.update(node.info)
+    """A 256 x 1 image with the palette (C level included) and info of ``node``'s pixels."""
+    carrier = probe(node, (256, 1))
+    if carrier is None:  # P and 1 inputs are uploaded leaves (see the planner's _check_image)
+        raise unsupported(node, f"the palette of this mode {node.mode} image is not recorded")
     values = range(256) if node.mode == "P" else (0, 255, *([0] * 254))
     carrier.putdata(list(values))
     return carrier

@@ -201,7 +201,29 @@ def _convert(program: Program, node: Node, ins: _Inputs) -> int:
     pair = (ins[0][1].mode, node.mode)
     if pair not in convert.CONVERSIONS:
         raise unsupported(node, f"conversion {pair[0]} -> {pair[1]} is not proven on the GPU")
-    return convert.lower(program, ins[0][0], node.size, *pair)
+    transparent = _transparent_colour(node, ins[0][1])
+    return convert.lower(program, ins[0][0], node.size, *pair, transparent=transparent)
+
+
+def _transparent_colour(node: Node, source: Node) -> tuple[int, int, int] | None:
+    # Pillow's convert_transparent (L -> RGBA, RGB -> RGBA with info["transparency"]): the
+    # colour whose pixels get alpha 0. Other pairs keep pixels as they are.
+    if node.mode != "RGBA" or source.mode not in ("L", "RGB"):
+        return None
+    if "transparency" not in source.info:
+        return None
+    value = source.info["transparency"]
+    if source.mode == "L" and type(value) is int and 0 <= value <= 255:
+        return (value, value, value)
+    proven = isinstance(value, tuple) and len(value) == 3
+    if source.mode == "RGB" and proven and all(type(v) is int and 0 <= v <= 255 for v in value):
+        return (value[0], value[1], value[2])
+    raise unsupported(
+        node,
+        f"a {source.mode} -> RGBA conversion with info['transparency'] {value!r} is proven only "
+        "for " + ("an int 0..255" if source.mode == "L" else "a tuple of 3 ints 0..255"),
+        fix="set info['transparency'] to such a value, remove it, or evaluate with to_pil()",
+    )
 
 
 def _getchannel(program: Program, node: Node, ins: _Inputs) -> int:

@@ -123,7 +123,10 @@ ROUTES: tuple[Route, ...] = (
         operation="convert / ImageOps.grayscale",
         modes=ALL_MODES,
         kernel="convert",
-        contexts="pairs: " + ", ".join(f"{a}->{b}" for a, b in convert.CONVERSIONS),
+        contexts="pairs: "
+        + ", ".join(f"{a}->{b}" for a, b in convert.CONVERSIONS)
+        + "; info['transparency'] for L->RGBA (an int 0..255) and RGB->RGBA (3 ints 0..255) "
+        "gives that colour alpha 0 (Pillow's convert_transparent), other values rejected",
     ),
     Route(
         operation="convert from P or 1 (to the modes marked)",

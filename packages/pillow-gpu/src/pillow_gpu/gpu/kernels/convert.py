@@ -26,14 +26,19 @@ CONVERSIONS: dict[tuple[str, str], tuple[tuple[int, int], ...]] = {
 
 
 def _lower(
-    program: Program, src: int, size: tuple[int, int], plan: tuple[tuple[int, int], ...]
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    plan: tuple[tuple[int, int], ...],
+    key: int | None = None,
 ) -> int:
     dst = program.image(size)
     selectors = tuple(selector for selector, _ in plan)
     constants = tuple(constant for _, constant in plan)
+    keyed = (1, key) if key is not None else (0, 0)
     program.dispatch(
         "convert",
-        words=(*size, 0, 0, *selectors, *constants),
+        words=(*size, *keyed, *selectors, *constants),
         bindings=(src, dst),
         grid=size,
         invocation_work=4,  # the per-byte loop
@@ -41,9 +46,25 @@ def _lower(
     return dst
 
 
-def lower(program: Program, src: int, size: tuple[int, int], source_mode: str, mode: str) -> int:
-    """``Image.convert(mode)`` for a pair in :data:`CONVERSIONS`."""
-    return _lower(program, src, size, CONVERSIONS[(source_mode, mode)])
+def lower(
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    source_mode: str,
+    mode: str,
+    *,
+    transparent: tuple[int, int, int] | None = None,
+) -> int:
+    """``Image.convert(mode)`` for a pair in :data:`CONVERSIONS`.
+
+    ``transparent`` (an RGB colour, bytes 0..255) is Pillow's ``convert_transparent``: an
+    output pixel of that colour with alpha 255 gets alpha 0 (``rgbT2rgba`` in Convert.c).
+    """
+    key = None
+    if transparent is not None:
+        red, green, blue = transparent
+        key = red | green << 8 | blue << 16 | 0xFF << 24
+    return _lower(program, src, size, CONVERSIONS[(source_mode, mode)], key)
 
 
 def getchannel(program: Program, src: int, size: tuple[int, int], byte: int) -> int:

@@ -1,7 +1,9 @@
 // Channel selection: each output byte j takes sel[j] = 0..3 (input byte), 4 (ITU-R 601-2
 // luma of bytes 0..2, Pillow's integer form), 5 (luma of CMYK through RGB) or 6 (constant).
+// With keyed != 0 an output word equal to `key` (Pillow's rgbT2rgba: the transparent colour
+// with alpha 255) gets alpha 0, its colour bytes kept.
 struct Params {
-    width: u32, height: u32, _pad0: u32, _pad1: u32,
+    width: u32, height: u32, keyed: u32, key: u32,
     sel: vec4<u32>,
     konst: vec4<u32>,
 }
@@ -42,6 +44,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             o = cmyk;
         }
         out = out | ((o & 255u) << (8u * j));
+    }
+    if (p.keyed != 0u && out == p.key) {
+        out = out & 0x00ffffffu;
     }
     dst[i] = out;
 }
