@@ -28,12 +28,15 @@ from PIL import ImageFilter, ImageMode
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import convert_info
 from pillow_gpu._graph import Node
+from pillow_gpu._rotate import rotate_call
 
 __all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
 
 # Re-exported Pillow constants, so ``Image.Transpose.ROTATE_90`` etc. work as in Pillow.
 Transpose = PILImage.Transpose
 Resampling = PILImage.Resampling
+Transform = PILImage.Transform
+AFFINE = PILImage.Transform.AFFINE
 FLIP_LEFT_RIGHT = PILImage.Transpose.FLIP_LEFT_RIGHT
 FLIP_TOP_BOTTOM = PILImage.Transpose.FLIP_TOP_BOTTOM
 ROTATE_90 = PILImage.Transpose.ROTATE_90
@@ -259,6 +262,65 @@ class Image:
                 raise ValueError(message)
         size = (-(-(area[2] - area[0]) // scale[0]), -(-(area[3] - area[1]) // scale[1]))
         return self._derive("reduce", {"factor": scale, "box": area}, size=size)
+
+    def transform(  # noqa: PLR0917 - Pillow's positional signature
+        self,
+        size: tuple[int, int],
+        method: int,
+        data: Sequence[Any] | None = None,
+        resample: int = PILImage.Resampling.NEAREST,
+        fill: int = 1,
+        fillcolor: float | tuple[float, ...] | str | None = None,
+    ) -> Image:
+        """Record ``PIL.Image.Image.transform`` (GPU route: AFFINE with NEAREST; see routes).
+
+        ``method`` is a ``Transform`` member or an object with ``getdata()``; Pillow's
+        ``ImageTransformHandler`` objects need a PIL image and are not recorded lazily.
+        """
+        if isinstance(method, PILImage.ImageTransformHandler):
+            msg = (
+                "an ImageTransformHandler transforms a PIL image eagerly, so it cannot be "
+                f"recorded lazily; observed {type(method).__name__}; call it on to_pil() instead"
+            )
+            raise TypeError(msg)
+        if hasattr(method, "getdata"):
+            method, data = method.getdata()
+        PILImage._check_size(size)
+        _probe(lambda im: im.transform((1, 1), method, data, resample, fill, fillcolor), self.mode)
+        out_size = (int(size[0]), int(size[1]))
+        params = {
+            "size": out_size,
+            "method": int(method),
+            "data": tuple(cast(Sequence[Any], data)),  # the probe rejected None
+            "resample": int(resample),
+            "fill": fill,
+            "fillcolor": fillcolor,
+        }
+        return self._derive("transform", params, size=out_size)
+
+    def rotate(  # noqa: PLR0917 - Pillow's positional signature
+        self,
+        angle: float,
+        resample: int = PILImage.Resampling.NEAREST,
+        expand: int | bool = False,
+        center: tuple[float, float] | None = None,
+        translate: tuple[int, int] | None = None,
+        fillcolor: float | tuple[float, ...] | str | None = None,
+    ) -> Image:
+        """Record ``PIL.Image.Image.rotate`` as Pillow's code calls it.
+
+        The 0/90/180/270 shortcuts record a copy or a transpose; other angles record the affine
+        ``transform`` with the matrix and expanded size Pillow's own code computes.
+        """
+        call = rotate_call(self.size, angle, expand, center, translate)
+        if call is None:
+            return self.copy()
+        if isinstance(call, int):
+            return self.transpose(call)
+        size, matrix = call
+        return self.transform(
+            size, PILImage.Transform.AFFINE, matrix, resample, fillcolor=fillcolor
+        )
 
     def thumbnail(
         self,

@@ -106,6 +106,9 @@ _OPS: dict[str, _Op] = {
         p["size"], p["resample"], p["box"], p.get("reducing_gap")
     ),
     # a list, as Pillow's C path: a (1, 1) reduce node comes from a list factor
+    "transform": lambda ims, p: ims[0].transform(
+        p["size"], p["method"], p["data"], p["resample"], p["fill"], p["fillcolor"]
+    ),
     "reduce": lambda ims, p: ims[0].reduce(list(p["factor"]), p["box"]),  # type: ignore[arg-type]
     "paste": _paste,
     "putpixel": _putpixel,

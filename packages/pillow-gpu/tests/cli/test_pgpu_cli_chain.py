@@ -132,6 +132,19 @@ def test_step_records_the_documented_pillow_call(name: str) -> None:
     assert_image_equal(result, call(source))
 
 
+ROTATIONS = {"rotate:90": "90", "rotate:180.0": "180", "rotate:-33": "-33", "rotate:12.5": "12.5"}
+
+
+@pytest.mark.parametrize("text", list(ROTATIONS))
+def test_rotate_step_is_pillows_expanded_nearest_rotate(text: str) -> None:
+    source = make_image("LA", (19, 17), seed=4)
+    chain = parse_chain(text)
+    assert str(chain) == f"rotate:{ROTATIONS[text]}"  # 90/180/270 keep their integer form
+    expected = source.rotate(float(ROTATIONS[text]), PILImage.Resampling.NEAREST, expand=True)
+    assert_image_equal(chain.apply(Image.from_pil(source)).to_pil(), expected)
+    assert admitted_modes(chain).admitted == NATIVE_MODES
+
+
 RESIZE_FILTERS = ["nearest", "box", "bilinear", "hamming", "bicubic", "lanczos"]
 
 

@@ -111,14 +111,9 @@ class StepSpec:
         return ":".join([self.name, *parts])
 
 
-_ROTATIONS = {90: Image.ROTATE_90, 180: Image.ROTATE_180, 270: Image.ROTATE_270}
-
-
-def _rotate(image: Image.Image, degrees: int) -> Image.Image:
-    if degrees not in _ROTATIONS:
-        msg = f"rotate takes 90, 180 or 270 degrees; observed {degrees}"
-        raise ValueError(msg)
-    return image.transpose(_ROTATIONS[degrees])
+def _rotate(image: Image.Image, degrees: float) -> Image.Image:
+    # Pillow records 90/180/270 (expanded) as transposes and 0 as a copy; others are affine.
+    return image.rotate(degrees, Image.NEAREST, expand=True)
 
 
 def _builtin(kernel: Any) -> _Builder:
@@ -209,8 +204,9 @@ _SPECS: tuple[StepSpec, ...] = (
     StepSpec(name="mirror", call="ImageOps.mirror (left to right)", build=ImageOps.mirror),
     StepSpec(
         name="rotate",
-        call="Image.transpose(ROTATE_90/180/270), DEGREES counter-clockwise",
-        parsers=(("DEGREES", _integer),),
+        call="Image.rotate(DEGREES, NEAREST, expand=True), counter-clockwise "
+        "(90/180/270 are Pillow's transposes)",
+        parsers=(("DEGREES", _number),),
         build=_rotate,
     ),
     StepSpec(

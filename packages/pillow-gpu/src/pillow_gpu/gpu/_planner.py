@@ -43,6 +43,7 @@ from PIL import ImageFilter, ImageOps
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit
 from pillow_gpu.gpu._admission import unsupported
+from pillow_gpu.gpu._affine_lowering import lower_transform
 from pillow_gpu.gpu._autocontrast_lowering import lower_autocontrast
 from pillow_gpu.gpu._bands_lowering import lower_merge, lower_putalpha
 from pillow_gpu.gpu._contrast_lowering import lower_contrast
@@ -377,6 +378,7 @@ _LOWERINGS: dict[str, _Lowering] = {
     "putpixel": _putpixel,
     "resize": lower_resize,
     "reduce": lower_reduce,
+    "transform": lower_transform,
     "convert": _convert,
     "getchannel": _getchannel,
     "merge": lower_merge,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pillow_gpu.gpu._affine_lowering import TRANSFORM
 from pillow_gpu.gpu._autocontrast_lowering import AUTOCONTRAST, AUTOCONTRAST_MODES
 from pillow_gpu.gpu._contrast_lowering import CONTRAST, CONTRAST_MODES
 from pillow_gpu.gpu._equalize_lowering import EQUALIZE, EQUALIZE_MODES
@@ -118,6 +119,7 @@ ROUTES: tuple[Route, ...] = (
         contexts="any size and box; host-built index tables",
     ),
     Route(operation=RESIZE[0], modes=ALL_MODES, kernel=RESIZE[1], contexts=RESIZE[2]),
+    Route(operation=TRANSFORM[0], modes=ALL_MODES, kernel=TRANSFORM[1], contexts=TRANSFORM[2]),
     Route(operation=REDUCE[0], modes=ALL_MODES, kernel=REDUCE[1], contexts=REDUCE[2]),
     Route(
         operation="convert / ImageOps.grayscale",
