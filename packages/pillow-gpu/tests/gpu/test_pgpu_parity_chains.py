@@ -83,6 +83,7 @@ _KINDS = [
     "contrast",
     "equalize",
     "autocontrast",
+    "rotate",
 ]
 _RESIZE_FILTERS = [
     PILImage.Resampling.NEAREST,
@@ -123,6 +124,9 @@ def _step(draw: st.DrawFn, kinds: list[str]) -> tuple[str, Any]:
         argument = (blackpoint, draw(st.integers(blackpoint, 255)))
     elif kind == "median":
         argument = draw(st.sampled_from([1, 3, 5]))
+    elif kind == "rotate":  # (angle, expand, fill: None or a grey level)
+        angle = draw(st.floats(-360, 360, allow_nan=False))
+        argument = (angle, draw(st.booleans()), draw(st.one_of(st.none(), st.integers(0, 255))))
     elif kind == "mode":
         argument = draw(st.integers(-1, 7))
     elif kind == "unsharp":
@@ -156,6 +160,10 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
         )
     if kind == "median":
         return image.filter(ImageFilter.MedianFilter(arg))
+    if kind == "rotate":  # NEAREST, Pillow's default; a grey fill is valid in every mode
+        angle, expand, grey = arg
+        fill = None if grey is None else f"rgb({grey},{grey},{grey})"
+        return image.rotate(angle, expand=expand, fillcolor=fill)
     if kind == "mode":
         return image.filter(ImageFilter.ModeFilter(arg))
     if kind == "unsharp":
