@@ -20,15 +20,14 @@ import math
 from typing import Any
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import table_inputs, unsupported
+from pillow_gpu.gpu._admission import TABLE_BANDS, TABLE_MODES, table_inputs, unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import autocontrast_lut, convert, histogram
 
 __all__ = ["AUTOCONTRAST", "AUTOCONTRAST_MODES", "lower_autocontrast"]
 
 #: Source modes the lowering admits (the modes Pillow's ``_lut`` accepts).
-AUTOCONTRAST_MODES = ("L", "RGB")
-_BANDS = {"L": 1, "RGB": 3}
+AUTOCONTRAST_MODES = TABLE_MODES
 
 #: (operation, kernel, contexts) of the planner's route table entry.
 AUTOCONTRAST = (
@@ -87,7 +86,7 @@ def lower_autocontrast(program: Program, node: Node, ins: list[tuple[int, Node]]
         )
     elif cutoffs is not None:
         device_cuts = (_device_cut(node, cutoffs[0], pixels), _device_cut(node, cutoffs[1], pixels))
-    hist_src, hist_bands = src, _BANDS[mode]
+    hist_src, hist_bands = src, TABLE_BANDS[mode]
     if node.params["preserve_tone"]:
         if mode == "RGB":
             hist_src = convert.lower(program, src, node.size, "RGB", "L")
@@ -97,7 +96,7 @@ def lower_autocontrast(program: Program, node: Node, ins: list[tuple[int, Node]]
         program,
         bins,
         hist_bands=hist_bands,
-        out_bands=_BANDS[mode],
+        out_bands=TABLE_BANDS[mode],
         ignored=ignored,
         cuts=cuts,
         device_cuts=device_cuts,

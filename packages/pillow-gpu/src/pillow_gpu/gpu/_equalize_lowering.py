@@ -12,15 +12,14 @@ modes; P is converted to RGB first, which the lazy API records as ``convert("RGB
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import table_inputs
+from pillow_gpu.gpu._admission import TABLE_BANDS, TABLE_MODES, table_inputs
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import equalize_lut, histogram
 
 __all__ = ["EQUALIZE", "EQUALIZE_MODES", "lower_equalize"]
 
 #: Source modes the lowering admits (the modes Pillow's equalize accepts natively).
-EQUALIZE_MODES = ("L", "RGB")
-_BANDS = {"L": 1, "RGB": 3}
+EQUALIZE_MODES = TABLE_MODES
 
 #: (operation, kernel, contexts) of the planner's route table entry.
 EQUALIZE = (
@@ -36,7 +35,7 @@ def lower_equalize(program: Program, node: Node, ins: list[tuple[int, Node]]) ->
     """Lower ``ImageOps.equalize(image, mask)``."""
     src, mask = table_inputs(node, ins, "ImageOps.equalize")
     mode = ins[0][1].mode
-    bands = _BANDS[mode]
+    bands = TABLE_BANDS[mode]
     bins = histogram.histogram(program, src, node.size, bands=bands, mask=mask)
     table = equalize_lut.equalize_lut(program, bins, bands=bands)
     dst = program.image(node.size)
