@@ -1,24 +1,83 @@
 """Architecture-independent inference core for pixtreme.
 
 Architectures live in separate distributions and are imported only on attribute access:
-``pixtreme.infer.example`` imports the ``pixtreme-arch-example`` distribution's module the
-first time it is touched. Importing this package imports no architecture module, no
-onnxruntime, no NVML and no TensorRT.
+``pixtreme.infer.span`` imports the ``pixtreme-infer-span`` distribution's module the first
+time it is touched. Architectures this release does not know by name register themselves in
+the ``pixtreme.infer.architectures`` entry-point group. Importing this package imports no
+architecture module, no onnxruntime, no NVML and no TensorRT.
 """
 
 from pkgutil import extend_path
 from types import ModuleType as _ModuleType
 
-from pixtreme.infer import _dispatch
-
 # Architecture distributions add modules under pixtreme/infer/. In an editable (workspace)
 # install each lives in its own src/ folder, so this package extends its own __path__ too.
 __path__ = extend_path(__path__, __name__)
 
-__all__ = ("ARCHITECTURES",)
+from pixtreme.infer import _dispatch  # noqa: E402
+from pixtreme.infer._frame_contract import (  # noqa: E402
+    Exact,
+    FrameContract,
+    FrameField,
+    FrameMetadataWarning,
+    UnconstrainedWithReference,
+)
+from pixtreme.infer._module_contracts import (  # noqa: E402
+    CheckpointContainer,
+    GpuArrayParamContract,
+    ModuleContract,
+    Precision,
+    ShapeProfile,
+    StateFootprint,
+    StatelessFamilyContract,
+    StatelessModuleContract,
+    StatelessOpenContract,
+    TemporalFamilyContract,
+    TemporalModuleContract,
+    TemporalOpenContract,
+)
+from pixtreme.infer._protocols import (  # noqa: E402
+    CudaGraphFactoryProvider,
+    OpenedStatelessImageInference,
+    StatefulImageInference,
+    StatelessImageInference,
+    StatelessInferenceFactory,
+    TemporalInferenceFactory,
+)
+from pixtreme.infer.errors import actionable_error  # noqa: E402
+from pixtreme.infer.onnx import run_onnx  # noqa: E402
 
 ARCHITECTURES = _dispatch.ARCHITECTURES
-"""Known architecture attribute names mapped to the distribution that provides each."""
+"""Architectures known statically: attribute name -> the distribution that provides it."""
+
+__all__ = [
+    "ARCHITECTURES",
+    "CheckpointContainer",
+    "CudaGraphFactoryProvider",
+    "Exact",
+    "FrameContract",
+    "FrameField",
+    "FrameMetadataWarning",
+    "GpuArrayParamContract",
+    "ModuleContract",
+    "OpenedStatelessImageInference",
+    "Precision",
+    "ShapeProfile",
+    "StateFootprint",
+    "StatefulImageInference",
+    "StatelessFamilyContract",
+    "StatelessImageInference",
+    "StatelessInferenceFactory",
+    "StatelessModuleContract",
+    "StatelessOpenContract",
+    "TemporalFamilyContract",
+    "TemporalInferenceFactory",
+    "TemporalModuleContract",
+    "TemporalOpenContract",
+    "UnconstrainedWithReference",
+    "actionable_error",
+    "run_onnx",
+]
 
 
 def __getattr__(name: str) -> _ModuleType:
@@ -28,4 +87,4 @@ def __getattr__(name: str) -> _ModuleType:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_dispatch.ARCHITECTURES, *_dispatch.CORE_MODULES})
+    return sorted({*globals(), *_dispatch.architectures(__name__), *_dispatch.CORE_MODULES})

@@ -1,116 +1,162 @@
-"""Protocols an architecture implements: inference instances, factories and graph providers."""
+"""Protocols an architecture implements: instances, factories and CUDA Graph providers."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from pixtreme.infer._contract_values import Precision
 from pixtreme.infer._module_contracts import (
+    ArtifactIdentityT,
+    Precision,
     StatelessFamilyContract,
-    StatelessModuleContract,
     StatelessOpenContract,
     TemporalFamilyContract,
-    TemporalModuleContract,
     TemporalOpenContract,
 )
 
 if TYPE_CHECKING:
     from pixtreme.core import Frame
 
+FactoryT = TypeVar(
+    "FactoryT",
+    bound="StatelessInferenceFactory[Any] | TemporalInferenceFactory[Any]",
+    covariant=True,
+)
 
-@runtime_checkable
+
+class CudaGraphFactoryProvider(Protocol[FactoryT]):
+    """A factory that can also hand out a CUDA Graph factory of the same inference form.
+
+    Selecting the graph factory opens nothing and allocates no GPU storage; its query, open
+    and request contracts are the original ones, and graphs are prepared during open.
+    """
+
+    def graph_factory(self) -> FactoryT:
+        """Return the graph factory, keeping the original inference form."""
+        ...
+
+
 class StatelessImageInference(Protocol):
-    """Anything that maps one Frame (and keyword GPU parameters) to a new Frame."""
+    """Stateless single-Frame inference with an integral spatial scale."""
+
+    @property
+    def scale(self) -> int:
+        """The integral spatial scale of the output."""
+        ...
+
+    def __call__(self, frame: Frame, /) -> Frame:
+        """Infer one Frame with no hidden recurrent state."""
+        ...
+
+
+class OpenedStatelessImageInference(StatelessImageInference, Protocol[ArtifactIdentityT]):
+    """An opened stateless instance; ``scale`` equals ``contract.scale``.
+
+    ``close`` releases instance resources without synchronizing: finish CUDA work first.
+    Calls after close fail before any backend work.
+    """
+
+    @property
+    def contract(self) -> StatelessOpenContract[ArtifactIdentityT]:
+        """The opened configuration; equal to the query for the same settings."""
+        ...
 
     def __call__(self, frame: Frame, /, **params: object) -> Frame:
-        """Run one request; validates the Frame and parameters against the contract first."""
-        ...
-
-
-@runtime_checkable
-class OpenedStatelessImageInference(StatelessImageInference, Protocol):
-    """An opened stateless instance bound to one artifact, precision, input size and device."""
-
-    @property
-    def contract(self) -> StatelessModuleContract:
-        """The contract this instance serves; equal to the factory's query result."""
+        """Infer one Frame with the GPU array parameters the family declares."""
         ...
 
     def close(self) -> None:
-        """Release backend resources; idempotent. Later calls fail before GPU work."""
+        """Release instance resources; later calls fail before backend work."""
         ...
 
 
-@runtime_checkable
-class StatefulImageInference(Protocol):
-    """An opened temporal instance: ``reset=True`` clears its state before the frame."""
+class StatefulImageInference(Protocol[ArtifactIdentityT]):
+    """One sequential temporal stream with private state from open until close.
+
+    The caller passes one Frame, the declared GPU array parameters and an optional boolean
+    ``reset``, keeps inputs alive and ready on the current CUDA stream, uses that stream for
+    every request and synchronizes before using results elsewhere or closing. Returned Frames
+    belong to the caller and do not change with later requests, resets or close.
+    """
 
     @property
-    def contract(self) -> TemporalModuleContract:
-        """The contract this instance serves; equal to the factory's query result."""
+    def scale(self) -> int:
+        """Return ``contract.scale``."""
         ...
 
-    def __call__(self, frame: Frame, /, *, reset: bool = False, **params: object) -> Frame:
-        """Run one request in sequence; ``reset`` restarts the sequence at this frame."""
+    @property
+    def contract(self) -> TemporalOpenContract[ArtifactIdentityT]:
+        """The opened configuration; equal to the query for the same settings."""
+        ...
+
+    def __call__(self, frame: Frame, /, **params: object) -> Frame:
+        """Infer one Frame; ``reset=True`` clears the state before this Frame."""
         ...
 
     def close(self) -> None:
-        """Release backend resources and state; idempotent."""
+        """Release the persistent state; later calls fail before backend work."""
         ...
 
 
-@runtime_checkable
-class StatelessInferenceFactory[A: Hashable](Protocol):
-    """Opens stateless instances; querying a contract allocates no GPU memory."""
+class StatelessInferenceFactory(Protocol[ArtifactIdentityT]):
+    """Query a stateless configuration without GPU allocation, then open its instance.
+
+    ``open`` repeats the query's validation; the instance's contract equals the query result.
+    """
 
     @property
     def family_contract(self) -> StatelessFamilyContract:
-        """What this factory offers, without an artifact or device."""
+        """The artifact-independent Frame and parameter declarations."""
         ...
 
     def query_contract(
-        self, artifact: A, /, *, precision: Precision, input_hw: tuple[int, int]
-    ) -> StatelessOpenContract[A]:
-        """Validate settings and return the contract an opened instance would have."""
+        self,
+        artifact_identity: ArtifactIdentityT,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
+    ) -> StatelessOpenContract[ArtifactIdentityT]:
+        """Validate the settings and return their contract, allocating no GPU memory."""
         ...
 
     def open(
-        self, artifact: A, /, *, precision: Precision, input_hw: tuple[int, int]
-    ) -> OpenedStatelessImageInference:
-        """Repeat the validation and open an instance whose contract equals the query's."""
+        self,
+        artifact_identity: ArtifactIdentityT,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
+    ) -> OpenedStatelessImageInference[ArtifactIdentityT]:
+        """Validate the settings again and open an instance with the matching contract."""
         ...
 
 
-@runtime_checkable
-class TemporalInferenceFactory[A: Hashable](Protocol):
-    """Opens temporal instances; querying a contract allocates no GPU memory."""
+class TemporalInferenceFactory(Protocol[ArtifactIdentityT]):
+    """Query a temporal configuration without state allocation, then open a fresh instance."""
 
     @property
     def family_contract(self) -> TemporalFamilyContract:
-        """What this factory offers, without an artifact or device."""
+        """The artifact-independent declaration, with no model or device work."""
         ...
 
     def query_contract(
-        self, artifact: A, /, *, precision: Precision, input_hw: tuple[int, int]
-    ) -> TemporalOpenContract[A]:
-        """Validate settings and return the contract an opened instance would have."""
+        self,
+        artifact_identity: ArtifactIdentityT,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
+    ) -> TemporalOpenContract[ArtifactIdentityT]:
+        """Describe the configuration without allocating state or device memory."""
         ...
 
     def open(
-        self, artifact: A, /, *, precision: Precision, input_hw: tuple[int, int]
-    ) -> StatefulImageInference:
-        """Repeat the validation and open an instance whose contract equals the query's."""
-        ...
-
-
-@runtime_checkable
-class CudaGraphFactoryProvider[F](Protocol):
-    """A factory that can also hand out a CUDA Graph factory with the same inference form.
-
-    ``F`` is StatelessInferenceFactory[...] or TemporalInferenceFactory[...].
-    """
-
-    def graph_factory(self) -> F:
-        """Return a separate factory whose instances replay prepared CUDA Graphs."""
+        self,
+        artifact_identity: ArtifactIdentityT,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
+    ) -> StatefulImageInference[ArtifactIdentityT]:
+        """Open fresh state matching query_contract, ready for the first request's stream."""
         ...

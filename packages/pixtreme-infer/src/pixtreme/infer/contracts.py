@@ -1,30 +1,29 @@
-"""The shared inference contract vocabulary architectures declare and verification checks."""
+"""The contract vocabulary architectures declare and the verification suites check."""
 
-from pixtreme.infer._contract_values import (
-    CHECKPOINT_CONTAINERS,
-    PRECISIONS,
-    CheckpointContainer,
+from pixtreme.infer._frame_contract import (
     Exact,
     FrameContract,
     FrameField,
-    FrameFieldMismatch,
-    FrameMetadata,
+    FrameMetadataWarning,
+    UnconstrainedWithReference,
+)
+from pixtreme.infer._module_contracts import (
+    CHECKPOINT_CONTAINERS,
+    PRECISIONS,
+    CheckpointContainer,
     GpuArrayParamContract,
+    ModuleContract,
     Precision,
     ShapeProfile,
     StateFootprint,
-    UnconstrainedWithReference,
-    parse_checkpoint_container,
-    parse_precision,
-)
-from pixtreme.infer._module_contracts import (
-    RESET_CONTROL,
     StatelessFamilyContract,
     StatelessModuleContract,
     StatelessOpenContract,
     TemporalFamilyContract,
     TemporalModuleContract,
     TemporalOpenContract,
+    parse_checkpoint_container,
+    parse_precision,
     validate_call_params,
 )
 from pixtreme.infer._protocols import (
@@ -36,18 +35,17 @@ from pixtreme.infer._protocols import (
     TemporalInferenceFactory,
 )
 
-__all__ = (
+__all__ = [
     "CHECKPOINT_CONTAINERS",
     "PRECISIONS",
-    "RESET_CONTROL",
     "CheckpointContainer",
     "CudaGraphFactoryProvider",
     "Exact",
     "FrameContract",
     "FrameField",
-    "FrameFieldMismatch",
-    "FrameMetadata",
+    "FrameMetadataWarning",
     "GpuArrayParamContract",
+    "ModuleContract",
     "OpenedStatelessImageInference",
     "Precision",
     "ShapeProfile",
@@ -66,4 +64,4 @@ __all__ = (
     "parse_checkpoint_container",
     "parse_precision",
     "validate_call_params",
-)
+]

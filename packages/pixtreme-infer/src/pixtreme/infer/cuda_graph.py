@@ -20,8 +20,8 @@ Importing this module needs no GPU: CuPy is used only when a component is opened
 See docs/cuda-graph.md in the pixtreme-infer distribution for the full contract.
 """
 
-from pixtreme.infer._cuda_graph_buffers import CudaGraphBuffers
-from pixtreme.infer._cuda_graph_context import CudaGraphStateError
-from pixtreme.infer._cuda_graph_session import CudaGraphSession, Operation
+from pixtreme.infer._cuda_graph._buffers import CudaGraphBuffers
+from pixtreme.infer._cuda_graph._context import CudaGraphStateError
+from pixtreme.infer._cuda_graph._session import CudaGraphSession, Operation
 
-__all__ = ("CudaGraphBuffers", "CudaGraphSession", "CudaGraphStateError", "Operation")
+__all__ = ["CudaGraphBuffers", "CudaGraphSession", "CudaGraphStateError", "Operation"]

@@ -1,24 +1,42 @@
-"""The Frame boundary: read a pixtreme Frame's metadata and check it against a contract.
+"""The Frame boundary: check a pixtreme Frame's metadata and size against a FrameContract.
 
 Every check here runs before any pixel access or backend work, so a rejected request leaves the
-module and its GPU state untouched.
+module and its GPU state untouched. Error messages name the observed and the declared value.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import warnings
+from typing import TYPE_CHECKING, NamedTuple
 
-from pixtreme.infer._contract_values import FrameContract, FrameMetadata
+from pixtreme.infer._frame_contract import (
+    FRAME_FIELDS,
+    Exact,
+    FrameContract,
+    FrameMetadataWarning,
+    field_value,
+)
 from pixtreme.infer.errors import ContractError
 
 if TYPE_CHECKING:
     from pixtreme.core import Frame
 
-__all__ = ("check_frame", "check_metadata", "frame_metadata")
+__all__ = ["FieldMismatch", "check_frame", "frame_metadata", "metadata_mismatches"]
 
 
-def frame_metadata(frame: object) -> FrameMetadata:
-    """Return the metadata of a pixtreme Frame, or raise ContractError for anything else."""
+class FieldMismatch(NamedTuple):
+    """One Frame field whose observed value breaks an Exact constraint."""
+
+    field: str
+    observed: object
+    expected: object
+
+
+def frame_metadata(frame: object) -> dict[str, object]:
+    """The metadata of a pixtreme Frame (channels, colorspace, gamma, matrix, dtype).
+
+    Raises ContractError for anything that is not a ``pixtreme.core.Frame``.
+    """
     from pixtreme.core import Frame
 
     if not isinstance(frame, Frame):
@@ -27,40 +45,25 @@ def frame_metadata(frame: object) -> FrameMetadata:
             what=f"received {type(frame).__module__}.{type(frame).__qualname__}",
             how="wrap the array with pixtreme.io.from_array(cupy_array, ...) to make a Frame",
         )
-    return FrameMetadata(
-        channels=tuple(frame.channels),
-        colorspace=str(frame.colorspace),
-        gamma=str(frame.gamma),
-        matrix=None if frame.matrix is None else str(frame.matrix),
-        dtype=str(frame.dtype),
-    )
+    return {
+        "channels": tuple(frame.channels),
+        "colorspace": frame.colorspace,
+        "gamma": frame.gamma,
+        "matrix": frame.matrix,
+        "dtype": str(frame.dtype),
+    }
 
 
-def check_metadata(
-    observed: FrameMetadata,
-    contract: FrameContract,
-    *,
-    hw: tuple[int, int] | None = None,
-    expected_hw: tuple[int, int] | None = None,
-    role: str = "input",
-) -> None:
-    """Raise ContractError when ``observed`` breaks an Exact field or the expected size."""
-    mismatches = contract.mismatches(observed)
-    if mismatches:
-        described = ", ".join(
-            f"{item.field}={item.observed!r} (expected {item.expected!r})" for item in mismatches
-        )
-        raise ContractError(
-            why=f"the {role} Frame must match the module's FrameContract",
-            what=described,
-            how="convert the Frame first (pixtreme.color / astype) or open a module for it",
-        )
-    if expected_hw is not None and hw != expected_hw:
-        raise ContractError(
-            why=f"the {role} Frame must have the (height, width) the instance was opened for",
-            what=f"received (height, width)={hw}, expected {expected_hw}",
-            how="resize the Frame, or open another instance with input_hw set to its size",
-        )
+def metadata_mismatches(
+    metadata: dict[str, object], contract: FrameContract
+) -> tuple[FieldMismatch, ...]:
+    """The Exact fields of ``contract`` whose value in ``metadata`` differs, in field order."""
+    found = []
+    for name in FRAME_FIELDS:
+        declared = getattr(contract, name)
+        if isinstance(declared, Exact) and metadata[name] != declared.value:
+            found.append(FieldMismatch(name, metadata[name], declared.value))
+    return tuple(found)
 
 
 def check_frame(
@@ -69,15 +72,49 @@ def check_frame(
     *,
     expected_hw: tuple[int, int] | None = None,
     role: str = "input",
+    warn_reference: bool = False,
 ) -> Frame:
-    """Check a Frame's type, metadata and optionally its size; return it typed as Frame."""
-    observed = frame_metadata(frame)
+    """Check a Frame's type, Exact metadata fields and optionally its size; return it.
+
+    With ``warn_reference``, an accepted value of an unconstrained field that differs from the
+    contract's reference issues a FrameMetadataWarning.
+    """
+    metadata = frame_metadata(frame)
     checked: Frame = frame  # frame_metadata proved the type (Frame is Any to mypy)
-    check_metadata(
-        observed,
-        contract,
-        hw=(checked.height, checked.width),
-        expected_hw=expected_hw,
-        role=role,
-    )
+    mismatches = metadata_mismatches(metadata, contract)
+    if mismatches:
+        described = ", ".join(
+            f"{item.field}={item.observed!r} (declared {item.expected!r})" for item in mismatches
+        )
+        raise ContractError(
+            why=f"the {role} Frame must match the module's FrameContract",
+            what=described,
+            how="convert the Frame first (pixtreme color conversion or astype), or open a "
+            "module declared for it",
+        )
+    declared_channels = len(field_value(contract.channels))
+    if checked.data.shape[2] != declared_channels:
+        raise ContractError(
+            why=f"the {role} Frame must have the channel count its contract declares",
+            what=f"observed {checked.data.shape[2]} channels, declared {declared_channels}",
+            how="pass a Frame with the declared channels",
+        )
+    hw = (int(checked.height), int(checked.width))
+    if expected_hw is not None and hw != expected_hw:
+        raise ContractError(
+            why=f"the {role} Frame must have the (height, width) the instance was opened for",
+            what=f"observed (height, width)={hw}, opened for {expected_hw}",
+            how="resize the Frame, or open another instance with input_hw set to its size",
+        )
+    if warn_reference:
+        for name in FRAME_FIELDS:
+            declared = getattr(contract, name)
+            if not isinstance(declared, Exact) and metadata[name] != declared.reference:
+                warnings.warn(
+                    f"{role} Frame {name}={metadata[name]!r} differs from the module's "
+                    f"reference {declared.reference!r}; it is accepted, but results were "
+                    "validated for the reference value",
+                    FrameMetadataWarning,
+                    stacklevel=2,
+                )
     return checked

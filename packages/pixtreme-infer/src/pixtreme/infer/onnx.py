@@ -1,28 +1,30 @@
-"""ONNX verification on the CPU provider (the ``ort`` extra).
+"""ONNX verification on ONNX Runtime's CPU provider (the ``ort`` extra).
 
-A graph states its output contract in the model metadata under
-``"pixtreme.infer.contract"`` as JSON, for example
-``{"batch": 1, "channels": 3, "spatial_scale": 2, "dtype": "float32", "layout": "NHWC"}``,
-and binds exactly one input called ``input`` and one output called ``output``.
-onnxruntime is imported only when a graph is run.
+A graph states its output contract in the model metadata under ``"pixtreme.infer.contract"``
+as JSON, ``{"output": {"batch": 1, "channels": 3, "spatial_scale": 2, "dtype": "float32",
+"layout": "NHWC"}}``, and binds exactly one input called ``input`` and one output called
+``output``. ``run_onnx`` checks a run against that contract; ``verify_onnx`` also compares the
+output with a reference under a stated tolerance. onnxruntime is imported only when a graph runs.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 from pixtreme.infer import _validate as v
-from pixtreme.infer.errors import ContractError, RecordError, require_optional
+from pixtreme.infer.dependencies import require_optional
+from pixtreme.infer.errors import ContractError, InferError
 
-__all__ = (
+__all__ = [
     "CONTRACT_METADATA_KEY",
     "OnnxContractError",
+    "OnnxExecutionError",
     "OnnxOutputContract",
     "OnnxReferenceComparison",
     "OnnxReferenceMismatchError",
@@ -30,16 +32,25 @@ __all__ = (
     "OnnxTolerance",
     "contract_metadata",
     "run_onnx",
-)
+    "verify_onnx",
+]
 
 CONTRACT_METADATA_KEY = "pixtreme.infer.contract"
 INPUT_NAME = "input"
 OUTPUT_NAME = "output"
-_ONNX_DTYPES = {"float32": "tensor(float)", "float16": "tensor(float16)"}
+_OUTPUT_FIELDS = ("batch", "channels", "spatial_scale", "dtype", "layout")
+_ACCEPTED = (
+    f"JSON metadata {CONTRACT_METADATA_KEY!r} holding an 'output' object with positive integer "
+    "batch, channels and spatial_scale, a NumPy dtype name and layout 'NHWC'"
+)
 
 
 class OnnxContractError(ContractError):
     """A graph, its metadata, bindings, input or output break the ONNX contract."""
+
+
+class OnnxExecutionError(InferError, RuntimeError):
+    """ONNX Runtime could not load or run the graph on the CPU provider."""
 
 
 class OnnxReferenceMismatchError(OnnxContractError):
@@ -53,26 +64,24 @@ class OnnxOutputContract:
     batch: int
     channels: int
     spatial_scale: int
-    dtype: Literal["float32", "float16"]
+    dtype: str
     layout: Literal["NHWC"] = "NHWC"
 
     def __post_init__(self) -> None:
         owner = "OnnxOutputContract"
-        v.one_of(owner, "batch", self.batch, (1,))
+        v.positive_int(owner, "batch", self.batch)
         v.positive_int(owner, "channels", self.channels)
         v.positive_int(owner, "spatial_scale", self.spatial_scale)
-        v.one_of(owner, "dtype", self.dtype, tuple(_ONNX_DTYPES))
+        try:
+            np.dtype(self.dtype)
+        except TypeError:
+            v.fail(owner, "dtype", self.dtype, expected="a NumPy dtype name",
+                   how="pass a name such as 'float32'")
         v.one_of(owner, "layout", self.layout, ("NHWC",))
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON fields stored in the model metadata."""
-        return {
-            "batch": self.batch,
-            "channels": self.channels,
-            "spatial_scale": self.spatial_scale,
-            "dtype": self.dtype,
-            "layout": self.layout,
-        }
+        """The JSON object stored in the model metadata."""
+        return {"output": {field: getattr(self, field) for field in _OUTPUT_FIELDS}}
 
     def output_shape(self, input_shape: tuple[int, ...]) -> tuple[int, int, int, int]:
         """The output shape this contract requires for ``input_shape`` (N, H, W, 3)."""
@@ -198,63 +207,118 @@ def _error(why: str, what: str, how: str) -> OnnxContractError:
 
 
 def _check_input(array: object) -> npt.NDArray[np.float32]:
+    accepted = "a numpy.ndarray of shape [1, H, W, 3] (H, W >= 1) and dtype float32"
     if not isinstance(array, np.ndarray):
         raise _error(
-            "run_onnx takes a host numpy array",
-            f"received {type(array).__name__}",
-            "copy the Frame to the host (cupy.asnumpy) and add a batch axis: array[None]",
+            "run_onnx accepts only the public NHWC float32 tensor contract",
+            f"observed input type={type(array).__module__}.{type(array).__qualname__}",
+            f"pass {accepted} (copy a Frame to the host with cupy.asnumpy and add array[None])",
         )
-    if array.dtype != np.float32 or array.ndim != 4 or array.shape[0] != 1 or array.shape[3] != 3:
+    shape = array.shape
+    if array.dtype != np.float32 or array.ndim != 4 or shape[0] != 1 or shape[3] != 3 or (
+        min(shape[1:3]) < 1
+    ):
         raise _error(
-            "run_onnx takes a float32 NHWC array of shape [1, H, W, 3]",
-            f"received dtype={array.dtype}, shape={array.shape}",
-            "convert with array.astype(np.float32) and reshape to [1, H, W, 3]",
+            "run_onnx accepts only the public NHWC float32 tensor contract",
+            f"observed shape={shape!r}, dtype={array.dtype!s}",
+            f"pass {accepted}",
         )
-    return np.ascontiguousarray(array)
+    return array
 
 
-def _read_contract(metadata: dict[str, str], path: Path) -> OnnxOutputContract:
-    from pixtreme.infer.verification._records import parse_json_strict
+def _read_contract(metadata: object, path: str) -> OnnxOutputContract:
+    def bad(why: str, observed: object) -> OnnxContractError:
+        return _error(why, f"{path}: observed metadata={observed!r}",
+                      f"regenerate the artifact with {_ACCEPTED}")
 
+    if not isinstance(metadata, dict):
+        raise bad("the ONNX model metadata is not a mapping", metadata)
     raw = metadata.get(CONTRACT_METADATA_KEY)
-    if raw is None:
-        raise _error(
-            f"a verified graph states its output contract under {CONTRACT_METADATA_KEY!r}",
-            f"{path.name} has metadata keys {sorted(metadata)}",
-            "add it with onnx.helper.set_model_props(model, contract_metadata(contract))",
-        )
+    if not isinstance(raw, str):
+        raise bad("the ONNX artifact has no string contract metadata declaration", metadata)
+
+    def no_constants(name: str) -> object:
+        raise ValueError(f"non-JSON constant {name}")
+
     try:
-        fields = parse_json_strict(raw)
-    except RecordError as error:
-        raise _error("the contract metadata must be strict JSON", error.what, error.how) from error
-    if not isinstance(fields, dict):
-        raise _error(
-            "the contract metadata is a JSON object",
-            f"received {raw!r}",
-            "store json.dumps(contract.as_dict())",
-        )
-    known = {"batch", "channels", "spatial_scale", "dtype", "layout"}
-    if set(fields) - known or {"batch", "channels", "spatial_scale", "dtype"} - set(fields):
-        raise _error(
-            f"the contract metadata has exactly the fields {sorted(known)} (layout optional)",
-            f"received fields {sorted(fields)}",
-            "regenerate it with contract_metadata(OnnxOutputContract(...))",
-        )
+        document = json.loads(raw, parse_constant=no_constants)
+    except (ValueError, RecursionError) as error:
+        raise bad("the ONNX artifact contract metadata is not valid JSON", raw) from error
+    output = document.get("output") if isinstance(document, dict) else None
+    if not isinstance(output, dict) or any(field not in output for field in _OUTPUT_FIELDS):
+        raise bad("the ONNX artifact contract metadata has no complete output declaration",
+                  document)
     try:
-        return OnnxOutputContract(**fields)  # type: ignore[arg-type]
+        return OnnxOutputContract(**{field: output[field] for field in _OUTPUT_FIELDS})
     except ContractError as error:
-        raise _error("the contract metadata must be valid", error.what, error.how) from error
+        raise bad(f"the ONNX artifact output declaration is invalid ({error.why})",
+                  document) from error
+
+
+def _execute(
+    onnx_path: str | os.PathLike[str], array: npt.NDArray[np.float32]
+) -> tuple[npt.NDArray[Any], OnnxOutputContract]:
+    ort: Any = require_optional("onnxruntime", extra="ort")
+    path = os.fspath(onnx_path)
+    try:
+        session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    except Exception as error:
+        raise OnnxExecutionError(
+            why="ONNX Runtime could not load the artifact with CPUExecutionProvider",
+            what=f"artifact={path!r}; backend error={error}",
+            how="check the path, regenerate the ONNX artifact, and check that "
+            "pixtreme-infer[ort] matches this platform",
+        ) from error
+    try:
+        metadata = dict(session.get_modelmeta().custom_metadata_map)
+    except Exception as error:
+        raise _error("the ONNX artifact model metadata could not be read",
+                     f"{path}: {error}", f"regenerate the artifact with {_ACCEPTED}") from error
+    contract = _read_contract(metadata, path)
+    inputs = [item.name for item in session.get_inputs()]
+    outputs = [item.name for item in session.get_outputs()]
+    if inputs != [INPUT_NAME] or outputs != [OUTPUT_NAME]:
+        raise _error(
+            f"a verified graph binds exactly one {INPUT_NAME!r} input and one "
+            f"{OUTPUT_NAME!r} output",
+            f"observed input names={inputs!r}, output names={outputs!r}",
+            "rename the bindings when exporting (input_names/output_names)",
+        )
+    try:
+        result = session.run([OUTPUT_NAME], {INPUT_NAME: array})[0]
+    except Exception as error:
+        raise OnnxExecutionError(
+            why="ONNX Runtime failed while executing the graph",
+            what=f"artifact={path!r}; input shape={array.shape!r}; backend error={error}",
+            how="inspect the artifact and the input, then rerun without provider fallback",
+        ) from error
+    _, height, width, _ = array.shape
+    expected = (contract.batch, height * contract.spatial_scale,
+                width * contract.spatial_scale, contract.channels)
+    if not isinstance(result, np.ndarray) or result.shape != expected or (
+        result.dtype != np.dtype(contract.dtype)
+    ):
+        raise _error(
+            "the ONNX artifact returned a value outside its public output contract",
+            f"observed shape={getattr(result, 'shape', None)!r}, "
+            f"dtype={getattr(result, 'dtype', None)!s}",
+            f"regenerate the artifact; expected shape={expected!r}, dtype={contract.dtype}",
+        )
+    return result, contract
+
+
+def run_onnx(onnx_path: str | os.PathLike[str], input_nhwc: np.ndarray) -> np.ndarray:
+    """Run a graph on the CPU provider only and check its output against its stated contract.
+
+    Checks, in order: the input array, the contract metadata, the bindings (exactly ``input``
+    and ``output``), then the output's shape and dtype.
+    """
+    return _execute(onnx_path, _check_input(input_nhwc))[0]
 
 
 def _compare(
-    output: npt.NDArray[Any], reference: object, tolerance: OnnxTolerance | None
+    output: npt.NDArray[Any], reference: object, tolerance: OnnxTolerance
 ) -> OnnxReferenceComparison:
-    if tolerance is None:
-        raise _error(
-            "a reference comparison needs a stated tolerance",
-            "reference was given with tolerance=None",
-            "pass tolerance=OnnxTolerance(max_abs=..., mean_abs=...)",
-        )
     expected = np.asarray(reference)
     if expected.shape != output.shape:
         raise _error(
@@ -274,72 +338,32 @@ def _compare(
     )
 
 
-def run_onnx(
-    path: str | Path,
-    input_nhwc: npt.NDArray[np.float32],
+def verify_onnx(
+    onnx_path: str | os.PathLike[str],
+    input_nhwc: np.ndarray,
     *,
-    reference: npt.ArrayLike | None = None,
-    tolerance: OnnxTolerance | None = None,
+    reference: npt.ArrayLike,
+    tolerance: OnnxTolerance,
     raise_on_mismatch: bool = True,
 ) -> OnnxRun:
-    """Run a graph on ONNX Runtime's CPU provider and check it against its stated contract.
+    """Run a graph as run_onnx does and compare its output with ``reference``.
 
-    Checks, in order: the input array, the contract metadata, the bindings (exactly
-    ``input`` / ``output``), the output shape and dtype, and, when ``reference`` is given,
-    the difference against it under ``tolerance`` (raising OnnxReferenceMismatchError unless
-    ``raise_on_mismatch`` is False).
+    Raises OnnxReferenceMismatchError when the difference exceeds ``tolerance`` (unless
+    ``raise_on_mismatch`` is False; the comparison is returned either way).
     """
     array = _check_input(input_nhwc)
-    if reference is None and tolerance is not None:
-        raise _error(
-            "a tolerance is only meaningful with a reference",
-            "tolerance was given with reference=None",
-            "pass reference=... too, or drop tolerance",
+    if not isinstance(tolerance, OnnxTolerance):
+        raise _error("a reference comparison needs a stated tolerance",
+                     f"observed tolerance={tolerance!r}",
+                     "pass tolerance=OnnxTolerance(max_abs=..., mean_abs=...)")
+    output, contract = _execute(onnx_path, array)
+    comparison = _compare(output, reference, tolerance)
+    if raise_on_mismatch and not comparison.passed:
+        raise OnnxReferenceMismatchError(
+            why="the ONNX output must match the reference within the stated tolerance",
+            what=f"max abs difference {comparison.max_abs_difference:.3g}, mean "
+            f"{comparison.mean_abs_difference:.3g}; tolerance max "
+            f"{comparison.tolerance.max_abs}, mean {comparison.tolerance.mean_abs}",
+            how="fix the export or the weights, or regenerate the reference if it is stale",
         )
-    ort: Any = require_optional("onnxruntime", extra="ort")
-    file = Path(path)
-    if not file.is_file():
-        raise _error(
-            "run_onnx needs an existing .onnx file",
-            f"{str(file)!r} does not exist",
-            "export the graph first, or fix the path",
-        )
-    session = ort.InferenceSession(str(file), providers=["CPUExecutionProvider"])
-    contract = _read_contract(dict(session.get_modelmeta().custom_metadata_map), file)
-    inputs = [(item.name, item.type) for item in session.get_inputs()]
-    outputs = [(item.name, item.type) for item in session.get_outputs()]
-    if [name for name, _ in inputs] != [INPUT_NAME] or [name for name, _ in outputs] != [
-        OUTPUT_NAME
-    ]:
-        raise _error(
-            f"a verified graph binds exactly one {INPUT_NAME!r} and one {OUTPUT_NAME!r}",
-            f"inputs {[n for n, _ in inputs]}, outputs {[n for n, _ in outputs]}",
-            "rename the graph's bindings when exporting (input_names/output_names)",
-        )
-    if inputs[0][1] != "tensor(float)" or outputs[0][1] != _ONNX_DTYPES[contract.dtype]:
-        raise _error(
-            "binding element types must match float32 input and the contract's output dtype",
-            f"input {inputs[0][1]}, output {outputs[0][1]}, contract dtype {contract.dtype}",
-            "export with a float32 input and the declared output dtype",
-        )
-    (output,) = session.run([OUTPUT_NAME], {INPUT_NAME: array})
-    expected_shape = contract.output_shape(array.shape)
-    if tuple(output.shape) != expected_shape or output.dtype != np.dtype(contract.dtype):
-        raise _error(
-            "the output must have the shape and dtype the contract states",
-            f"output shape {tuple(output.shape)} dtype {output.dtype}; expected "
-            f"{expected_shape} {contract.dtype}",
-            "fix the graph or its contract metadata so they agree",
-        )
-    comparison = None
-    if reference is not None:
-        comparison = _compare(output, reference, tolerance)
-        if raise_on_mismatch and not comparison.passed:
-            raise OnnxReferenceMismatchError(
-                why="the ONNX output must match the reference within the stated tolerance",
-                what=f"max abs difference {comparison.max_abs_difference:.3g}, mean "
-                f"{comparison.mean_abs_difference:.3g}; tolerance max "
-                f"{comparison.tolerance.max_abs}, mean {comparison.tolerance.mean_abs}",
-                how="fix the export or the weights, or regenerate the reference if it is stale",
-            )
     return OnnxRun(output=output, contract=contract, comparison=comparison)

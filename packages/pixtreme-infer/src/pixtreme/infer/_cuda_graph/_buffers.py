@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from types import MappingProxyType, TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from pixtreme.infer._cuda_graph_arrays import (
+from pixtreme.infer._cuda_graph._arrays import (
     _destination_layout_problems,
     _host_layout,
     _import_cuda_array,
@@ -19,7 +19,7 @@ from pixtreme.infer._cuda_graph_arrays import (
     _param_request_problems,
     _wait_for_producer_stream,
 )
-from pixtreme.infer._cuda_graph_context import (
+from pixtreme.infer._cuda_graph._context import (
     CudaGraphStateError,
     _closed_error,
     _cupy,
@@ -28,6 +28,9 @@ from pixtreme.infer._cuda_graph_context import (
     _stream_label,
 )
 from pixtreme.infer.errors import ContractError
+
+if TYPE_CHECKING:
+    from pixtreme.core import Colorspace, Frame, Gamma, Matrix
 
 
 def _frame_class() -> Any:
@@ -73,8 +76,8 @@ class CudaGraphBuffers:
 
     def __init__(
         self,
-        input_frame: Any,
-        output_frame: Any,
+        input_frame: Frame,
+        output_frame: Frame,
         *,
         params: Mapping[str, object] | None = None,
     ) -> None:
@@ -199,7 +202,7 @@ class CudaGraphBuffers:
                 how=f"call inside `with cupy.cuda.Device({self._device_id}):`",
             )
 
-    def copy_inputs(self, frame: Any, **params: object) -> None:
+    def copy_inputs(self, frame: Frame, /, **params: object) -> None:
         """Enqueue copies of ``frame`` and ``params`` into the fixed storage on the current stream.
 
         Every source is validated (exact names, shape, dtype, contiguity and device) before the
@@ -238,11 +241,11 @@ class CudaGraphBuffers:
     def copy_output(
         self,
         *,
-        channels: Any,
-        colorspace: Any,
-        gamma: Any,
-        matrix: Any,
-    ) -> Any:
+        channels: tuple[str, ...],
+        colorspace: Colorspace,
+        gamma: Gamma,
+        matrix: Matrix | None = None,
+    ) -> Frame:
         """Return a new Frame holding a copy of the fixed output, with this request's metadata.
 
         The copy's storage is allocated here, outside any capture, and stays unchanged by later

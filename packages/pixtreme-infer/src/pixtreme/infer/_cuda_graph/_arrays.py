@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from pixtreme.infer._cuda_graph_context import _cupy, _current_stream
+from pixtreme.infer._cuda_graph._context import _cupy, _current_stream
 
 # DLPack device types (dlpack.h DLDeviceType).
 _KDL_CUDA = 2

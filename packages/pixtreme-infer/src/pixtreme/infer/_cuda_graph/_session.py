@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any, Self
 
-from pixtreme.infer._cuda_graph_context import (
+from pixtreme.infer._cuda_graph._context import (
     CudaGraphStateError,
     _closed_error,
     _current_device_id,
@@ -88,10 +88,10 @@ class CudaGraphSession:
 
     def __init__(
         self,
-        operations: Mapping[str, Operation],
+        operations: Mapping[str, Callable[[], None]],
         *,
         resources: Iterable[object] = (),
-        after_prepare: Callable[[], object] | None = None,
+        after_prepare: Callable[[], None] | None = None,
     ) -> None:
         self._closed = True
         self._graphs: dict[str, Any] = {}
@@ -211,7 +211,7 @@ class CudaGraphSession:
                 "another instance on this stream",
             )
 
-    def replay(self, name: str) -> None:
+    def replay(self, name: str, /) -> None:
         """Enqueue the graph captured for ``name`` on the session's stream, without a wait."""
         if self._closed:
             raise _closed_error("CudaGraphSession", f"replay({name!r})")

@@ -1,0 +1,1 @@
+"""CUDA Graph machinery behind pixtreme.infer.cuda_graph (CuPy loads only when used)."""
