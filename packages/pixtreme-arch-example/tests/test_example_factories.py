@@ -6,23 +6,33 @@ from typing import Any
 
 import pytest
 from pixtreme.infer.contracts import (
-    StatelessModuleContract,
+    StateFootprint,
+    StatelessFamilyContract,
     StatelessOpenContract,
+    TemporalFamilyContract,
     TemporalModuleContract,
     TemporalOpenContract,
 )
 from pixtreme.infer.errors import ContractError
 from pixtreme.infer.example import (
+    HISTORY_BYTES_PER_PIXEL,
+    RECURSIVE_FILTER_FAMILY,
     RECURSIVE_FILTER_RECIPE,
     RGB_FLOAT32,
     SHAPE_PROFILE,
+    SUPPORTED_PRECISIONS,
+    UPSCALE_X2_FAMILY,
     UPSCALE_X2_RECIPE,
     ClosedInstanceError,
     RecursiveFilterFactory,
     UpscaleX2Factory,
 )
-from pixtreme.infer.example._instances import RecursiveFilterInference, UpscaleX2Inference
-from pixtreme.infer.recipes import RecipeIdentity
+from pixtreme.infer.example._instances import (
+    RecursiveFilterInference,
+    UpscaleX2Inference,
+    backend_launches,
+)
+from pixtreme.infer.recipe_identity import RecipeIdentity
 
 FACTORIES = [
     pytest.param(UpscaleX2Factory, UPSCALE_X2_RECIPE, id="upscale-x2"),
@@ -45,42 +55,54 @@ class _RecordingUnit:
         self.calls.append("close")
 
 
-def test_upscaler_family_contract() -> None:
+def test_upscaler_family_contract_is_the_published_minimal_form() -> None:
     family = UpscaleX2Factory().family_contract
-    assert family.architecture == "example.upscale-x2"
+    assert family == UPSCALE_X2_FAMILY
+    assert isinstance(family, StatelessFamilyContract)
     assert family.input_frame == family.output_frame == RGB_FLOAT32
-    assert family.shape_profile == SHAPE_PROFILE
-    assert family.precisions == ("fp32",)
-    assert family.spatial_scale == 2
     assert family.params == ()
+    assert family.temporal is False
 
 
 def test_recursive_filter_family_contract() -> None:
     family = RecursiveFilterFactory().family_contract
-    assert family.spatial_scale == 1
+    assert family == RECURSIVE_FILTER_FAMILY
+    assert isinstance(family, TemporalFamilyContract)
     assert family.startup_frames == 0
-    assert family.state_footprint_per_pixel == 12
+    assert family.reset_control == "reset"
+
+
+def test_what_the_example_offers_beyond_the_family() -> None:
+    assert SUPPORTED_PRECISIONS == ("fp32",)
+    assert SHAPE_PROFILE.min_hw == (1, 1)
+    assert SHAPE_PROFILE.max_hw == (2160, 3840)
+    assert HISTORY_BYTES_PER_PIXEL == 12
+    assert UpscaleX2Factory.network.spatial_scale == 2
+    assert RecursiveFilterFactory.network.spatial_scale == 1
 
 
 @pytest.mark.parametrize(("factory_type", "recipe"), FACTORIES)
 @pytest.mark.parametrize("hw", SIZES, ids=str)
-def test_query_contract_derives_the_module_contract(
+def test_query_contract_returns_the_open_contract(
     factory_type: type[Any], recipe: RecipeIdentity, hw: tuple[int, int]
 ) -> None:
     factory = factory_type()
     opened = factory.query_contract(recipe, precision="fp32", input_hw=hw)
-    assert opened.artifact == recipe
-    contract = opened.module_contract
-    assert contract.input_hw == hw
-    scale = factory.family_contract.spatial_scale
-    assert contract.output_hw == (hw[0] * scale, hw[1] * scale)
+    assert opened.artifact_identity == recipe
+    assert opened.family_contract == factory.family_contract
+    assert opened.precision == "fp32"
+    assert opened.input_hw == hw
+    assert opened.scale == factory.network.spatial_scale
+    module = opened.module_contract
+    assert module.scale == opened.scale
     if factory_type is RecursiveFilterFactory:
         assert isinstance(opened, TemporalOpenContract)
-        assert isinstance(contract, TemporalModuleContract)
-        assert contract.state_footprint.amount == hw[0] * hw[1] * 12
+        assert opened.state_footprint == StateFootprint(hw[0] * hw[1] * 12)
+        assert isinstance(module, TemporalModuleContract)
+        assert module.state_footprint == opened.state_footprint
     else:
         assert isinstance(opened, StatelessOpenContract)
-        assert not isinstance(contract, TemporalModuleContract)
+        assert not isinstance(module, TemporalModuleContract)
 
 
 @pytest.mark.parametrize(("factory_type", "recipe"), FACTORIES)
@@ -105,9 +127,11 @@ def test_graph_factory_is_a_separate_factory_with_the_same_family(
     [
         pytest.param({"artifact": "other"}, "exactly one recipe", id="other-artifact"),
         pytest.param({"version": 2}, "exactly one recipe", id="other-version"),
-        pytest.param({"precision": "fp16"}, "precision", id="fp16"),
-        pytest.param({"input_hw": (4321, 8)}, "shape profile", id="over-profile"),
+        pytest.param({"precision": "fp16"}, "fp32 only", id="fp16"),
+        pytest.param({"input_hw": (4321, 8)}, r"shape profile.*\(2160, 3840\)", id="over-profile"),
         pytest.param({"input_hw": (0, 8)}, "input_hw", id="zero-height"),
+        pytest.param({"input_hw": (True, 8)}, "input_hw", id="bool-height"),
+        pytest.param({"input_hw": [8, 8]}, "input_hw", id="list"),
     ],
 )
 def test_query_contract_rejects_bad_settings(
@@ -117,7 +141,7 @@ def test_query_contract_rejects_bad_settings(
     if "artifact" in change:
         artifact = change["artifact"]
     if "version" in change:
-        artifact = RecipeIdentity(name=recipe.name, version=change["version"])
+        artifact = RecipeIdentity(recipe.name, change["version"])
     precision = change.get("precision", "fp32")
     hw = change.get("input_hw", (8, 8))
     factory = factory_type()
@@ -140,7 +164,7 @@ def _upscale_instance() -> tuple[UpscaleX2Inference, _RecordingUnit]:
         UPSCALE_X2_RECIPE, precision="fp32", input_hw=(4, 4)
     )
     unit = _RecordingUnit()
-    return UpscaleX2Inference(contract.module_contract, unit), unit
+    return UpscaleX2Inference(contract, unit), unit
 
 
 def _filter_instance() -> tuple[RecursiveFilterInference, _RecordingUnit]:
@@ -148,7 +172,7 @@ def _filter_instance() -> tuple[RecursiveFilterInference, _RecordingUnit]:
         RECURSIVE_FILTER_RECIPE, precision="fp32", input_hw=(4, 4)
     )
     unit = _RecordingUnit()
-    return RecursiveFilterInference(contract.module_contract, unit), unit
+    return RecursiveFilterInference(contract, unit), unit
 
 
 @pytest.mark.parametrize(
@@ -171,6 +195,7 @@ def test_requests_are_rejected_before_the_backend(
     with pytest.raises(ContractError, match=match):
         instance([[0.0]], **kwargs)
     assert unit.calls == []
+    assert backend_launches(instance) == 0
 
 
 @pytest.mark.parametrize("make", [_upscale_instance, _filter_instance], ids=["upscale", "filter"])
@@ -182,9 +207,20 @@ def test_close_is_idempotent_and_later_calls_fail(make: Any) -> None:
     with pytest.raises(ClosedInstanceError, match=r"why=.*after close\(\).*how=open a new"):
         instance([[0.0]])
     assert unit.calls == ["close"]
+    assert backend_launches(instance) == 0
 
 
-def test_instances_expose_their_contract() -> None:
+def test_instances_expose_the_open_contract_and_scale() -> None:
     instance, _ = _upscale_instance()
-    assert isinstance(instance.contract, StatelessModuleContract)
+    assert isinstance(instance.contract, StatelessOpenContract)
     assert instance.contract.input_hw == (4, 4)
+    assert instance.scale == instance.contract.scale == 2
+    assert instance.output_hw == (8, 8)
+    temporal, _ = _filter_instance()
+    assert isinstance(temporal.contract, TemporalOpenContract)
+    assert temporal.scale == 1
+
+
+def test_backend_probe_accepts_only_example_instances() -> None:
+    with pytest.raises(TypeError, match="not an example instance"):
+        backend_launches(object())

@@ -43,12 +43,31 @@ def test_export_is_deterministic(spec: NetworkSpec, tmp_path: Path) -> None:
 def test_export_carries_the_contract_metadata(spec: NetworkSpec) -> None:
     props = {prop.key: prop.value for prop in build_onnx_model(spec).metadata_props}
     assert json.loads(props[CONTRACT_METADATA_KEY]) == {
-        "batch": 1,
-        "channels": 3,
-        "dtype": "float32",
-        "layout": "NHWC",
-        "spatial_scale": spec.spatial_scale,
+        "output": {
+            "batch": 1,
+            "channels": 3,
+            "dtype": "float32",
+            "layout": "NHWC",
+            "spatial_scale": spec.spatial_scale,
+        }
     }
+
+
+def test_upscale_x2_export_runs_through_the_core_onnx_verification(tmp_path: Path) -> None:
+    from pixtreme.infer.onnx import OnnxTolerance, run_onnx, verify_onnx
+
+    path = export_onnx(UPSCALE_X2, tmp_path / "upscale_x2.onnx")
+    image = np.random.default_rng(4).random((1, 5, 7, 3), np.float32)
+    assert run_onnx(path, image).shape == (1, 10, 14, 3)
+    run = verify_onnx(
+        path,
+        image,
+        reference=upscale_x2_reference(image[0])[None],
+        tolerance=OnnxTolerance(max_abs=1e-6),
+    )
+    assert run.comparison is not None
+    assert run.comparison.passed
+    assert run.contract.spatial_scale == 2
 
 
 def test_bindings() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from pixtreme.infer.errors import ContractError
 from pixtreme.infer.example import RECURSIVE_FILTER, UPSCALE_X2, weights_path
-from pixtreme.infer.example._gpu_evidence import damaged_engine_files
+from pixtreme.infer.example._engine_evidence import damaged_engine_files, expected_bindings
 from pixtreme.infer.example._onnx_export import build_onnx_model
 from pixtreme.infer.example._tensorrt_backend import (
     TensorRTRecursiveFilter,
@@ -33,6 +33,28 @@ def test_upscaler_declaration_inputs_outputs_and_profile() -> None:
     ]
     assert [(t.name, t.shape) for t in declaration.outputs] == [("output", (1, 540, 960, 3))]
     assert declaration.input_profiles() == {"input": ((1, 270, 480, 3),) * 3}
+
+
+def test_expected_bindings_follow_the_declaration() -> None:
+    declaration = engine_declaration(RECURSIVE_FILTER, input_hw=(4, 6))
+    bindings = expected_bindings(declaration)
+    assert [(b.name, b.direction, b.dtype) for b in bindings] == [
+        ("input", "input", "float32"),
+        ("history", "input", "float32"),
+        ("output", "output", "float32"),
+    ]
+    assert all(b.min_shape == b.opt_shape == b.max_shape == (1, 4, 6, 3) for b in bindings)
+
+
+def test_engine_evidence_without_tensorrt_is_unavailable() -> None:
+    from pixtreme.infer.errors import EvidenceUnavailable
+    from pixtreme.infer.example._engine_evidence import engine_incompatibility, engine_round_trip
+
+    if TENSORRT_REASON is None:
+        pytest.skip("TensorRT is installed here")
+    for gather in (engine_round_trip, engine_incompatibility):
+        with pytest.raises(EvidenceUnavailable):
+            gather("upscale-x2")
 
 
 def test_recursive_filter_declaration_has_history_input() -> None:

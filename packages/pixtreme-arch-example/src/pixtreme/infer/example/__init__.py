@@ -1,4 +1,4 @@
-"""pixtreme.infer.example: a small, fully verified sample architecture for pixtreme-infer.
+"""pixtreme.infer.example: a small sample architecture for pixtreme-infer.
 
 Two image-to-image networks whose exact output is known independently of any engine:
 
@@ -9,7 +9,8 @@ Two image-to-image networks whose exact output is known independently of any eng
 
 Both run on a CuPy backend or as TensorRT engines built and cached through tensoracle. The ONNX
 export of each network carries the core's contract metadata; ``verification_cases`` is the hook
-``pixtreme-infer verify example`` runs. Importing this package needs no GPU, no TensorRT and no
+``pixtreme-infer verify example`` runs (its GPU and TensorRT evidence has not yet been gathered
+on a GPU; see the README's Status). Importing this package needs no GPU, no TensorRT and no
 onnxruntime.
 """
 
@@ -20,8 +21,12 @@ from typing import TYPE_CHECKING
 from pixtreme.infer.example._errors import ClosedInstanceError, ExampleWeightsError
 from pixtreme.infer.example._factories import (
     BACKENDS,
+    HISTORY_BYTES_PER_PIXEL,
+    RECURSIVE_FILTER_FAMILY,
     RGB_FLOAT32,
     SHAPE_PROFILE,
+    SUPPORTED_PRECISIONS,
+    UPSCALE_X2_FAMILY,
     RecursiveFilterFactory,
     UpscaleX2Factory,
 )
@@ -47,13 +52,17 @@ if TYPE_CHECKING:
 
 __all__ = (
     "BACKENDS",
+    "HISTORY_BYTES_PER_PIXEL",
     "NETWORKS",
     "RECIPE_WEIGHTS_SHA256",
     "RECURSIVE_FILTER",
+    "RECURSIVE_FILTER_FAMILY",
     "RECURSIVE_FILTER_RECIPE",
     "RGB_FLOAT32",
     "SHAPE_PROFILE",
+    "SUPPORTED_PRECISIONS",
     "UPSCALE_X2",
+    "UPSCALE_X2_FAMILY",
     "UPSCALE_X2_RECIPE",
     "ClosedInstanceError",
     "ExampleWeightsError",

@@ -4,6 +4,12 @@ CUDA Graph factories (CudaGraphFactoryProvider).
 Selecting a factory and querying a contract touch no GPU: they only build contract values.
 ``open`` repeats the validation, then builds the backend unit (CuPy kernels or a tensoracle
 engine) and, for graph factories, prepares every CUDA Graph before returning.
+
+The family contracts carry only what the core's published form holds (Frames and GPU
+parameters, and for the filter its startup frames). What the example offers beyond that is
+declared here: SHAPE_PROFILE (the input sizes an instance may be opened for),
+SUPPORTED_PRECISIONS, the spatial scale of each network (in its NetworkSpec, repeated in every
+open contract) and HISTORY_BYTES_PER_PIXEL (the filter's state footprint per pixel).
 """
 
 from __future__ import annotations
@@ -15,13 +21,14 @@ from pixtreme.infer.contracts import (
     FrameContract,
     Precision,
     ShapeProfile,
+    StateFootprint,
     StatelessFamilyContract,
     StatelessOpenContract,
     TemporalFamilyContract,
     TemporalOpenContract,
     UnconstrainedWithReference,
 )
-from pixtreme.infer.recipes import RecipeIdentity
+from pixtreme.infer.recipe_identity import RecipeIdentity
 
 from ._errors import parameter_error
 from ._instances import (
@@ -42,18 +49,29 @@ BACKENDS: Final[tuple[Backend, ...]] = ("cupy", "tensorrt")
 #: RGB float32 Frames; colorspace, gamma and matrix pass through unchanged (both networks are
 #: linear per channel), so they are unconstrained with sRGB as the reference.
 RGB_FLOAT32: Final = FrameContract(
-    channels=Exact(value=("R", "G", "B")),
-    colorspace=UnconstrainedWithReference(reference="sRGB"),
-    gamma=UnconstrainedWithReference(reference="sRGB"),
-    matrix=UnconstrainedWithReference(reference=None),
-    dtype=Exact(value="float32"),
+    channels=Exact(("R", "G", "B")),
+    colorspace=UnconstrainedWithReference("sRGB"),
+    gamma=UnconstrainedWithReference("sRGB"),
+    matrix=UnconstrainedWithReference(None),
+    dtype=Exact("float32"),
 )
 
-#: Input sizes the example opens (each open serves one fixed size).
+#: Input sizes the example opens (each open serves one fixed size within this range).
 SHAPE_PROFILE: Final = ShapeProfile(min_hw=(1, 1), opt_hw=(540, 960), max_hw=(2160, 3840))
+
+#: Precisions every example network is built for.
+SUPPORTED_PRECISIONS: Final[tuple[Precision, ...]] = ("fp32",)
 
 #: Persistent history per pixel of the recursive filter: 3 float32 values.
 HISTORY_BYTES_PER_PIXEL: Final = 3 * 4
+
+#: The upscaler's family: RGB float32 in and out, no GPU array parameters.
+UPSCALE_X2_FAMILY: Final = StatelessFamilyContract(RGB_FLOAT32, RGB_FLOAT32, ())
+
+#: The recursive filter's family: as the upscaler's, plus its startup frames.
+RECURSIVE_FILTER_FAMILY: Final = TemporalFamilyContract(
+    RGB_FLOAT32, RGB_FLOAT32, (), RECURSIVE_FILTER.startup_frames
+)
 
 
 def _check_backend(backend: object) -> Backend:
@@ -66,6 +84,36 @@ def _check_backend(backend: object) -> Backend:
     return "cupy" if backend == "cupy" else "tensorrt"
 
 
+def _check_settings(precision: object, input_hw: object) -> tuple[Precision, tuple[int, int]]:
+    """Validate precision and input size against the example's offer (no GPU work)."""
+    if precision not in SUPPORTED_PRECISIONS:
+        raise parameter_error(
+            why="the example networks are built for fp32 only",
+            what=f"precision={precision!r}",
+            how=f"pass precision= one of {SUPPORTED_PRECISIONS!r}",
+        )
+    if (
+        not isinstance(input_hw, tuple)
+        or len(input_hw) != 2
+        or not all(isinstance(axis, int) and not isinstance(axis, bool) for axis in input_hw)
+        or min(input_hw) < 1
+    ):
+        raise parameter_error(
+            why="input_hw must be two positive integers",
+            what=f"input_hw={input_hw!r}",
+            how="pass input_hw=(height, width) with both at least 1",
+        )
+    height, width = input_hw
+    low, high = SHAPE_PROFILE.min_hw, SHAPE_PROFILE.max_hw
+    if not (low[0] <= height <= high[0] and low[1] <= width <= high[1]):
+        raise parameter_error(
+            why="input_hw lies outside the example's shape profile",
+            what=f"input_hw={input_hw!r}; shape profile min_hw={low}, max_hw={high}",
+            how=f"pass an input_hw between {low} and {high}, or tile larger images",
+        )
+    return "fp32", (height, width)
+
+
 class UpscaleX2Factory:
     """Stateless factory of the x2 upscaler (StatelessInferenceFactory[RecipeIdentity]).
 
@@ -73,33 +121,30 @@ class UpscaleX2Factory:
     """
 
     recipe: Final = UPSCALE_X2_RECIPE
+    network: Final = UPSCALE_X2
 
     def __init__(self, *, backend: Backend = "cupy", cuda_graphs: bool = False) -> None:
         self.backend = _check_backend(backend)
         self.cuda_graphs = cuda_graphs
-        self._family = StatelessFamilyContract(
-            architecture="example.upscale-x2",
-            input_frame=RGB_FLOAT32,
-            output_frame=RGB_FLOAT32,
-            shape_profile=SHAPE_PROFILE,
-            precisions=("fp32",),
-            spatial_scale=UPSCALE_X2.spatial_scale,
-        )
 
     @property
     def family_contract(self) -> StatelessFamilyContract:
         """What this factory offers, without an artifact or device."""
-        return self._family
+        return UPSCALE_X2_FAMILY
 
     def query_contract(
-        self, artifact: RecipeIdentity, /, *, precision: Precision, input_hw: tuple[int, int]
+        self,
+        artifact_identity: RecipeIdentity,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
     ) -> StatelessOpenContract[RecipeIdentity]:
         """Validate the settings and return the open contract (no GPU work)."""
+        recipe = check_recipe(artifact_identity, self.recipe)
+        checked, hw = _check_settings(precision, input_hw)
         return StatelessOpenContract(
-            family=self._family,
-            artifact=check_recipe(artifact, self.recipe),
-            precision=precision,
-            input_hw=input_hw,
+            UPSCALE_X2_FAMILY, recipe, checked, hw, self.network.spatial_scale
         )
 
     def _unit(self, precision: Precision, input_hw: tuple[int, int]) -> UpscaleUnit:
@@ -112,13 +157,16 @@ class UpscaleX2Factory:
         return CupyUpscaleX2(load_weights(UPSCALE_X2), input_hw=input_hw)
 
     def open(
-        self, artifact: RecipeIdentity, /, *, precision: Precision, input_hw: tuple[int, int]
+        self,
+        artifact_identity: RecipeIdentity,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
     ) -> UpscaleX2Inference | UpscaleX2GraphInference:
         """Validate again, build the backend and return an instance with the queried contract."""
-        contract = self.query_contract(
-            artifact, precision=precision, input_hw=input_hw
-        ).module_contract
-        unit = self._unit(precision, contract.input_hw)
+        contract = self.query_contract(artifact_identity, precision=precision, input_hw=input_hw)
+        unit = self._unit(contract.precision, contract.input_hw)
         if self.cuda_graphs:
             return UpscaleX2GraphInference(contract, unit)
         return UpscaleX2Inference(contract, unit)
@@ -132,35 +180,31 @@ class RecursiveFilterFactory:
     """Temporal factory of the recursive filter (TemporalInferenceFactory[RecipeIdentity])."""
 
     recipe: Final = RECURSIVE_FILTER_RECIPE
+    network: Final = RECURSIVE_FILTER
 
     def __init__(self, *, backend: Backend = "cupy", cuda_graphs: bool = False) -> None:
         self.backend = _check_backend(backend)
         self.cuda_graphs = cuda_graphs
-        self._family = TemporalFamilyContract(
-            architecture="example.recursive-filter",
-            input_frame=RGB_FLOAT32,
-            output_frame=RGB_FLOAT32,
-            shape_profile=SHAPE_PROFILE,
-            precisions=("fp32",),
-            spatial_scale=RECURSIVE_FILTER.spatial_scale,
-            startup_frames=RECURSIVE_FILTER.startup_frames,
-            state_footprint_per_pixel=HISTORY_BYTES_PER_PIXEL,
-        )
 
     @property
     def family_contract(self) -> TemporalFamilyContract:
         """What this factory offers, without an artifact or device."""
-        return self._family
+        return RECURSIVE_FILTER_FAMILY
 
     def query_contract(
-        self, artifact: RecipeIdentity, /, *, precision: Precision, input_hw: tuple[int, int]
+        self,
+        artifact_identity: RecipeIdentity,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
     ) -> TemporalOpenContract[RecipeIdentity]:
         """Validate the settings and return the open contract (no GPU work)."""
+        recipe = check_recipe(artifact_identity, self.recipe)
+        checked, hw = _check_settings(precision, input_hw)
+        footprint = StateFootprint(hw[0] * hw[1] * HISTORY_BYTES_PER_PIXEL)
         return TemporalOpenContract(
-            family=self._family,
-            artifact=check_recipe(artifact, self.recipe),
-            precision=precision,
-            input_hw=input_hw,
+            RECURSIVE_FILTER_FAMILY, recipe, checked, hw, self.network.spatial_scale, footprint
         )
 
     def _unit(self, precision: Precision, input_hw: tuple[int, int]) -> FilterUnit:
@@ -173,13 +217,16 @@ class RecursiveFilterFactory:
         return CupyRecursiveFilter(load_weights(RECURSIVE_FILTER), input_hw=input_hw)
 
     def open(
-        self, artifact: RecipeIdentity, /, *, precision: Precision, input_hw: tuple[int, int]
+        self,
+        artifact_identity: RecipeIdentity,
+        /,
+        *,
+        precision: Precision,
+        input_hw: tuple[int, int],
     ) -> RecursiveFilterInference | RecursiveFilterGraphInference:
         """Validate again, build the backend and return an instance with the queried contract."""
-        contract = self.query_contract(
-            artifact, precision=precision, input_hw=input_hw
-        ).module_contract
-        unit = self._unit(precision, contract.input_hw)
+        contract = self.query_contract(artifact_identity, precision=precision, input_hw=input_hw)
+        unit = self._unit(contract.precision, contract.input_hw)
         if self.cuda_graphs:
             return RecursiveFilterGraphInference(contract, unit)
         return RecursiveFilterInference(contract, unit)

@@ -1,7 +1,9 @@
 """Opened instances: the Frame boundary around a backend unit, normal and CUDA Graph paths.
 
-Every call validates the keyword parameters, the reset control and the Frame (type, metadata
-and size) before touching any GPU storage, so a rejected request changes nothing.
+Every call validates, in this order and before touching any GPU storage: closed, the keyword
+parameters, the reset control (temporal), then the Frame (type, metadata and size). A rejected
+request changes nothing. ``backend_launches`` counts the requests that got past validation and
+started GPU work; the published verification reads it as the "backend started" probe.
 """
 
 from __future__ import annotations
@@ -10,17 +12,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pixtreme.infer.contracts import (
-    StatelessModuleContract,
-    TemporalModuleContract,
+    StatelessOpenContract,
+    TemporalOpenContract,
     validate_call_params,
 )
 from pixtreme.infer.frames import check_frame
+from pixtreme.infer.recipe_identity import RecipeIdentity
 
 from ._errors import closed_error, parameter_error
 
 if TYPE_CHECKING:
     from pixtreme.core import Frame
     from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
+
+_OpenContract = StatelessOpenContract[RecipeIdentity] | TemporalOpenContract[RecipeIdentity]
 
 
 class UpscaleUnit(Protocol):
@@ -47,18 +52,6 @@ class FilterUnit(Protocol):
         """Release the backend and its history."""
 
 
-def _new_frame(data: Any, like: Frame) -> Frame:
-    from pixtreme.core import Frame
-
-    return Frame(
-        data=data,
-        channels=like.channels,
-        colorspace=like.colorspace,
-        gamma=like.gamma,
-        matrix=like.matrix,
-    )
-
-
 def import_frame_data(frame: Frame) -> Any:
     """The Frame's pixels as a CuPy array through DLPack: the caller's memory, not a copy.
 
@@ -80,73 +73,132 @@ def _check_reset(reset: object) -> bool:
     return reset
 
 
-class UpscaleX2Inference:
-    """An opened x2 upscaler (OpenedStatelessImageInference) on the normal path."""
+def _check_size(frame: Frame, input_hw: tuple[int, int]) -> None:
+    observed = (int(frame.height), int(frame.width))
+    if observed != input_hw:
+        height, width = input_hw
+        raise parameter_error(
+            why="an opened instance serves exactly the input size it was opened for",
+            what=f"observed H={observed[0]}, W={observed[1]}; accepted H in {(height, height)}, "
+            f"W in {(width, width)} (opened input_hw={input_hw})",
+            how="resize the Frame, or open another instance with input_hw set to its size",
+        )
 
-    def __init__(self, contract: StatelessModuleContract, unit: UpscaleUnit) -> None:
-        self._contract = contract
-        self._unit: UpscaleUnit | None = unit
+
+class _Boundary:
+    """The request validation and bookkeeping every example instance shares."""
+
+    def __init__(self, contract: _OpenContract) -> None:
+        self._open_contract = contract
+        self._module = contract.module_contract
+        self._launches = 0
+        self._closed = False
 
     @property
-    def contract(self) -> StatelessModuleContract:
-        """The contract this instance serves."""
+    def scale(self) -> int:
+        """The integral spatial scale (``contract.scale``)."""
+        return self._open_contract.scale
+
+    @property
+    def backend_launches(self) -> int:
+        """How many requests have started GPU work on this instance (never a rejected one)."""
+        return self._launches
+
+    @property
+    def output_hw(self) -> tuple[int, int]:
+        """The (height, width) of every output Frame."""
+        height, width = self._open_contract.input_hw
+        return (height * self.scale, width * self.scale)
+
+    def _validate(self, frame: object, params: dict[str, object]) -> tuple[Frame, bool]:
+        """Closed, keywords, reset, then the Frame; returns the Frame and the reset flag."""
+        if self._closed:
+            raise closed_error(f"calling {type(self).__name__}")
+        validate_call_params(self._module, set(params))
+        temporal = isinstance(self._open_contract, TemporalOpenContract)
+        reset = _check_reset(params.get("reset", False)) if temporal else False
+        family = self._open_contract.family_contract
+        checked = check_frame(frame, family.input_frame, role="input")
+        _check_size(checked, self._open_contract.input_hw)
+        self._launches += 1
+        return checked, reset
+
+
+def _new_frame(data: Any, like: Frame) -> Frame:
+    from pixtreme.core import Frame
+
+    return Frame(
+        data=data,
+        channels=like.channels,
+        colorspace=like.colorspace,
+        gamma=like.gamma,
+        matrix=like.matrix,
+    )
+
+
+class UpscaleX2Inference(_Boundary):
+    """An opened x2 upscaler (OpenedStatelessImageInference) on the normal path."""
+
+    def __init__(self, contract: StatelessOpenContract[RecipeIdentity], unit: UpscaleUnit) -> None:
+        super().__init__(contract)
+        self._contract = contract
+        self._upscaler: UpscaleUnit | None = unit
+
+    @property
+    def contract(self) -> StatelessOpenContract[RecipeIdentity]:
+        """The contract this instance was opened with (equal to the query)."""
         return self._contract
 
     def __call__(self, frame: Frame, /, **params: object) -> Frame:
         """Upscale one Frame; returns a new Frame with the input's metadata."""
-        if self._unit is None:
-            raise closed_error("calling UpscaleX2Inference")
-        validate_call_params(self._contract, params)
-        checked = check_frame(
-            frame, self._contract.input_frame, expected_hw=self._contract.input_hw
-        )
+        checked, _ = self._validate(frame, params)
+        assert self._upscaler is not None
         import cupy
 
-        output = cupy.empty((*self._contract.output_hw, 3), dtype=cupy.float32)
-        self._unit.enqueue(import_frame_data(checked), output)
+        output = cupy.empty((*self.output_hw, 3), dtype=cupy.float32)
+        self._upscaler.enqueue(import_frame_data(checked), output)
         return _new_frame(output, checked)
 
     def close(self) -> None:
         """Release the backend; idempotent, no synchronization."""
-        if self._unit is not None:
-            self._unit.close()
-        self._unit = None
+        if self._upscaler is not None:
+            self._upscaler.close()
+        self._upscaler = None
+        self._closed = True
 
 
-class RecursiveFilterInference:
+class RecursiveFilterInference(_Boundary):
     """An opened recursive filter (StatefulImageInference) on the normal path."""
 
-    def __init__(self, contract: TemporalModuleContract, unit: FilterUnit) -> None:
+    def __init__(self, contract: TemporalOpenContract[RecipeIdentity], unit: FilterUnit) -> None:
+        super().__init__(contract)
         self._contract = contract
-        self._unit: FilterUnit | None = unit
+        self._filter: FilterUnit | None = unit
         self._primed = False
 
     @property
-    def contract(self) -> TemporalModuleContract:
-        """The contract this instance serves."""
+    def contract(self) -> TemporalOpenContract[RecipeIdentity]:
+        """The contract this instance was opened with (equal to the query)."""
         return self._contract
 
-    def __call__(self, frame: Frame, /, *, reset: bool = False, **params: object) -> Frame:
-        """Filter the next Frame of the sequence; ``reset=True`` restarts it at this frame."""
-        if self._unit is None:
-            raise closed_error("calling RecursiveFilterInference")
-        validate_call_params(self._contract, params)
-        restart = _check_reset(reset) or not self._primed
-        checked = check_frame(
-            frame, self._contract.input_frame, expected_hw=self._contract.input_hw
-        )
+    def __call__(self, frame: Frame, /, **params: object) -> Frame:
+        """Filter the next Frame; ``reset=True`` restarts the sequence at this Frame."""
+        checked, reset = self._validate(frame, params)
+        assert self._filter is not None
         import cupy
 
-        output = cupy.empty((*self._contract.output_hw, 3), dtype=cupy.float32)
-        self._unit.enqueue(import_frame_data(checked), output, restart=restart)
+        output = cupy.empty((*self.output_hw, 3), dtype=cupy.float32)
+        restart = reset or not self._primed
+        self._filter.enqueue(import_frame_data(checked), output, restart=restart)
         self._primed = True
         return _new_frame(output, checked)
 
     def close(self) -> None:
         """Release the backend and history; idempotent, no synchronization."""
-        if self._unit is not None:
-            self._unit.close()
-        self._unit = None
+        if self._filter is not None:
+            self._filter.close()
+        self._filter = None
+        self._closed = True
 
 
 def _fixed_frame(hw: tuple[int, int]) -> Frame:
@@ -163,7 +215,7 @@ def _fixed_frame(hw: tuple[int, int]) -> Frame:
 
 
 def _open_graph_path(
-    contract: StatelessModuleContract | TemporalModuleContract,
+    contract: _OpenContract,
     unit: UpscaleUnit | FilterUnit,
     operations: Callable[[CudaGraphBuffers], dict[str, Callable[[], None]]],
     *,
@@ -172,8 +224,9 @@ def _open_graph_path(
     """Fixed storage plus captured graphs over ``unit``; on failure everything is released."""
     from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
 
+    height, width = contract.input_hw
     fixed_input = _fixed_frame(contract.input_hw)
-    fixed_output = _fixed_frame(contract.output_hw)
+    fixed_output = _fixed_frame((height * contract.scale, width * contract.scale))
     try:
         buffers = CudaGraphBuffers(fixed_input, fixed_output)
     except BaseException:
@@ -192,12 +245,12 @@ def _open_graph_path(
     return buffers, graphs
 
 
-class _GraphPath:
+class _GraphPath(_Boundary):
     """The CUDA Graph request path shared by both graph instances."""
 
     _buffers: CudaGraphBuffers
     _graphs: CudaGraphSession
-    _unit: UpscaleUnit | FilterUnit | None
+    _graph_unit: UpscaleUnit | FilterUnit
 
     def _replay(self, checked: Frame, name: str) -> Frame:
         """Copy in, replay ``name``, copy out into independent storage (no host wait)."""
@@ -214,12 +267,12 @@ class _GraphPath:
 
     def close(self) -> None:
         """Release graphs, buffers and backend; idempotent, no synchronization."""
-        if self._unit is None:
+        if self._closed:
             return
+        self._closed = True
         self._graphs.close()
         self._buffers.close()
-        self._unit.close()
-        self._unit = None
+        self._graph_unit.close()
 
 
 class UpscaleX2GraphInference(_GraphPath):
@@ -229,9 +282,10 @@ class UpscaleX2GraphInference(_GraphPath):
     device and stream.
     """
 
-    def __init__(self, contract: StatelessModuleContract, unit: UpscaleUnit) -> None:
+    def __init__(self, contract: StatelessOpenContract[RecipeIdentity], unit: UpscaleUnit) -> None:
+        super().__init__(contract)
         self._contract = contract
-        self._unit = unit
+        self._graph_unit = unit
         self._buffers, self._graphs = _open_graph_path(
             contract,
             unit,
@@ -241,27 +295,23 @@ class UpscaleX2GraphInference(_GraphPath):
         )
 
     @property
-    def contract(self) -> StatelessModuleContract:
-        """The contract this instance serves."""
+    def contract(self) -> StatelessOpenContract[RecipeIdentity]:
+        """The contract this instance was opened with (equal to the query)."""
         return self._contract
 
     def __call__(self, frame: Frame, /, **params: object) -> Frame:
         """Copy the Frame into fixed storage, replay the graph, return an independent Frame."""
-        if self._unit is None:
-            raise closed_error("calling UpscaleX2GraphInference")
-        validate_call_params(self._contract, params)
-        checked = check_frame(
-            frame, self._contract.input_frame, expected_hw=self._contract.input_hw
-        )
+        checked, _ = self._validate(frame, params)
         return self._replay(checked, "upscale")
 
 
 class RecursiveFilterGraphInference(_GraphPath):
     """A recursive filter with two captured graphs ("blend" and "restart") over fixed storage."""
 
-    def __init__(self, contract: TemporalModuleContract, unit: FilterUnit) -> None:
+    def __init__(self, contract: TemporalOpenContract[RecipeIdentity], unit: FilterUnit) -> None:
+        super().__init__(contract)
         self._contract = contract
-        self._unit = unit
+        self._graph_unit = unit
         self._primed = False
 
         def restore_open_state() -> None:
@@ -283,19 +333,20 @@ class RecursiveFilterGraphInference(_GraphPath):
         )
 
     @property
-    def contract(self) -> TemporalModuleContract:
-        """The contract this instance serves."""
+    def contract(self) -> TemporalOpenContract[RecipeIdentity]:
+        """The contract this instance was opened with (equal to the query)."""
         return self._contract
 
-    def __call__(self, frame: Frame, /, *, reset: bool = False, **params: object) -> Frame:
+    def __call__(self, frame: Frame, /, **params: object) -> Frame:
         """Copy in, replay "restart" (first frame or reset) or "blend", copy out."""
-        if self._unit is None:
-            raise closed_error("calling RecursiveFilterGraphInference")
-        validate_call_params(self._contract, params)
-        restart = _check_reset(reset) or not self._primed
-        checked = check_frame(
-            frame, self._contract.input_frame, expected_hw=self._contract.input_hw
-        )
-        result = self._replay(checked, "restart" if restart else "blend")
+        checked, reset = self._validate(frame, params)
+        result = self._replay(checked, "restart" if reset or not self._primed else "blend")
         self._primed = True
         return result
+
+
+def backend_launches(instance: object) -> int:
+    """The backend-started probe of the verification: ``instance.backend_launches``."""
+    if not isinstance(instance, _Boundary):
+        raise TypeError(f"not an example instance: {type(instance).__name__}")
+    return instance.backend_launches

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from pixtreme.infer.recipes import RecipeIdentity
+from pixtreme.infer.recipe_identity import RecipeIdentity
 
 from ._errors import parameter_error
 from ._networks import RECURSIVE_FILTER, UPSCALE_X2, NetworkSpec
 
-UPSCALE_X2_RECIPE: Final = RecipeIdentity(name="example-upscale-x2", version=1)
-RECURSIVE_FILTER_RECIPE: Final = RecipeIdentity(name="example-recursive-filter", version=1)
+UPSCALE_X2_RECIPE: Final = RecipeIdentity("example-upscale-x2", 1)
+RECURSIVE_FILTER_RECIPE: Final = RecipeIdentity("example-recursive-filter", 1)
 
 #: sha256 of the shipped weight file each recipe pins (scripts/generate_weights.py writes it).
 RECIPE_WEIGHTS_SHA256: Final[dict[RecipeIdentity, str]] = {

@@ -269,6 +269,35 @@ class TensorRTEngineRunner:
         """The cached engine file tensoracle wrote or reused."""
         self._execution: Any = self._handle.create_execution()
 
+    def bindings(self) -> list[dict[str, Any]]:
+        """The loaded engine's I/O tensors: name, direction, dtype and profile shapes."""
+        if self._handle is None:
+            raise closed_error("TensorRTEngineRunner.bindings")
+        trt = importlib.import_module("tensorrt")
+        engine = self._handle.engine
+        names = {
+            getattr(trt.DataType, member): dtype
+            for member, dtype in (("FLOAT", "float32"), ("HALF", "float16"), ("INT32", "int32"))
+        }
+        found = []
+        for index in range(engine.num_io_tensors):
+            name = engine.get_tensor_name(index)
+            is_input = engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT
+            shape = tuple(engine.get_tensor_shape(name))
+            low = mid = high = shape
+            if is_input and -1 in shape:
+                low, mid, high = (tuple(part) for part in engine.get_tensor_profile_shape(name, 0))
+            dtype = engine.get_tensor_dtype(name)
+            found.append(
+                {
+                    "name": name,
+                    "direction": "input" if is_input else "output",
+                    "dtype": names.get(dtype, str(dtype)),
+                    "shapes": [list(low), list(mid), list(high)],
+                }
+            )
+        return found
+
     def enqueue(self, addresses: Mapping[str, int], *, stream: int) -> None:
         """Enqueue one inference with device addresses for every tensor; no host wait."""
         if self._execution is None:
@@ -358,22 +387,51 @@ class TensorRTRecursiveFilter:
         self._state.close()
 
 
+def _probe_inputs(declaration: EngineDeclaration) -> dict[str, np.ndarray]:
+    """Seeded host inputs of every engine input (the same in every process)."""
+    rng = np.random.default_rng(2024)
+    return {
+        tensor.name: rng.random(tensor.shape[1:], dtype=np.float32) for tensor in declaration.inputs
+    }
+
+
+def _run_once(runner: TensorRTEngineRunner, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
+    """One engine run on a fresh non-default stream; the output on the host."""
+    import cupy
+
+    output_shape = runner.declaration.outputs[0].shape[1:]
+    with cupy.cuda.Stream(non_blocking=True) as stream:
+        device = {name: cupy.asarray(value) for name, value in inputs.items()}
+        output = cupy.empty(output_shape, dtype=cupy.float32)
+        addresses = {name: int(array.data.ptr) for name, array in device.items()}
+        runner.enqueue({**addresses, "output": int(output.data.ptr)}, stream=int(stream.ptr))
+        stream.synchronize()
+        return np.asarray(cupy.asnumpy(output))
+
+
 def engine_probe_main(argv: list[str]) -> None:
     """Subprocess entry for the engine round trip: ``<network> rebuild|load``.
 
-    Opens the engine (building it with ``rebuild``) and prints one JSON line with the sha256 of
-    the cached engine file this process wrote or loaded, and the process id.
+    Opens the engine (building it with ``rebuild``), runs it once on seeded inputs and prints
+    one JSON line: the sha256 of the cached engine file this process wrote or loaded, the
+    process id, the loaded engine's bindings and the output.
     """
     import os
 
-    from ._gpu_evidence import VERIFY_HW, engine_sha256
+    from ._engine_evidence import VERIFY_HW, engine_sha256
     from ._networks import NETWORKS
 
     network, mode = argv
-    runner = TensorRTEngineRunner(
-        engine_declaration(NETWORKS[network], input_hw=VERIFY_HW), force_rebuild=mode == "rebuild"
-    )
+    declaration = engine_declaration(NETWORKS[network], input_hw=VERIFY_HW)
+    runner = TensorRTEngineRunner(declaration, force_rebuild=mode == "rebuild")
     try:
-        print(json.dumps({"sha256": engine_sha256(runner.engine_path), "pid": os.getpid()}))
+        output = _run_once(runner, _probe_inputs(declaration))
+        record = {
+            "sha256": engine_sha256(runner.engine_path),
+            "pid": os.getpid(),
+            "bindings": runner.bindings(),
+            "output": output.tolist(),
+        }
+        print(json.dumps(record))
     finally:
         runner.close()
