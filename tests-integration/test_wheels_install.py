@@ -8,46 +8,33 @@ unmet requirement and nothing else.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from integration_support import (
+    ROOT,
+    built_wheel,
+    run,
+    uv,
+    wheel_distribution,
+    wheel_metadata,
+)
+
 DISTRIBUTIONS = ("pillow-gpu", "pixtreme-infer", "pixtreme-arch-example")
 UNOBTAINABLE = ("tensorrt-cu13", "tensorrt-cu13-libs", "tensorrt-cu13-bindings")
+NEWEST_PUBLISHED_CORE = Version("0.15.1")
 
 pytestmark = pytest.mark.integration
 
-
-def _uv() -> str:
-    uv = os.environ.get("UV") or shutil.which("uv")
-    if uv is None:
-        pytest.fail("the integration tests need uv on PATH (pip install uv)")
-    return uv
-
-
-def _run(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "UV_PYTHON"}}
-    result = subprocess.run(
-        [str(a) for a in args], cwd=cwd, capture_output=True, text=True, env=env, check=False
-    )
-    if result.returncode != 0:
-        pytest.fail(
-            f"command failed ({result.returncode}): {' '.join(map(str, args))}\n"
-            f"stdout:\n{result.stdout[-4000:]}\nstderr:\n{result.stderr[-4000:]}"
-        )
-    return result
-
-
-@pytest.fixture(scope="module")
-def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    _run(_uv(), "build", "--all-packages", "--wheel", "--out-dir", out, "--python", sys.executable)
-    return out
+# The `wheel_dir` fixture (the three wheels, built once per session) is in conftest.py.
 
 
 def _venv_with(
@@ -55,24 +42,19 @@ def _venv_with(
 ) -> Path:
     base = tmp_path_factory.mktemp("venv")
     venv = base / "venv"
-    uv = _uv()
-    _run(uv, "venv", "--python", sys.executable, venv)
+    run(uv(), "venv", "--python", sys.executable, venv)
     python = venv / "bin" / "python"
     requirements = base / "locked.txt"
     no_emit = [arg for name in UNOBTAINABLE for arg in ("--no-emit-package", name)]
-    _run(
-        uv, "export", "--frozen", "--all-packages", "--all-extras", "--no-dev",
+    run(
+        uv(), "export", "--frozen", "--all-packages", "--all-extras", "--no-dev",
         "--no-emit-workspace", "--no-hashes", *no_emit, "--output-file", requirements,
     )  # fmt: skip
-    _run(uv, "pip", "install", "--python", python, "--no-deps", "-r", requirements)
-    wheels = [w for w in sorted(wheel_dir.glob("*.whl")) if _wheel_distribution(w) in distributions]
+    run(uv(), "pip", "install", "--python", python, "--no-deps", "-r", requirements)
+    wheels = [w for w in sorted(wheel_dir.glob("*.whl")) if wheel_distribution(w) in distributions]
     assert len(wheels) == len(distributions), [w.name for w in wheels]
-    _run(uv, "pip", "install", "--python", python, "--no-deps", *wheels)
+    run(uv(), "pip", "install", "--python", python, "--no-deps", *wheels)
     return venv
-
-
-def _wheel_distribution(wheel: Path) -> str:
-    return wheel.name.split("-", 1)[0].replace("_", "-")
 
 
 @pytest.fixture(scope="module")
@@ -86,18 +68,18 @@ def core_only_venv(wheel_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def _python(venv: Path, code: str) -> str:
-    return _run(venv / "bin" / "python", "-c", textwrap.dedent(code), cwd=venv).stdout
+    return run(venv / "bin" / "python", "-c", textwrap.dedent(code), cwd=venv).stdout
 
 
 def test_every_wheel_passes_its_file_list_policy(wheel_dir: Path) -> None:
-    result = _run(sys.executable, ROOT / "tools" / "check_wheels.py", wheel_dir, "--require-all")
+    result = run(sys.executable, ROOT / "tools" / "check_wheels.py", wheel_dir, "--require-all")
     assert "3 archive(s) pass" in result.stdout
 
 
 def test_wheels_install_together_with_only_tensorrt_missing(fresh_venv: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "UV_PYTHON"}}
     check = subprocess.run(
-        [_uv(), "pip", "check", "--python", str(fresh_venv / "bin" / "python")],
+        [uv(), "pip", "check", "--python", str(fresh_venv / "bin" / "python")],
         capture_output=True,
         text=True,
         env=env,
@@ -166,3 +148,31 @@ def test_core_without_architecture_raises_actionable_import_error(core_only_venv
     assert kind == "True", f"expected an ImportError subclass: {out}"
     assert "pixtreme-arch-example" in message, message
     assert "pip install" in message, message
+
+
+def test_built_core_version_continues_the_published_series(wheel_dir: Path) -> None:
+    """Without tags (as in CI) the core builds a release version above the published 0.15.1.
+
+    A pre-release (.devN) would not do: pip and uv choose the published release over it.
+    """
+    version = Version(wheel_metadata(built_wheel(wheel_dir, "pixtreme-infer"))["Version"])
+    assert version > NEWEST_PUBLISHED_CORE, version
+    assert not version.is_prerelease, f"{version} is a pre-release; pip would pick 0.15.1"
+    assert version.local, f"{version}: an untagged build must carry +g<commit> (not uploadable)"
+
+
+def test_example_requires_a_core_that_the_built_core_satisfies(wheel_dir: Path) -> None:
+    core = Version(wheel_metadata(built_wheel(wheel_dir, "pixtreme-infer"))["Version"])
+    example = wheel_metadata(built_wheel(wheel_dir, "pixtreme-arch-example"))
+    requirements = [Requirement(r) for r in example.get_all("Requires-Dist") or []]
+    on_core = [r for r in requirements if r.name == "pixtreme-infer" and r.marker is None]
+    assert [str(r.specifier) for r in on_core] == [">=0.16"], requirements
+    assert on_core[0].specifier.contains(core, prereleases=False), core
+
+
+def test_cli_version_prints_the_installed_version(fresh_venv: Path) -> None:
+    installed = _python(
+        fresh_venv, "import importlib.metadata as m; print(m.version('pixtreme-infer'))"
+    ).strip()
+    result = run(fresh_venv / "bin" / "pixtreme-infer", "--version", cwd=fresh_venv)
+    assert installed in result.stdout.split(), (installed, result.stdout, result.stderr)

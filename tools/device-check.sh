@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Every GPU check of the workspace in one run on a lent NVIDIA machine (the device tool's H200).
+# Every GPU check of the workspace in one run on an NVIDIA GPU machine.
 #
 # Usage:
-#   bash tools/device-check.sh --fetch       # here, with network: fill .whl/ and .gl/, print the
-#                                            # exact device `run` call (--fetch-wheels: wheels only)
-#   bash tools/device-check.sh               # on the device machine: every check, results in $OUT
+#   bash tools/device-check.sh --fetch       # with network: fill .whl/ and .gl/ and print what to
+#                                            # copy to the GPU machine (--fetch-wheels: wheels only)
+#   bash tools/device-check.sh               # on the GPU machine: every check, results in $OUT
 #   PYTHON=.venv/bin/python bash tools/device-check.sh --dry-run
 #                                            # here: the same steps; CUDA steps skip with reasons
 #
@@ -14,9 +14,12 @@
 # annotated-types, typing-inspection, typing-extensions, wgpu, cffi, pycparser, rendercanvas and
 # pillow (parity is judged against the same Pillow as here). It replaces every *.whl in .whl/,
 # downloads the Vulkan loader debs into .gl/ (the device README's recipe), adds /.whl/ and /.gl/
-# to .git/info/exclude and prints the run call: command, carry [".whl", ".gl"], timeout_s.
+# to .git/info/exclude and prints the transfer size and what to run on the GPU machine.
 #
-# On the device the run installs .whl/*.whl into $DEVICE_SITE (default /tmp/device-check-site),
+# The GPU machine needs no network: copy the working tree with .whl/ and .gl/ to it, run
+# `bash tools/device-check.sh` there (allow about 9 minutes), and copy $OUT back.
+#
+# On the GPU machine the run installs .whl/*.whl into $DEVICE_SITE (default /tmp/device-check-site),
 # unpacks .gl/*.deb when no libvulkan is present, then runs, most important first, each step under
 # its own cap and all of them within DEVICE_CHECK_BUDGET_S (default 450 s; a step that cannot get
 # 20 s is skipped and reported):
@@ -132,10 +135,10 @@ print_run_call() {
     echo
     echo "Transfer: tree $(((${tracked:-0} + ${untracked:-0}) / 1048576)) MiB +" \
         "carried $((${carried:-0} / 1048576)) MiB (limit 64 MiB)"
-    echo "Device call (one run; the script stops itself within ~8 minutes):"
-    echo "  run(command=\"bash tools/device-check.sh\", carry=[\".whl\", \".gl\"]," \
-        "timeout_s=$run_timeout_s)"
-    echo "Then give_back(); results come back under files_at (summary.txt first)."
+    echo "On the GPU machine: copy this working tree with .whl/ and .gl/, then run"
+    echo "  OUT=<results folder> bash tools/device-check.sh"
+    echo "It stops itself within $((run_timeout_s / 60)) minutes; read <results folder>/summary.txt" \
+        "first, then record the figures as tools/README.md describes."
 }
 
 if [[ $mode == fetch-wheels ]]; then

@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     import cupy
-    from pixtreme.infer._cuda_graph_timing import measure_copies, measure_replay
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from cuda_graph_timing import measure_copies, measure_replay
 
     machine = _machine()
     print(f"# {machine['gpu']} (cc {machine['compute_capability']}), cupy {machine['cupy']}")

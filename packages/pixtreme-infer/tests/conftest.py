@@ -13,19 +13,22 @@ from pixtreme.infer.contracts import (
     StateFootprint,
     StatelessFamilyContract,
     StatelessModuleContract,
+    StatelessOpenContract,
     TemporalFamilyContract,
     TemporalModuleContract,
+    TemporalOpenContract,
     UnconstrainedWithReference,
 )
 
 
 def make_rgb_contract(**overrides: object) -> FrameContract:
+    """RGB / sRGB / float32 with the given fields replaced (gamma is unconstrained)."""
     fields: dict[str, object] = {
-        "channels": Exact(value="RGB"),
-        "colorspace": Exact(value="sRGB"),
-        "gamma": UnconstrainedWithReference(reference="sRGB"),
-        "matrix": Exact(value=None),
-        "dtype": Exact(value="float32"),
+        "channels": Exact(("R", "G", "B")),
+        "colorspace": Exact("sRGB"),
+        "gamma": UnconstrainedWithReference("sRGB"),
+        "matrix": Exact(None),
+        "dtype": Exact("float32"),
     }
     fields.update(overrides)
     return FrameContract(**fields)  # type: ignore[arg-type]
@@ -44,58 +47,44 @@ def make_rgb_contract_fixture() -> Callable[..., FrameContract]:
 
 @pytest.fixture
 def strength_param() -> GpuArrayParamContract:
-    return GpuArrayParamContract(name="strength", shape=("H", "W"), dtype="float32", unit="1")
+    return GpuArrayParamContract("strength", ("H", "W"), "float32", "1")
 
 
 @pytest.fixture
 def stateless_contract(
     rgb_contract: FrameContract, strength_param: GpuArrayParamContract
 ) -> StatelessModuleContract:
-    return StatelessModuleContract(
-        input_frame=rgb_contract,
-        output_frame=rgb_contract,
-        input_hw=(32, 48),
-        spatial_scale=2,
-        params=(strength_param,),
-    )
+    return StatelessModuleContract(rgb_contract, rgb_contract, (strength_param,), 2)
 
 
 @pytest.fixture
-def temporal_contract(rgb_contract: FrameContract) -> TemporalModuleContract:
-    return TemporalModuleContract(
-        input_frame=rgb_contract,
-        output_frame=rgb_contract,
-        input_hw=(32, 48),
-        startup_frames=2,
-        state_footprint=StateFootprint(amount=32 * 48 * 12),
-    )
+def temporal_contract(rgb_contract: FrameContract) -> TemporalModuleContract[StateFootprint]:
+    return TemporalModuleContract(rgb_contract, rgb_contract, (), 1, 2, StateFootprint(4608))
 
 
 @pytest.fixture
 def profile() -> ShapeProfile:
-    return ShapeProfile(min_hw=(16, 16), opt_hw=(64, 64), max_hw=(256, 256))
+    return ShapeProfile((16, 16), (64, 64), (256, 256))
 
 
 @pytest.fixture
-def stateless_family(rgb_contract: FrameContract, profile: ShapeProfile) -> StatelessFamilyContract:
-    return StatelessFamilyContract(
-        architecture="example",
-        input_frame=rgb_contract,
-        output_frame=rgb_contract,
-        shape_profile=profile,
-        precisions=("fp32", "fp16"),
-        spatial_scale=2,
-    )
+def stateless_family(
+    rgb_contract: FrameContract, strength_param: GpuArrayParamContract
+) -> StatelessFamilyContract:
+    return StatelessFamilyContract(rgb_contract, rgb_contract, (strength_param,))
 
 
 @pytest.fixture
-def temporal_family(rgb_contract: FrameContract, profile: ShapeProfile) -> TemporalFamilyContract:
-    return TemporalFamilyContract(
-        architecture="example",
-        input_frame=rgb_contract,
-        output_frame=rgb_contract,
-        shape_profile=profile,
-        precisions=("fp32",),
-        startup_frames=2,
-        state_footprint_per_pixel=12,
-    )
+def temporal_family(rgb_contract: FrameContract) -> TemporalFamilyContract:
+    return TemporalFamilyContract(rgb_contract, rgb_contract, (), 2)
+
+
+@pytest.fixture
+def stateless_open(stateless_family: StatelessFamilyContract) -> StatelessOpenContract[str]:
+    return StatelessOpenContract(stateless_family, "weights-a", "fp32", (32, 48), 2)
+
+
+@pytest.fixture
+def temporal_open(temporal_family: TemporalFamilyContract) -> TemporalOpenContract[str]:
+    return TemporalOpenContract(temporal_family, "weights-b", "fp16", (32, 48), 1,
+                                StateFootprint(32 * 48 * 12))

@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from pixtreme.infer._cuda_graph_timing import VIDEO_SIZES, _summary
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_graph_bench.py"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCH = BENCHMARKS / "cuda_graph_bench.py"
+sys.path.insert(0, str(BENCHMARKS))
+from cuda_graph_timing import VIDEO_SIZES, _summary  # noqa: E402
 
 
 @pytest.mark.parametrize(

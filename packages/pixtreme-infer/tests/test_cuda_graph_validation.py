@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 from pixtreme.infer import cuda_graph
-from pixtreme.infer._cuda_graph_arrays import (
+from pixtreme.infer._cuda_graph._arrays import (
     _c_strides,
     _destination_layout_problems,
     _host_layout,
@@ -26,7 +26,7 @@ from pixtreme.infer._cuda_graph_arrays import (
     _param_name_problems,
     _param_request_problems,
 )
-from pixtreme.infer._cuda_graph_context import _is_default_stream, _stream_label
+from pixtreme.infer._cuda_graph._context import _is_default_stream, _stream_label
 from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession, CudaGraphStateError
 from pixtreme.infer.errors import ContractError, InferError
 
@@ -411,7 +411,7 @@ def test_buffers_reject_params_that_are_not_a_mapping() -> None:
 
 
 def test_closed_error_shape() -> None:
-    from pixtreme.infer._cuda_graph_context import _closed_error
+    from pixtreme.infer._cuda_graph._context import _closed_error
 
     error = _closed_error("CudaGraphSession", "replay('a')")
     assert isinstance(error, CudaGraphStateError)
@@ -441,7 +441,7 @@ def _unowned_cupy_array(shape: tuple[int, ...], dtype: str, *, offset: int = 0) 
 def test_shared_storage_is_recognised_for_one_output_object(other: Any, same: bool) -> None:
     # CudaGraphBuffers hands out one array object when the output views exactly the input's
     # bytes, so an in-place CuPy ufunc inside capture does not copy its input (an allocation).
-    from pixtreme.infer._cuda_graph_buffers import _same_storage
+    from pixtreme.infer._cuda_graph._buffers import _same_storage
 
     first = _unowned_cupy_array((4, 6, 3), "float32")
     assert _same_storage(first, other(first)) is same

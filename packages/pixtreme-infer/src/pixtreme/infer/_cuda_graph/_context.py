@@ -16,8 +16,12 @@ from pixtreme.infer.errors import InferError
 _DEFAULT_STREAM_HANDLES = frozenset({0, 1, 2})
 
 
-class CudaGraphStateError(InferError, RuntimeError):
-    """A CUDA Graph component is closed, or used on another device or stream than its own."""
+class CudaGraphStateError(InferError, RuntimeError, ValueError):
+    """A CUDA Graph component is closed, or used on another device or stream than its own.
+
+    It is both a RuntimeError (what 0.15.1 raises for a closed component) and a ValueError
+    (what it raises for another device or stream), so either ``except`` keeps working.
+    """
 
 
 def _cupy() -> Any:
