@@ -175,7 +175,9 @@ def compare(expected: dict[str, dict[str, Any]]) -> list[str]:
         try:
             module = importlib.import_module(module_name)
         except ImportError as error:
-            problems.extend(f"{module_name}.{name}: module does not import ({error})" for name in names)
+            problems.extend(
+                f"{module_name}.{name}: module does not import ({error})" for name in names
+            )
             continue
         exported = set(getattr(module, "__all__", ()))
         for name, description in names.items():
