@@ -24,8 +24,10 @@ def test_demo_runs_both_libraries_end_to_end() -> None:
     assert "3/3 results byte-identical to Pillow" in out
     assert "pillow-gpu apply: 3 files written, equal to Pillow" in out
     assert "refused at admission (kind=Unsupported)" in out
-    assert any(line.split()[:4] == ["example", "pixtreme-arch-example", "static", "yes"]
-               for line in out.splitlines())
+    assert any(
+        line.split()[:4] == ["example", "pixtreme-arch-example", "static", "yes"]
+        for line in out.splitlines()
+    )
     assert "example: " in out
     assert " 0 failed" in out
     assert out.rstrip().endswith("demo: done")

@@ -1,194 +1,217 @@
-"""The verification result model: statuses, findings, check results and reports."""
+"""The verification result model: statuses, findings, check results, reports and their errors.
+
+A check is ``passed`` only on supplied evidence; missing evidence is ``unverified`` (finding code
+``evidence-missing``), and a check that does not apply to a module is ``not-applicable``.
+"""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
+from typing import Literal, get_args
 
-from pixtreme.infer import _validate as v
-from pixtreme.infer.errors import ContractError, format_error
+from pixtreme.infer.errors import actionable_error
 
-type JsonValue = bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None
+CheckStatus = Literal["passed", "failed", "unverified", "not-applicable"]
+
+_STATUSES: tuple[CheckStatus, ...] = get_args(CheckStatus)
 
 EVIDENCE_MISSING = "evidence-missing"
+"""Finding code: no evidence was supplied for a check (the check is unverified)."""
 EVIDENCE_UNAVAILABLE = "evidence-unavailable"
+"""Finding code: a provider raised EvidenceUnavailable (the check is unverified)."""
 EVIDENCE_RAISED = "evidence-raised"
+"""Finding code: a provider raised while gathering evidence (the check failed)."""
+EVIDENCE_INVALID = "evidence-invalid"
+"""Finding code: supplied facts violate the verification contract (the check failed)."""
 EVIDENCE_TYPE = "evidence-type"
-EVIDENCE_INSUFFICIENT = "evidence-insufficient"
+"""Finding code: a provider returned something other than the facts it owes (failed)."""
 
 
-class CheckStatus(StrEnum):
-    """Outcome of one check. Missing evidence is UNVERIFIED, never PASSED."""
+class _ActionableMessage:
+    """Accept either the published plain message or the shared why/what/how parts."""
 
-    PASSED = "passed"
-    FAILED = "failed"
-    UNVERIFIED = "unverified"
-    NOT_APPLICABLE = "not-applicable"
+    why: str | None
+    what: str | None
+    how: str | None
 
-
-def jsonable(value: object) -> JsonValue:
-    """Convert a finding value to JSON: containers recursively, non-finite floats as strings."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, tuple | list):
-        return [jsonable(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): jsonable(item) for key, item in value.items()}
-    return repr(value)
+    def _message(
+        self, message: str | None, why: str | None, what: str | None, how: str | None
+    ) -> str:
+        self.why, self.what, self.how = why, what, how
+        if why is None and what is None and how is None:
+            return "" if message is None else message
+        parts = actionable_error(why=why or "", what=what or "", how=how or "")
+        return parts if message is None else f"{message}: {parts}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+class VerificationInputError(_ActionableMessage, ValueError):
+    """An argument or supplied fact violates a verification contract.
+
+    Raise it with a plain message, as the published API does, or with the keyword parts
+    ``why``, ``what`` and ``how`` (kept as attributes) for the shared message shape.
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        /,
+        *,
+        why: str | None = None,
+        what: str | None = None,
+        how: str | None = None,
+    ) -> None:
+        super().__init__(self._message(message, why, what, how))
+
+
+class VerificationExecutionError(_ActionableMessage, RuntimeError):
+    """A verification provider or owned operation failed during execution.
+
+    Takes a plain message or the keyword parts ``why``, ``what`` and ``how``.
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        /,
+        *,
+        why: str | None = None,
+        what: str | None = None,
+        how: str | None = None,
+    ) -> None:
+        super().__init__(self._message(message, why, what, how))
+
+
+@dataclass(frozen=True)
 class VerificationFinding:
-    """One observation behind a non-passing status: what was seen where, and what was expected."""
+    """One observation behind a status: where, what was seen, what was expected, and why."""
 
     code: str
     path: str
-    observed: object = None
-    expected: object = None
-    detail: str = ""
-
-    def __post_init__(self) -> None:
-        v.non_empty_str("VerificationFinding", "code", self.code)
-        v.non_empty_str("VerificationFinding", "path", self.path)
-        v.text("VerificationFinding", "detail", self.detail)
-
-    def as_record(self) -> dict[str, JsonValue]:
-        """The finding as a JSON-compatible mapping."""
-        return {
-            "code": self.code,
-            "path": self.path,
-            "observed": jsonable(self.observed),
-            "expected": jsonable(self.expected),
-            "detail": self.detail,
-        }
+    observed: object
+    expected: object
+    detail: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True)
 class CheckResult:
-    """The status of one named check; failed and unverified results carry findings."""
+    """The status of one named check and the findings that explain it."""
 
     name: str
     status: CheckStatus
-    findings: tuple[VerificationFinding, ...] = ()
-    detail: str = ""
+    findings: tuple[VerificationFinding, ...]
 
     def __post_init__(self) -> None:
-        owner = "CheckResult"
-        v.non_empty_str(owner, "name", self.name)
-        v.instance_of(owner, "status", self.status, CheckStatus)
-        v.text(owner, "detail", self.detail)
-        if not isinstance(self.findings, tuple) or not all(
-            isinstance(item, VerificationFinding) for item in self.findings
-        ):
-            v.fail(
-                owner,
-                "findings",
-                self.findings,
-                expected="a tuple of VerificationFinding",
-                how="wrap each observation in VerificationFinding(code=..., path=...)",
-            )
-        needs_findings = self.status in (CheckStatus.FAILED, CheckStatus.UNVERIFIED)
-        if needs_findings and not self.findings:
-            raise ContractError(
-                why=f"a {self.status.value} check must say why with at least one finding",
-                what=f"check {self.name!r} has status {self.status.value!r} and no findings",
-                how="add a VerificationFinding naming the code, path, observed and expected",
-            )
-        if self.status is CheckStatus.PASSED and self.findings:
-            raise ContractError(
-                why="a passed check has no findings",
-                what=f"check {self.name!r} is passed with {len(self.findings)} finding(s)",
-                how="mark the check failed or unverified, or drop the findings",
+        if self.status not in _STATUSES:
+            raise VerificationInputError(
+                why="a check status is one of the four documented statuses",
+                what=f"check {self.name!r} has status={self.status!r}",
+                how=f"use one of {list(_STATUSES)}",
             )
 
-    @classmethod
-    def unverified(cls, name: str, *, code: str, path: str, detail: str) -> CheckResult:
-        """An unverified result with one finding (missing or unusable evidence)."""
-        finding = VerificationFinding(code=code, path=path, detail=detail)
-        return cls(name=name, status=CheckStatus.UNVERIFIED, findings=(finding,))
 
-    @classmethod
-    def from_findings(
-        cls, name: str, findings: tuple[VerificationFinding, ...], *, detail: str = ""
-    ) -> CheckResult:
-        """Failed when there are findings, else passed."""
-        status = CheckStatus.FAILED if findings else CheckStatus.PASSED
-        return cls(name=name, status=status, findings=findings, detail=detail)
-
-    def as_record(self) -> dict[str, JsonValue]:
-        """The check as a JSON-compatible mapping."""
-        return {
-            "name": self.name,
-            "status": self.status.value,
-            "detail": self.detail,
-            "findings": [finding.as_record() for finding in self.findings],
-        }
-
-
-def overall_status(statuses: tuple[CheckStatus, ...]) -> CheckStatus:
-    """Failed beats unverified beats passed; only not-applicable checks (or none) is unverified."""
-    if CheckStatus.FAILED in statuses:
-        return CheckStatus.FAILED
-    if CheckStatus.UNVERIFIED in statuses:
-        return CheckStatus.UNVERIFIED
-    if CheckStatus.PASSED in statuses:
-        return CheckStatus.PASSED
-    return CheckStatus.UNVERIFIED
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True)
 class VerificationReport:
-    """All checks run for one scope (a module suite, an ONNX graph, a distribution)."""
+    """Every check run for one scope, in the documented order."""
 
     scope: str
     checks: tuple[CheckResult, ...]
 
-    def __post_init__(self) -> None:
-        v.non_empty_str("VerificationReport", "scope", self.scope)
-        if not isinstance(self.checks, tuple) or not all(
-            isinstance(check, CheckResult) for check in self.checks
-        ):
-            v.fail(
-                "VerificationReport",
-                "checks",
-                self.checks,
-                expected="a tuple of CheckResult",
-                how="collect the results of the checks in a tuple",
-            )
-        names = [check.name for check in self.checks]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
-        if duplicates:
-            raise ContractError(
-                why="each check appears once in a report",
-                what=f"scope {self.scope!r} repeats check(s) {duplicates}",
-                how="give every check a distinct name",
-            )
-
     @property
     def status(self) -> CheckStatus:
-        """The overall status; a report without applicable checks is unverified."""
-        return overall_status(tuple(check.status for check in self.checks))
+        """The combined status of this report's checks (see overall_status)."""
+        return _combine(check.status for check in self.checks)
 
     def check(self, name: str) -> CheckResult:
-        """The check called ``name``; KeyError if there is none."""
+        """The check called ``name``; KeyError naming the checks present when there is none."""
         for check in self.checks:
             if check.name == name:
                 return check
         raise KeyError(
-            format_error(
+            actionable_error(
                 why=f"report {self.scope!r} holds only the checks it ran",
                 what=f"no check named {name!r}; checks: {[check.name for check in self.checks]}",
-                how="look up one of the listed names (MODULE_CHECKS lists the module checks)",
+                how="look the check up by one of the listed names",
             )
         )
 
-    def as_record(self) -> dict[str, JsonValue]:
-        """The report as a JSON-compatible mapping (suitable for canonical_json)."""
-        return {
-            "scope": self.scope,
-            "status": self.status.value,
-            "checks": [check.as_record() for check in self.checks],
-        }
+
+def _combine(statuses: Iterable[CheckStatus]) -> CheckStatus:
+    seen = set(statuses)
+    order: tuple[CheckStatus, ...] = ("failed", "unverified", "passed")
+    return next((status for status in order if status in seen), "unverified")
+
+
+def overall_status(reports: Iterable[VerificationReport], /) -> CheckStatus:
+    """Combine every check of ``reports``: failed, else unverified, else passed.
+
+    Checks that are not-applicable do not count; reports holding no applicable check (or no
+    reports at all) are unverified, never passed.
+    """
+    return _combine(check.status for report in reports for check in report.checks)
+
+
+def _finding(
+    code: str, path: str, observed: object, expected: object, detail: str
+) -> VerificationFinding:
+    return VerificationFinding(code, path, observed, expected, detail)
+
+
+def _unverified(name: str, detail: str = "no cases were supplied") -> CheckResult:
+    """The result of a check without evidence."""
+    return CheckResult(name, "unverified", (_finding(EVIDENCE_MISSING, name, 0, ">=1", detail),))
+
+
+def _judged(name: str, findings: Iterable[VerificationFinding]) -> CheckResult:
+    """Failed when any finding was made, passed otherwise."""
+    collected = tuple(findings)
+    return CheckResult(name, "failed" if collected else "passed", collected)
+
+
+def _judged_cases(
+    name: str, cases: tuple[object, ...], findings: Iterable[VerificationFinding]
+) -> CheckResult:
+    """As _judged, but unverified when no case was supplied at all."""
+    return _judged(name, findings) if cases else _unverified(name)
+
+
+def _differs(observed: object, expected: object) -> bool:
+    try:
+        return bool(observed != expected)
+    except (TypeError, ValueError):  # an array-like comparison without one truth value
+        return observed is not expected
+
+
+def _expect(
+    findings: list[VerificationFinding],
+    path: str,
+    observed: object,
+    expected: object,
+    detail: str = "the observed value differs from the contract",
+) -> None:
+    """Record a ``contract-mismatch`` finding when ``observed`` differs from ``expected``."""
+    if _differs(observed, expected):
+        findings.append(_finding("contract-mismatch", path, observed, expected, detail))
+
+
+def _facts_tuple(check: str, value: object, kind: type, *, label: str) -> tuple[object, ...]:
+    """Validate what an evidence provider returned: a sequence of ``kind`` records."""
+    if isinstance(value, str | bytes) or not isinstance(value, tuple | list):
+        raise VerificationInputError(
+            why=f"the {label} provider returns a tuple of {kind.__name__}",
+            what=f"{check}: received {type(value).__name__}",
+            how=f"return a tuple of {kind.__name__} records (an empty tuple leaves {check} "
+            "unverified)",
+        )
+    for index, item in enumerate(value):
+        _facts_item(check, item, kind, label=f"{label}[{index}]")
+    return tuple(value)
+
+
+def _facts_item(check: str, value: object, kind: type, *, label: str) -> None:
+    if not isinstance(value, kind):
+        raise VerificationInputError(
+            why=f"{label} must be a {kind.__name__} record",
+            what=f"{check}: received {type(value).__name__}",
+            how=f"build the evidence as {kind.__name__}(...)",
+        )

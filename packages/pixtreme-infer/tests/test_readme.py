@@ -12,7 +12,6 @@ import pytest
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-@pytest.mark.req("issue6.readme-examples")
 @pytest.mark.extras("onnx", "onnxruntime")
 def test_readme_python_examples_run() -> None:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
@@ -22,11 +21,14 @@ def test_readme_python_examples_run() -> None:
     with contextlib.redirect_stdout(output):
         for block in blocks:
             exec(compile(block, str(README), "exec"), namespace)
-    printed = output.getvalue()
-    assert "{'example': 'pixtreme-arch-example'}" in printed
-    assert "StateFootprint.amount must be an int >= 1" in printed
-    assert "(512, 512)" in printed
-    assert "{'name': 'example-x2', 'version': 1}" in printed
-    assert "True 0.0" in printed
-    assert "dlpack-allocation              passed" in printed
-    assert "$.model = '../x2.onnx' has a '..' segment" in printed
+    printed = output.getvalue().splitlines()
+    assert printed == [
+        "pixtreme-infer-span",
+        "why=a; what=b; how=c",
+        "amount must be a positive integer",
+        "2 False",
+        "example-x2@1",
+        "(1, 8, 8, 3)",
+        "True 0.0",
+        "passed unverified",
+    ]
