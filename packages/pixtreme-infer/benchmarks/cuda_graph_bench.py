@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     import cupy
+
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from cuda_graph_timing import measure_copies, measure_replay
 

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pixtreme.infer._cuda_graph._buffers import _frame_class
-from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
 from pixtreme.infer._cuda_graph._context import _cupy
+from pixtreme.infer.cuda_graph import CudaGraphBuffers, CudaGraphSession
 
 VIDEO_SIZES: dict[str, tuple[int, int]] = {"1080p": (1080, 1920), "4K": (2160, 3840)}
 """Video frame sizes (height, width) measured by the copy benchmarks."""

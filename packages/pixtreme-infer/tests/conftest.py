@@ -86,5 +86,6 @@ def stateless_open(stateless_family: StatelessFamilyContract) -> StatelessOpenCo
 
 @pytest.fixture
 def temporal_open(temporal_family: TemporalFamilyContract) -> TemporalOpenContract[str]:
-    return TemporalOpenContract(temporal_family, "weights-b", "fp16", (32, 48), 1,
-                                StateFootprint(32 * 48 * 12))
+    return TemporalOpenContract(
+        temporal_family, "weights-b", "fp16", (32, 48), 1, StateFootprint(32 * 48 * 12)
+    )

@@ -87,7 +87,8 @@ def test_verify_prints_a_table_and_writes_the_record_first(
 
 
 def test_verify_writes_no_file_unless_asked(
-    install_architecture: Callable[[str, str], None], tmp_path: Path,
+    install_architecture: Callable[[str, str], None],
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     install_architecture("pxiquiet", _HOOK.format(name="pxiquiet", status="passed"))
@@ -105,7 +106,9 @@ def test_failed_check_exits_1_and_shows_the_whole_finding(
     code, out, _ = _run("verify", "pxibad", "--output", str(tmp_path / "r.json"))
     assert code == EXIT_FAILED
     joined = " ".join(out.split())
-    assert ("output-mismatch: " + "the ONNX output differs from the reference " * 4).strip() in joined
+    assert (
+        "output-mismatch: " + "the ONNX output differs from the reference " * 4
+    ).strip() in joined
     assert all(len(line) <= 100 for line in out.splitlines() if not line.startswith("record: "))
     assert json.loads((tmp_path / "r.json").read_text())["status"] == "failed"
 
@@ -120,15 +123,18 @@ def test_failed_check_exits_1_and_shows_the_whole_finding(
     ],
 )
 def test_unwritable_output_is_refused_before_verification(
-    install_architecture: Callable[[str, str], None], tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch, output: str,
+    install_architecture: Callable[[str, str], None],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    output: str,
 ) -> None:
     install_architecture("pxiio", _HOOK.format(name="pxiio", status="passed"))
     monkeypatch.chdir(tmp_path)
     code, out, err = _run("verify", "pxiio", "--output", output)
     assert code == EXIT_IO
     assert out == ""
-    assert err.startswith("pixtreme-infer verify: ") and "Traceback" not in err
+    assert err.startswith("pixtreme-infer verify: ")
+    assert "Traceback" not in err
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write into a read-only folder")
@@ -173,8 +179,13 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["--version"]) == EXIT_OK
     assert capsys.readouterr().out.strip() == f"pixtreme-infer {version('pixtreme-infer')}"
-    result = subprocess.run([sys.executable, "-m", "pixtreme.infer.cli", "--version"],
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "pixtreme.infer.cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0
     assert result.stdout.strip() == f"pixtreme-infer {version('pixtreme-infer')}"
 
@@ -186,24 +197,33 @@ def test_closed_pipe_is_quiet() -> None:
         "sys.argv = ['pixtreme-infer', 'list']; console_main()"
     )
     result = subprocess.run(
-        f"{sys.executable} -c \"{code}\" | head -c 1", shell=True, capture_output=True,
-        text=True, timeout=120, check=False,
+        f'{sys.executable} -c "{code}" | head -c 1',
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.stdout == "a"
-    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "BrokenPipe" not in result.stderr
 
 
 def test_console_script_runs(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("pixtreme-infer")
     if not script.exists():
         pytest.skip(f"console script not installed next to {sys.executable}: reinstall the package")
-    listed = subprocess.run([str(script), "list"], capture_output=True, text=True, timeout=120,
-                            check=False)
+    listed = subprocess.run(
+        [str(script), "list"], capture_output=True, text=True, timeout=120, check=False
+    )
     assert listed.returncode == 0, listed.stderr
     assert "pixtreme-arch-example" in listed.stdout
     verified = subprocess.run(
         [str(script), "verify", "example", "--output", str(tmp_path / "example.json")],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     record = json.loads((tmp_path / "example.json").read_text())
     assert record["architecture"]["name"] == "example"

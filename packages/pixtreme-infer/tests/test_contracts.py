@@ -69,12 +69,18 @@ def test_frame_contract_rejects_unwrapped_fields(field: str) -> None:
 
 def test_frame_contract_keeps_values_as_given() -> None:
     contract = FrameContract(
-        Exact("RGB"), UnconstrainedWithReference("sRGB"), Exact("sRGB"), Exact(None),
+        Exact("RGB"),
+        UnconstrainedWithReference("sRGB"),
+        Exact("sRGB"),
+        Exact(None),
         Exact("float16"),
     )
     assert contract.channels == Exact("RGB")
     assert contract == FrameContract(
-        Exact("RGB"), UnconstrainedWithReference("sRGB"), Exact("sRGB"), Exact(None),
+        Exact("RGB"),
+        UnconstrainedWithReference("sRGB"),
+        Exact("sRGB"),
+        Exact(None),
         Exact("float16"),
     )
 
@@ -182,7 +188,8 @@ def test_open_contract_rejects_input_hw(
 def test_shape_profile(bounds: tuple[Any, Any, Any], message: str | None) -> None:
     if message is None:
         profile = ShapeProfile(*bounds)
-        assert profile.contains((2, 3)) and not profile.contains((4, 1))
+        assert profile.contains((2, 3))
+        assert not profile.contains((4, 1))
         return
     with pytest.raises(ContractError, match=message):
         ShapeProfile(*bounds)

@@ -74,7 +74,9 @@ def test_published_but_absent_architecture_raises_actionable_import_error(
 ) -> None:
     if importlib.util.find_spec(f"pixtreme.infer.{name}") is not None:
         pytest.skip(f"{distribution} is installed in this environment")
-    with pytest.raises(ArchitectureNotInstalledError, match=f"how=pip install {distribution}") as info:
+    with pytest.raises(
+        ArchitectureNotInstalledError, match=f"how=pip install {distribution}"
+    ) as info:
         getattr(pixtreme.infer, name)
     assert isinstance(info.value, ImportError)
     assert info.value.distribution == distribution

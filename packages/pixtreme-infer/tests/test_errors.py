@@ -44,7 +44,8 @@ def test_errors_subclass_builtins_and_keep_their_parts(
 
 def test_architecture_error_names_its_distribution() -> None:
     error = ArchitectureNotInstalledError(why="w", what="x", how="h", distribution="d")
-    assert isinstance(error, ImportError) and error.distribution == "d"
+    assert isinstance(error, ImportError)
+    assert error.distribution == "d"
 
 
 def test_require_optional_returns_the_module() -> None:

@@ -25,15 +25,19 @@ def host_frame(
 ) -> Any:
     from pixtreme.core import Frame
 
-    fields: dict[str, Any] = {"channels": ("R", "G", "B"), "colorspace": "sRGB",
-                              "gamma": "sRGB", "matrix": None}
+    fields: dict[str, Any] = {
+        "channels": ("R", "G", "B"),
+        "colorspace": "sRGB",
+        "gamma": "sRGB",
+        "matrix": None,
+    }
     fields.update(metadata)
     return Frame.model_construct(data=np.zeros(shape, dtype), **fields)
 
 
 @pytest.mark.parametrize("value", [np.zeros((4, 5, 3), np.float32), None, "frame"], ids=repr)
 def test_non_frames_are_rejected_before_any_access(value: object) -> None:
-    with pytest.raises(ContractError, match="pixtreme.core.Frame values only"):
+    with pytest.raises(ContractError, match=r"pixtreme\.core\.Frame values only"):
         check_frame(value, make_rgb_contract())
 
 
@@ -41,7 +45,10 @@ def test_matching_frame_passes_and_is_returned(rgb_contract: FrameContract) -> N
     frame = host_frame()
     assert check_frame(frame, rgb_contract, expected_hw=(4, 5)) is frame
     assert frame_metadata(frame) == {
-        "channels": ("R", "G", "B"), "colorspace": "sRGB", "gamma": "sRGB", "matrix": None,
+        "channels": ("R", "G", "B"),
+        "colorspace": "sRGB",
+        "gamma": "sRGB",
+        "matrix": None,
         "dtype": "float32",
     }
 
@@ -95,6 +102,10 @@ def test_real_frame(rgb_contract: FrameContract) -> None:
     import cupy as cp
     from pixtreme.core import Frame
 
-    frame = Frame(data=cp.zeros((4, 5, 3), cp.float32), channels=("R", "G", "B"),
-                  colorspace="sRGB", gamma="sRGB")
+    frame = Frame(
+        data=cp.zeros((4, 5, 3), cp.float32),
+        channels=("R", "G", "B"),
+        colorspace="sRGB",
+        gamma="sRGB",
+    )
     assert check_frame(frame, rgb_contract, expected_hw=(4, 5)) is frame

@@ -13,10 +13,10 @@ from pixtreme.infer.errors import ContractError
 from pixtreme.infer.onnx import (
     CONTRACT_METADATA_KEY,
     OnnxContractError,
+    OnnxExecutionError,
     OnnxOutputContract,
     OnnxReferenceMismatchError,
     OnnxTolerance,
-    OnnxExecutionError,
     contract_metadata,
     run_onnx,
     verify_onnx,
@@ -80,8 +80,13 @@ def _expected(array: np.ndarray, scale: int = 2, gain: float = 0.5) -> np.ndarra
 
 
 def _metadata(**output: Any) -> dict[str, str]:
-    fields: dict[str, Any] = {"batch": 1, "channels": 3, "spatial_scale": 2, "dtype": "float32",
-                              "layout": "NHWC"}
+    fields: dict[str, Any] = {
+        "batch": 1,
+        "channels": 3,
+        "spatial_scale": 2,
+        "dtype": "float32",
+        "layout": "NHWC",
+    }
     fields.update(output)
     return {CONTRACT_METADATA_KEY: json.dumps({"output": fields})}
 
@@ -90,8 +95,13 @@ def test_contract_metadata_has_the_published_form() -> None:
     ((key, value),) = contract_metadata(SCALE2).items()
     assert key == CONTRACT_METADATA_KEY == "pixtreme.infer.contract"
     assert json.loads(value) == {
-        "output": {"batch": 1, "channels": 3, "dtype": "float32", "layout": "NHWC",
-                   "spatial_scale": 2}
+        "output": {
+            "batch": 1,
+            "channels": 3,
+            "dtype": "float32",
+            "layout": "NHWC",
+            "spatial_scale": 2,
+        }
     }
     assert OnnxOutputContract(**json.loads(value)["output"]) == SCALE2
     assert SCALE2.output_shape((1, 4, 5, 3)) == (1, 8, 10, 3)
@@ -162,14 +172,20 @@ def test_reference_comparison(build_model: Callable[..., Path]) -> None:
     reference = _expected(array) + np.float32(1e-4)
     run = verify_onnx(path, array, reference=reference, tolerance=OnnxTolerance(max_abs=2e-4))
     assert run.contract == SCALE2
-    assert run.comparison is not None and run.comparison.passed
+    assert run.comparison is not None
+    assert run.comparison.passed
     assert run.comparison.max_abs_difference == pytest.approx(1e-4, rel=1e-2)
     with pytest.raises(OnnxReferenceMismatchError, match=r"max abs difference 0\.0001"):
         verify_onnx(path, array, reference=reference, tolerance=OnnxTolerance(max_abs=1e-5))
-    soft = verify_onnx(path, array, reference=reference,
-                       tolerance=OnnxTolerance(max_abs=1.0, mean_abs=1e-6),
-                       raise_on_mismatch=False)
-    assert soft.comparison is not None and not soft.comparison.passed
+    soft = verify_onnx(
+        path,
+        array,
+        reference=reference,
+        tolerance=OnnxTolerance(max_abs=1.0, mean_abs=1e-6),
+        raise_on_mismatch=False,
+    )
+    assert soft.comparison is not None
+    assert not soft.comparison.passed
 
 
 @pytest.mark.extras("onnx", "onnxruntime")
@@ -201,11 +217,23 @@ def test_reference_problems_are_actionable(build_model: Callable[..., Path]) -> 
         ({"output_name": "y"}, r"output names=\['y'\]"),
         ({"extra_output": True}, r"output names=\['output', 'scaled'\]"),
         ({"scale": 3}, r"observed shape=\(1, 12, 15, 3\), dtype=float32"),
-        ({"metadata": _metadata(dtype="float16")}, r"expected shape=\(1, 8, 10, 3\), dtype=float16"),
+        (
+            {"metadata": _metadata(dtype="float16")},
+            r"expected shape=\(1, 8, 10, 3\), dtype=float16",
+        ),
     ],
     ids=[
-        "no-metadata", "bad-json", "not-object", "nan", "missing-fields", "invalid-scale",
-        "invalid-layout", "input-name", "output-name", "extra-output", "wrong-shape",
+        "no-metadata",
+        "bad-json",
+        "not-object",
+        "nan",
+        "missing-fields",
+        "invalid-scale",
+        "invalid-layout",
+        "input-name",
+        "output-name",
+        "extra-output",
+        "wrong-shape",
         "wrong-dtype",
     ],
 )

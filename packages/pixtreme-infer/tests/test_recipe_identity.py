@@ -20,7 +20,8 @@ def test_identity_forms() -> None:
     assert X2.as_tuple() == ("example-x2", 1)
     assert X2.as_dict() == {"name": "example-x2", "version": 1}
     assert str(X2) == "example-x2@1"
-    assert RecipeIdentity("example-x2", 1) == X2 and hash(RecipeIdentity("example-x2", 1)) == hash(X2)
+    assert RecipeIdentity("example-x2", 1) == X2
+    assert hash(RecipeIdentity("example-x2", 1)) == hash(X2)
 
 
 @pytest.mark.parametrize(

@@ -14,15 +14,15 @@ from types import ModuleType as _ModuleType
 # install each lives in its own src/ folder, so this package extends its own __path__ too.
 __path__ = extend_path(__path__, __name__)
 
-from pixtreme.infer import _dispatch  # noqa: E402
-from pixtreme.infer._frame_contract import (  # noqa: E402
+from pixtreme.infer import _dispatch
+from pixtreme.infer._frame_contract import (
     Exact,
     FrameContract,
     FrameField,
     FrameMetadataWarning,
     UnconstrainedWithReference,
 )
-from pixtreme.infer._module_contracts import (  # noqa: E402
+from pixtreme.infer._module_contracts import (
     CheckpointContainer,
     GpuArrayParamContract,
     ModuleContract,
@@ -36,7 +36,7 @@ from pixtreme.infer._module_contracts import (  # noqa: E402
     TemporalModuleContract,
     TemporalOpenContract,
 )
-from pixtreme.infer._protocols import (  # noqa: E402
+from pixtreme.infer._protocols import (
     CudaGraphFactoryProvider,
     OpenedStatelessImageInference,
     StatefulImageInference,
@@ -44,8 +44,8 @@ from pixtreme.infer._protocols import (  # noqa: E402
     StatelessInferenceFactory,
     TemporalInferenceFactory,
 )
-from pixtreme.infer.errors import actionable_error  # noqa: E402
-from pixtreme.infer.onnx import run_onnx  # noqa: E402
+from pixtreme.infer.errors import actionable_error
+from pixtreme.infer.onnx import run_onnx
 
 ARCHITECTURES = _dispatch.ARCHITECTURES
 """Architectures known statically: attribute name -> the distribution that provides it."""

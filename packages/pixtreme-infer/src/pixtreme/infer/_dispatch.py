@@ -56,8 +56,9 @@ def _registered() -> dict[str, Architecture]:
         if entry.name in ARCHITECTURES or not entry.name.isidentifier() or entry.attr:
             continue  # static names win; an entry point names a module, not an attribute
         distribution = entry.dist.name if entry.dist is not None else "unknown"
-        found.setdefault(entry.name, Architecture(entry.name, entry.module, distribution,
-                                                  "entry-point"))
+        found.setdefault(
+            entry.name, Architecture(entry.name, entry.module, distribution, "entry-point")
+        )
     return found
 
 

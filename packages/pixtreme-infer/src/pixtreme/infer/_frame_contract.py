@@ -21,23 +21,23 @@ class FrameMetadataWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class Exact(Generic[T]):
+class Exact(Generic[T]):  # noqa: UP046 (the published form)
     """A Frame field the contract fixes: the observed value must equal ``value``."""
 
     value: T
 
 
 @dataclass(frozen=True)
-class UnconstrainedWithReference(Generic[T]):
+class UnconstrainedWithReference(Generic[T]):  # noqa: UP046
     """A Frame field the contract leaves free; ``reference`` is the value it was built for."""
 
     reference: T
 
 
-FrameField: TypeAlias = Exact[T] | UnconstrainedWithReference[T]
+FrameField: TypeAlias = Exact[T] | UnconstrainedWithReference[T]  # noqa: UP040 (published form)
 
 
-def field_value(field: Exact[T] | UnconstrainedWithReference[T]) -> T:
+def field_value[V](field: Exact[V] | UnconstrainedWithReference[V]) -> V:
     """The fixed value of an Exact field, or the reference of an unconstrained one."""
     return field.value if isinstance(field, Exact) else field.reference
 

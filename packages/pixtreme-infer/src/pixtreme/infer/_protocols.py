@@ -16,7 +16,7 @@ from pixtreme.infer._module_contracts import (
 if TYPE_CHECKING:
     from pixtreme.core import Frame
 
-FactoryT = TypeVar(
+FactoryT = TypeVar(  # noqa: PLC0105 (the published name)
     "FactoryT",
     bound="StatelessInferenceFactory[Any] | TemporalInferenceFactory[Any]",
     covariant=True,

@@ -88,7 +88,10 @@ def _list(out: TextIO) -> int:
         found = _module_available(architecture.module)
         installed = _distribution_version(architecture.distribution)
         state = (
-            f"yes ({installed})" if found and installed else "yes" if found
+            f"yes ({installed})"
+            if found and installed
+            else "yes"
+            if found
             else f"no: pip install {architecture.distribution}"
         )
         rows.append([name, architecture.distribution, architecture.source, state])
@@ -96,8 +99,10 @@ def _list(out: TextIO) -> int:
     out.write("\n")
     extras = [
         ["extra", "usable here"],
-        ["ort", "yes" if _module_available("onnxruntime")
-         else "no: pip install 'pixtreme-infer[ort]'"],
+        [
+            "ort",
+            "yes" if _module_available("onnxruntime") else "no: pip install 'pixtreme-infer[ort]'",
+        ],
         ["verify", _nvml_state()],
     ]
     _table(extras, out)
@@ -113,8 +118,10 @@ def _check_output(path: Path | None) -> Path | None:
         raise _OutputError(f"--output {text!r} is not a file name")
     target = Path(os.path.abspath(text))
     if target.is_dir():
-        raise _OutputError(f"--output {text!r} is a folder; name a file in it, such as "
-                           f"{Path(text) / 'verify.json'}")
+        raise _OutputError(
+            f"--output {text!r} is a folder; name a file in it, such as "
+            f"{Path(text) / 'verify.json'}"
+        )
     if target.exists() and not target.is_file():
         raise _OutputError(f"--output {text!r} exists and is not a regular file")
     if not target.parent.is_dir():
@@ -154,8 +161,10 @@ def _print_reports(reports: Sequence[VerificationReport], out: TextIO) -> None:
             out.write((lead + text).rstrip() + "\n")
             continue
         out.write(lead.rstrip() + "\n")
-        out.write(textwrap.fill(text, width=_WIDTH, initial_indent="    ",
-                                subsequent_indent="    ") + "\n")
+        out.write(
+            textwrap.fill(text, width=_WIDTH, initial_indent="    ", subsequent_indent="    ")
+            + "\n"
+        )
 
 
 def _verify(name: str, output: Path | None, strict: bool, out: TextIO, err: TextIO) -> int:

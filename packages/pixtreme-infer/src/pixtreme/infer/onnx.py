@@ -75,8 +75,13 @@ class OnnxOutputContract:
         try:
             np.dtype(self.dtype)
         except TypeError:
-            v.fail(owner, "dtype", self.dtype, expected="a NumPy dtype name",
-                   how="pass a name such as 'float32'")
+            v.fail(
+                owner,
+                "dtype",
+                self.dtype,
+                expected="a NumPy dtype name",
+                how="pass a name such as 'float32'",
+            )
         v.one_of(owner, "layout", self.layout, ("NHWC",))
 
     def as_dict(self) -> dict[str, object]:
@@ -215,8 +220,12 @@ def _check_input(array: object) -> npt.NDArray[np.float32]:
             f"pass {accepted} (copy a Frame to the host with cupy.asnumpy and add array[None])",
         )
     shape = array.shape
-    if array.dtype != np.float32 or array.ndim != 4 or shape[0] != 1 or shape[3] != 3 or (
-        min(shape[1:3]) < 1
+    if (
+        array.dtype != np.float32
+        or array.ndim != 4
+        or shape[0] != 1
+        or shape[3] != 3
+        or (min(shape[1:3]) < 1)
     ):
         raise _error(
             "run_onnx accepts only the public NHWC float32 tensor contract",
@@ -228,8 +237,11 @@ def _check_input(array: object) -> npt.NDArray[np.float32]:
 
 def _read_contract(metadata: object, path: str) -> OnnxOutputContract:
     def bad(why: str, observed: object) -> OnnxContractError:
-        return _error(why, f"{path}: observed metadata={observed!r}",
-                      f"regenerate the artifact with {_ACCEPTED}")
+        return _error(
+            why,
+            f"{path}: observed metadata={observed!r}",
+            f"regenerate the artifact with {_ACCEPTED}",
+        )
 
     if not isinstance(metadata, dict):
         raise bad("the ONNX model metadata is not a mapping", metadata)
@@ -246,13 +258,15 @@ def _read_contract(metadata: object, path: str) -> OnnxOutputContract:
         raise bad("the ONNX artifact contract metadata is not valid JSON", raw) from error
     output = document.get("output") if isinstance(document, dict) else None
     if not isinstance(output, dict) or any(field not in output for field in _OUTPUT_FIELDS):
-        raise bad("the ONNX artifact contract metadata has no complete output declaration",
-                  document)
+        raise bad(
+            "the ONNX artifact contract metadata has no complete output declaration", document
+        )
     try:
         return OnnxOutputContract(**{field: output[field] for field in _OUTPUT_FIELDS})
     except ContractError as error:
-        raise bad(f"the ONNX artifact output declaration is invalid ({error.why})",
-                  document) from error
+        raise bad(
+            f"the ONNX artifact output declaration is invalid ({error.why})", document
+        ) from error
 
 
 def _execute(
@@ -272,8 +286,11 @@ def _execute(
     try:
         metadata = dict(session.get_modelmeta().custom_metadata_map)
     except Exception as error:
-        raise _error("the ONNX artifact model metadata could not be read",
-                     f"{path}: {error}", f"regenerate the artifact with {_ACCEPTED}") from error
+        raise _error(
+            "the ONNX artifact model metadata could not be read",
+            f"{path}: {error}",
+            f"regenerate the artifact with {_ACCEPTED}",
+        ) from error
     contract = _read_contract(metadata, path)
     inputs = [item.name for item in session.get_inputs()]
     outputs = [item.name for item in session.get_outputs()]
@@ -293,10 +310,16 @@ def _execute(
             how="inspect the artifact and the input, then rerun without provider fallback",
         ) from error
     _, height, width, _ = array.shape
-    expected = (contract.batch, height * contract.spatial_scale,
-                width * contract.spatial_scale, contract.channels)
-    if not isinstance(result, np.ndarray) or result.shape != expected or (
-        result.dtype != np.dtype(contract.dtype)
+    expected = (
+        contract.batch,
+        height * contract.spatial_scale,
+        width * contract.spatial_scale,
+        contract.channels,
+    )
+    if (
+        not isinstance(result, np.ndarray)
+        or result.shape != expected
+        or (result.dtype != np.dtype(contract.dtype))
     ):
         raise _error(
             "the ONNX artifact returned a value outside its public output contract",
@@ -353,9 +376,11 @@ def verify_onnx(
     """
     array = _check_input(input_nhwc)
     if not isinstance(tolerance, OnnxTolerance):
-        raise _error("a reference comparison needs a stated tolerance",
-                     f"observed tolerance={tolerance!r}",
-                     "pass tolerance=OnnxTolerance(max_abs=..., mean_abs=...)")
+        raise _error(
+            "a reference comparison needs a stated tolerance",
+            f"observed tolerance={tolerance!r}",
+            "pass tolerance=OnnxTolerance(max_abs=..., mean_abs=...)",
+        )
     output, contract = _execute(onnx_path, array)
     comparison = _compare(output, reference, tolerance)
     if raise_on_mismatch and not comparison.passed:
