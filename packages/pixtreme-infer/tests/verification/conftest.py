@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from pixtreme.core import Frame
 from pixtreme.infer import (
-    Exact,
     FrameContract,
     GpuArrayParamContract,
     ShapeProfile,
@@ -24,7 +23,6 @@ from pixtreme.infer import (
     StatelessModuleContract,
     StatelessOpenContract,
     TemporalModuleContract,
-    UnconstrainedWithReference,
 )
 from pixtreme.infer.verification.contracts import (
     AllocationFacts,
@@ -45,6 +43,8 @@ from pixtreme.infer.verification.contracts import (
     StateLifecycleFacts,
     TemporalContractSuite,
 )
+
+from ..conftest import make_rgb_contract
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,15 +83,7 @@ class Builders:
         return Device(index)
 
     def rgb(self, **overrides: object) -> FrameContract:
-        fields: dict[str, object] = {
-            "channels": Exact(("R", "G", "B")),
-            "colorspace": Exact("sRGB"),
-            "gamma": UnconstrainedWithReference("sRGB"),
-            "matrix": Exact(None),
-            "dtype": Exact("float32"),
-        }
-        fields.update(overrides)
-        return FrameContract(**fields)  # type: ignore[arg-type]
+        return make_rgb_contract(**overrides)
 
     def strength(self) -> GpuArrayParamContract:
         return GpuArrayParamContract("strength", ("H", "W"), "float32", "1")
