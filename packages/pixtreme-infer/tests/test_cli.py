@@ -228,3 +228,36 @@ def test_console_script_runs(tmp_path: Path) -> None:
     record = json.loads((tmp_path / "example.json").read_text())
     assert record["architecture"]["name"] == "example"
     assert verified.returncode == (1 if record["status"] == "failed" else 0), verified.stdout
+
+
+def test_record_is_written_before_a_closed_pipe(tmp_path: Path) -> None:
+    """`pixtreme-infer verify example --output r.json | head -c 1` still leaves the record."""
+    record = tmp_path / "r.json"
+    code = (
+        "import sys; from pixtreme.infer.cli import console_main; "
+        f"sys.argv = ['pixtreme-infer', 'verify', 'example', '--output', {str(record)!r}]; "
+        "console_main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        check=False,
+        bufsize=0,
+    )
+    assert result.returncode in (EXIT_OK, EXIT_FAILED), result.stderr
+    assert json.loads(record.read_text())["architecture"]["name"] == "example"
+    record.unlink()
+    piped = subprocess.run(
+        f'{sys.executable} -c "{code}" | head -c 1',
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert piped.stdout == "s"
+    assert "Traceback" not in piped.stderr
+    assert json.loads(record.read_text())["architecture"]["name"] == "example"
