@@ -240,12 +240,10 @@ def test_record_is_written_before_a_closed_pipe(tmp_path: Path) -> None:
     )
     result = subprocess.run(
         [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
         timeout=300,
         check=False,
-        bufsize=0,
     )
     assert result.returncode in (EXIT_OK, EXIT_FAILED), result.stderr
     assert json.loads(record.read_text())["architecture"]["name"] == "example"
