@@ -32,7 +32,10 @@ from ._networks import CHANNELS, NETWORKS
 from ._tensorrt_backend import (
     EngineDeclaration,
     TensorDeclaration,
+    TensorRTEngineRunner,
     engine_declaration,
+    probe_inputs,
+    run_once,
     tensorrt_unavailable_reason,
 )
 
@@ -40,7 +43,7 @@ from ._tensorrt_backend import (
 VERIFY_HW: Final = (12, 21)
 
 _PROBE = (
-    "import sys; from pixtreme.infer.example._tensorrt_backend import engine_probe_main; "
+    "import sys; from pixtreme.infer.example._engine_evidence import engine_probe_main; "
     "engine_probe_main(sys.argv[1:])"
 )
 #: What every rejection of a cached engine must tell the user to do.
@@ -172,7 +175,6 @@ def engine_incompatibility(network: str) -> tuple[RejectionFacts, ...]:
     """A corrupt, truncated or foreign cached engine, and one built for other conditions
     (another input size), must be rejected naming the file and the rebuild option."""
     require_tensorrt()
-    from ._tensorrt_backend import TensorRTEngineRunner
 
     spec = NETWORKS[network]
     declaration = engine_declaration(spec, input_hw=VERIFY_HW)
@@ -197,3 +199,28 @@ def engine_incompatibility(network: str) -> tuple[RejectionFacts, ...]:
                 RejectionFacts(label, error, accepted, accepted, (), str(path), REBUILD_HINT)
             )
     return tuple(facts)
+
+
+def engine_probe_main(argv: list[str]) -> None:
+    """Subprocess entry for the engine round trip: ``<network> rebuild|load``.
+
+    Opens the engine (building it with ``rebuild``), runs it once on seeded inputs and prints
+    one JSON line: the sha256 of the cached engine file this process wrote or loaded, the
+    process id, the loaded engine's bindings and the output.
+    """
+    from ._networks import NETWORKS
+
+    network, mode = argv
+    declaration = engine_declaration(NETWORKS[network], input_hw=VERIFY_HW)
+    runner = TensorRTEngineRunner(declaration, force_rebuild=mode == "rebuild")
+    try:
+        output = run_once(runner, probe_inputs(declaration))
+        record = {
+            "sha256": engine_sha256(runner.engine_path),
+            "pid": os.getpid(),
+            "bindings": runner.bindings(),
+            "output": output.tolist(),
+        }
+        print(json.dumps(record))
+    finally:
+        runner.close()

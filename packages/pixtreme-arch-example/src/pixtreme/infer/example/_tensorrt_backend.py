@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -387,7 +386,7 @@ class TensorRTRecursiveFilter:
         self._state.close()
 
 
-def _probe_inputs(declaration: EngineDeclaration) -> dict[str, np.ndarray]:
+def probe_inputs(declaration: EngineDeclaration) -> dict[str, np.ndarray]:
     """Seeded host inputs of every engine input (the same in every process)."""
     rng = np.random.default_rng(2024)
     return {
@@ -395,7 +394,7 @@ def _probe_inputs(declaration: EngineDeclaration) -> dict[str, np.ndarray]:
     }
 
 
-def _run_once(runner: TensorRTEngineRunner, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
+def run_once(runner: TensorRTEngineRunner, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
     """One engine run on a fresh non-default stream; the output on the host."""
     import cupy
 
@@ -407,31 +406,3 @@ def _run_once(runner: TensorRTEngineRunner, inputs: Mapping[str, np.ndarray]) ->
         runner.enqueue({**addresses, "output": int(output.data.ptr)}, stream=int(stream.ptr))
         stream.synchronize()
         return np.asarray(cupy.asnumpy(output))
-
-
-def engine_probe_main(argv: list[str]) -> None:
-    """Subprocess entry for the engine round trip: ``<network> rebuild|load``.
-
-    Opens the engine (building it with ``rebuild``), runs it once on seeded inputs and prints
-    one JSON line: the sha256 of the cached engine file this process wrote or loaded, the
-    process id, the loaded engine's bindings and the output.
-    """
-    import os
-
-    from ._engine_evidence import VERIFY_HW, engine_sha256
-    from ._networks import NETWORKS
-
-    network, mode = argv
-    declaration = engine_declaration(NETWORKS[network], input_hw=VERIFY_HW)
-    runner = TensorRTEngineRunner(declaration, force_rebuild=mode == "rebuild")
-    try:
-        output = _run_once(runner, _probe_inputs(declaration))
-        record = {
-            "sha256": engine_sha256(runner.engine_path),
-            "pid": os.getpid(),
-            "bindings": runner.bindings(),
-            "output": output.tolist(),
-        }
-        print(json.dumps(record))
-    finally:
-        runner.close()
