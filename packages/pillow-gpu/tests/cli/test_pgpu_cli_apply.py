@@ -236,6 +236,7 @@ def test_an_output_the_format_cannot_hold_is_reported_at_save(
     code = main(["apply", "chops_invert", str(folder), "-o", str(out), "--format", "jpg"])
     captured = capsys.readouterr()
     assert code == 1
-    assert f"{rgba}: OSError at save: cannot write mode RGBA as JPEG" in captured.err
+    assert f"{rgba}: OSError at save: why: Pillow could not write the output" in captured.err
+    assert "observed: cannot write mode RGBA as JPEG; fix: " in captured.err
     assert (out / "gray.jpg").exists()
     assert "1 written, 1 failed" in captured.out

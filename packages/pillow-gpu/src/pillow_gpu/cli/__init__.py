@@ -26,9 +26,45 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    from pillow_gpu.cli._apply import run_apply
+    from pillow_gpu.cli._apply import EXIT_INTERRUPTED, run_apply
 
-    return run_apply(args)
+    try:
+        return run_apply(args)
+    except KeyboardInterrupt:  # before the run's own SIGINT handling was installed
+        print("pillow-gpu: interrupted (SIGINT) before any file was read", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+_APPLY_OUTPUTS = """\
+Outputs:
+  Without -o, each output is written beside its input as STEM + SUFFIX + extension
+  (default a.png -> a.gpu.png); a later run over the folder skips files whose stem ends in
+  SUFFIX. With -o, outputs keep their names and sub-folders under the output folder, which
+  is never read as input (even inside an input folder with -r).
+  The extension is --format's, or the input's.
+  Each output name is claimed once per run: inputs are de-duplicated by resolved path (the
+  first mention wins), and a later input that maps to an output name already claimed (a.png
+  in two input folders, or x/a.png and x/a.jpg with --format png) fails as OutputCollision;
+  nothing is overwritten within a run.
+  Each output is written to a hidden temporary file beside it and renamed into place: a
+  final name never holds a partial file, and a failed save keeps the old output. A symlink
+  at an output name is never followed (--overwrite replaces the link itself), and nothing is
+  written through a symlink leading out of the output folder.
+  Every per-file problem is reported on stderr by path and the run goes on (unless
+  --stop-on-error). The first Ctrl-C (SIGINT) finishes the file being saved, discards the
+  rest and prints the summary; a second one stops at once.
+"""
+
+
+def _apply_epilog() -> str:
+    from pillow_gpu.cli._apply import EXIT_STATUSES
+
+    statuses = "\n".join(f"  {code:<3}  {meaning}" for code, meaning in EXIT_STATUSES)
+    return (
+        "CHAIN is a comma-separated list of steps, each NAME or NAME:ARG[:ARG]; for "
+        f"example invert,gaussian_blur:2,grayscale. Steps:\n{describe_steps()}\n\n"
+        f"{_APPLY_OUTPUTS}\nExit status:\n{statuses}\n"
+    )
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -44,8 +80,7 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Stream image files (or folders of them) through CHAIN on the GPU with "
         "GpuBatchExecutor.run, writing one output per input. The chain is checked against "
         "the GPU planner before any file is read.",
-        epilog="CHAIN is a comma-separated list of steps, each NAME or NAME:ARG[:ARG]; for "
-        "example invert,gaussian_blur:2,grayscale. Steps:\n" + describe_steps(),
+        epilog=_apply_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("chain", help="the chain of steps, e.g. invert,gaussian_blur:2")
@@ -53,17 +88,26 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "-o",
         "--output-dir",
-        help="write outputs into this folder (keeping names and sub-folders); by default each "
-        "output is written beside its input with --suffix added to its stem",
+        help="write outputs into this folder (keeping names and sub-folders; created when "
+        "missing; never an input folder); by default each output is written beside its input "
+        "with --suffix added to its stem",
     )
     parser.add_argument(
         "--suffix",
         default=".gpu",
-        help="added to each output's stem when writing beside the input (default: .gpu)",
+        help="added to each output's stem when writing beside the input (default: .gpu); "
+        "no path separators; must not be empty without --output-dir",
     )
-    parser.add_argument("--format", help="output file extension, e.g. png (default: the input's)")
+    parser.add_argument(
+        "--format",
+        help="output file extension Pillow can write, e.g. png (default: the input's)",
+    )
     parser.add_argument("-r", "--recursive", action="store_true", help="descend into sub-folders")
-    parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace existing output files (atomically; a failed save keeps the old file)",
+    )
     errors = parser.add_mutually_exclusive_group()
     errors.add_argument(
         "--stop-on-error",
