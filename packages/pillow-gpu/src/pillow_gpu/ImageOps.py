@@ -17,6 +17,7 @@ from PIL import ImageOps as PILImageOps
 
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
+from pillow_gpu.errors import Unsupported
 from pillow_gpu.Image import Image, _probe, _probe_image, _probe_mode, from_pil, new
 
 __all__ = [
@@ -150,25 +151,39 @@ _EXIF_METHODS = {
 }
 
 
-def _tiff_orientation(image: Image) -> object:
-    """The orientation Pillow reads from an undecoded TIFF leaf's IFD (None: not a TIFF leaf)."""
+def _opened_orientation(image: Image) -> tuple[Any, bool] | None:
+    """(orientation, is TIFF) as the file Pillow opens sees it, for an undecoded open leaf.
+
+    Pillow's ``exif_transpose`` asks the opened image itself, whose plugin may have read the
+    EXIF already: the JPEG plugin does so while opening (for the DPI) and keeps whatever part
+    of a corrupt or truncated EXIF it parsed, so its ``exif_transpose`` copes where a fresh
+    parse of the same bytes raises. The header is opened again (no pixel is decoded) and asked
+    the same question, so the answer and any exception are Pillow's. None where that question
+    would decode the pixels (PNG without an ``exif`` chunk before its data, whose ``getexif``
+    loads the image) or the node is not an undecoded ``open`` leaf: then ``info`` answers, as
+    it does for Pillow's loaded image.
+    """
     node = image.node
     if node.op != "open" or node.cache.get() is not None:
         return None
     with _cpu.open_encoded(node.params) as header:
-        if not hasattr(header, "tag_v2"):
+        is_tiff = hasattr(header, "tag_v2")
+        own = type(header).getexif is not PILImage.Image.getexif
+        if own and not is_tiff and "exif" not in header.info:
             return None
-        return header.getexif().get(_ORIENTATION, 1)  # the IFD is read, no pixel is decoded
+        return header.getexif().get(_ORIENTATION, 1), is_tiff  # the IFD is read, not pixels
 
 
 def exif_transpose(image: Image, *, in_place: bool = False) -> Image:
     """Record ``ImageOps.exif_transpose``: the transpose the EXIF orientation asks for.
 
-    The orientation and the result's ``info`` (orientation removed from ``exif``, ``Raw
-    profile type exif`` and XMP) come from Pillow's own ``exif_transpose`` run on a 1x1 probe
-    carrying this image's ``info``; no pixel is decoded. Without a transpose the result is a
-    copy (an ``Image.open`` leaf becomes a full crop, so a later ``thumbnail`` does not draft,
-    as in Pillow, whose ``exif_transpose`` loads the image).
+    The orientation comes from the opened file as Pillow's opened image reports it (a JPEG's
+    corrupt or truncated EXIF is handled as Pillow handles it), and the result's ``info``
+    (orientation removed from ``exif``, ``Raw profile type exif`` and XMP) from Pillow's own
+    ``exif_transpose`` run on a 1x1 probe carrying this image's ``info``; no pixel is decoded.
+    Without a transpose the result is a copy (an ``Image.open`` leaf becomes a full crop, so a
+    later ``thumbnail`` does not draft, as in Pillow, whose ``exif_transpose`` loads the image).
+    An oriented TIFF leaf, which Pillow transposes while loading, raises ``Unsupported``.
     """
     if in_place:
         msg = (
@@ -177,19 +192,21 @@ def exif_transpose(image: Image, *, in_place: bool = False) -> Image:
             "returned image, im = ImageOps.exif_transpose(im)"
         )
         raise ValueError(msg)
-    tiff_orientation = _tiff_orientation(image)
-    if tiff_orientation in _EXIF_METHODS:
-        msg = (
-            "why: Pillow transposes an oriented TIFF while loading it, so its size changes "
-            "after Image.open and the lazy leaf cannot describe it; observed: TIFF orientation "
-            f"{tiff_orientation}; fix: open it with PIL.Image.open, call PIL.ImageOps."
-            "exif_transpose, and wrap the result with pillow_gpu.Image.from_pil"
+    opened = _opened_orientation(image)
+    is_tiff = opened is not None and opened[1]
+    if is_tiff and opened is not None and opened[0] in _EXIF_METHODS:
+        raise Unsupported(
+            "Pillow transposes an oriented TIFF while loading it, so its size changes after "
+            "Image.open and the lazy leaf cannot describe it",
+            observed=f"TIFF orientation {opened[0]}",
+            fix="open it with PIL.Image.open, call PIL.ImageOps.exif_transpose, and wrap the "
+            "result with pillow_gpu.Image.from_pil",
+            stage="admission",
         )
-        raise ValueError(msg)
     probe = PILImage.new("L", (1, 1))
     probe.info.update(image.info)
-    orientation = probe.getexif().get(_ORIENTATION, 1)
-    method = None if tiff_orientation is not None else _EXIF_METHODS.get(orientation)
+    orientation = probe.getexif().get(_ORIENTATION, 1) if opened is None else opened[0]
+    method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
         return image.crop((0, 0, *image.size)) if image.node.op == "open" else image
     info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)

@@ -22,7 +22,7 @@ VALID = {
     "default-argument": ("gaussian_blur", "gaussian_blur:2", (2.0,)),
     "explicit-argument": ("gaussian_blur:1.5", "gaussian_blur:1.5", (1.5,)),
     "spaces-and-case": (" Median : 5 ", "median:5", (5,)),
-    "size-argument": ("resize:32x16", "resize:32x16:nearest", ((32, 16), "nearest")),
+    "size-argument": ("resize:32x16", "resize:32x16:bicubic", ((32, 16), "bicubic")),
     "filter-argument": ("resize:32x16:Lanczos", "resize:32x16:lanczos", ((32, 16), "lanczos")),
     "mode-argument": ("convert:rgba", "convert:RGBA", ("RGBA",)),
 }

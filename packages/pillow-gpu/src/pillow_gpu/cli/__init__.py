@@ -4,18 +4,66 @@
 GPU (see :mod:`pillow_gpu.cli._chain` for the syntax), ``pillow-gpu info`` prints the adapter,
 its limits and the native route table, and ``pillow-gpu bench`` runs the benchmark
 (:mod:`pillow_gpu.bench`). ``python -m pillow_gpu`` is the same command.
+
+wgpu-native's warnings while it creates the adapter ("Unable to find extension: ...", "No
+config found!", "No windowing system present. Using surfaceless platform", ...) reach Python's
+``wgpu`` logger at WARNING level, which prints them on stderr. The command sets that logger
+to ERROR for the duration of a run (wgpu passes the level on to wgpu-native), so only errors
+show; ``-v``/``--verbose`` (or ``PILLOW_GPU_VERBOSE=1``) shows the warnings, ``-vv`` wgpu's
+info messages too.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 from pillow_gpu.cli._chain import ChainError, describe_steps, parse_chain
 from pillow_gpu.errors import GpuError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["VERBOSE_ENV", "build_parser", "main"]
+
+#: Environment variable giving the default ``--verbose`` count (e.g. ``PILLOW_GPU_VERBOSE=1``).
+VERBOSE_ENV = "PILLOW_GPU_VERBOSE"
+#: ``wgpu`` logger level per ``--verbose`` count (0: errors only).
+_WGPU_LEVELS = (logging.ERROR, logging.WARNING, logging.INFO)
+
+
+def _version_text() -> str:
+    def of(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+            return "unknown"
+
+    return f"pillow-gpu {of('pillow-gpu')} (Pillow {of('pillow')}, wgpu {of('wgpu')})"
+
+
+def _verbosity(args: argparse.Namespace) -> int:
+    given = getattr(args, "verbose", None)
+    if given is not None:
+        return int(given)
+    text = os.environ.get(VERBOSE_ENV, "").strip()
+    return int(text) if text.isdigit() else 0
+
+
+@contextlib.contextmanager
+def _wgpu_log_level(verbosity: int) -> Iterator[None]:
+    """Set wgpu's logger (and so wgpu-native's log level) for one command, then restore it."""
+    import wgpu  # type: ignore[import-untyped]  # noqa: F401 - installs wgpu's own logger class
+
+    logger = logging.getLogger("wgpu")
+    previous = logger.level
+    logger.setLevel(_WGPU_LEVELS[min(max(verbosity, 0), len(_WGPU_LEVELS) - 1)])
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
@@ -126,12 +174,39 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--gpu-mib", type=int, default=512, help="executor gpu_bytes in MiB")
     parser.add_argument("--host-mib", type=int, default=256, help="executor host_bytes in MiB")
     parser.add_argument(
+        "--quality",
+        type=_quality,
+        help="JPEG/WebP quality 0..100 passed to Pillow's save (default: Pillow's, 75 for "
+        "JPEG, 80 for WebP); other formats ignore it",
+    )
+    parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="show a progress bar with throughput (default: when stderr is a terminal)",
     )
+    _add_verbose(parser)
     parser.set_defaults(func=_cmd_apply)
+
+
+def _quality(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 100:
+        msg = f"quality must be 0..100; observed {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _add_verbose(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        # Only the top level has a default, so a subcommand's -v is not reset by it.
+        default=None if top else argparse.SUPPRESS,
+        help="show wgpu's warnings while it creates the adapter (-vv: its info messages "
+        f"too); default from {VERBOSE_ENV}, else errors only",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,12 +215,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pillow-gpu",
         description="Byte-exact Pillow operations on the GPU through wgpu.",
     )
+    parser.add_argument("--version", action="version", version=_version_text())
+    _add_verbose(parser, top=True)
     commands = parser.add_subparsers(dest="command", required=True, metavar="{apply,info,bench}")
     _add_apply(commands)
     info = commands.add_parser(
         "info", help="print the adapter, its limits and the native route table"
     )
     info.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_verbose(info)
     info.set_defaults(func=_cmd_info)
     from pillow_gpu.bench._cli import add_bench_arguments
 
@@ -156,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         "CPU cores, and a direct-wgpu ceiling; write JSON, Markdown and a PNG plot.",
     )
     add_bench_arguments(bench)
+    _add_verbose(bench)
     bench.set_defaults(func=_cmd_bench)
     return parser
 
@@ -170,7 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ChainError as error:
             parser.exit(2, f"pillow-gpu: error: invalid chain: {error}\n")
     try:
-        result: int = args.func(args)
+        with _wgpu_log_level(_verbosity(args)):
+            result: int = args.func(args)
     except GpuError as error:  # e.g. no adapter: say why instead of a traceback
         print(f"pillow-gpu: error: {error.kind} at {error.stage}: {error}", file=sys.stderr)
         return 1

@@ -56,6 +56,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_STATUSES",
     "EXIT_USAGE",
+    "QUALITY_FORMATS",
     "TEMP_SUFFIX",
     "Failure",
     "run_apply",
@@ -88,6 +89,9 @@ EXIT_STATUSES = (
 #: place (a hidden ``.NAME.XXXXXXXX.pillow-gpu.tmp`` beside the output). Only a killed process
 #: (SIGKILL, power loss) can leave one behind; it is never read as an input or an output.
 TEMP_SUFFIX = ".pillow-gpu.tmp"
+
+#: Pillow formats whose save takes ``--quality`` (as ``quality=``); others are saved without it.
+QUALITY_FORMATS = frozenset({"JPEG", "WEBP"})
 
 _RUN = "(no single input: the run)"
 _FORMAT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+-]*")
@@ -463,6 +467,7 @@ class _Writer:
 
     root: str | None  # the resolved --output-dir, or None when writing beside inputs
     overwrite: bool
+    quality: int | None = None  # --quality, for the formats in QUALITY_FORMATS
     mode: int = field(default_factory=_file_mode)
     written: set[tuple[int, int]] = field(default_factory=set)
 
@@ -521,9 +526,12 @@ class _Writer:
         self.check(item)  # the folders exist now: resolve them again
         prefix = f".{item.output.name[:64]}."
         handle, temp = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=parent)
+        options = {}
+        if self.quality is not None and item.format in QUALITY_FORMATS:
+            options["quality"] = self.quality
         try:
             with os.fdopen(handle, "wb") as stream:
-                image.save(stream, format=item.format)
+                image.save(stream, format=item.format, **options)
             os.chmod(temp, self.mode)
             os.replace(temp, item.output)
         except BaseException:
@@ -736,7 +744,9 @@ def run_apply(args: argparse.Namespace) -> int:
         print(f"pillow-gpu: error: invalid executor setting: {error}", file=sys.stderr)
         return EXIT_USAGE
     writer = _Writer(
-        root=_real(args.output_dir) if args.output_dir else None, overwrite=args.overwrite
+        root=_real(args.output_dir) if args.output_dir else None,
+        overwrite=args.overwrite,
+        quality=args.quality,
     )
     started = time.perf_counter()
     with _Interrupt() as interrupt:

@@ -254,9 +254,8 @@ _SPECS: tuple[StepSpec, ...] = (
         "resize",
         "Image.resize(SIZE, FILTER), SIZE written WIDTHxHEIGHT, FILTER one of "
         + "/".join(_FILTERS)
-        + " (default nearest)",
+        + " (default bicubic, Pillow's default)",
         lambda image, size, resample: image.resize(size, resample),
-        default="nearest",
     ),
     _sized_step(
         "contain",

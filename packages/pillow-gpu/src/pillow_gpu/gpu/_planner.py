@@ -15,10 +15,11 @@ Reservations: ``gpu_bytes`` charges every working image buffer (one u32 per pixe
 uploads included), host tables (LUTs, index and coefficient tables), one parameter block per
 dispatch (each rounded up to 256 bytes) and the terminal staging range. ``host_bytes`` charges
 per source its decode temporary, upload words and encoded bytes, plus the terminal copy, the
-output CPU pixels (4 bytes per pixel) and the metadata. Pass ``limits=device.limits`` to check
-the device's binding/buffer/workgroup limits too. The staging buffer passed to ``encode`` needs
-``MAP_READ | COPY_DST`` usage and at least ``offset + staging_nbytes`` bytes. ``allocate``
-raises ``DecodeError`` (kind ``"Decode"``) when a source fails to decode.
+output CPU pixels (4 bytes per pixel) and the metadata (measured as the executor's snapshot
+measures it, running no code of the caller's ``info`` values). Pass ``limits=device.limits``
+to check the device's binding/buffer/workgroup limits too. The staging buffer passed to
+``encode`` needs ``MAP_READ | COPY_DST`` usage and at least ``offset + staging_nbytes`` bytes.
+``allocate`` raises ``DecodeError`` (kind ``"Decode"``) when a source fails to decode.
 
 ``plan_graph`` walks the graph inputs-first and checks every node's (operation, mode,
 parameters) against the route table (:mod:`pillow_gpu.gpu._routes`) and the device limits
@@ -439,7 +440,9 @@ def plan_graph(
     if program.work > max_work:
         raise over_bound(root, program.work, max_work)
     nbytes = terminal_nbytes(root.mode, root.size)
-    metadata = len(repr(dict(root.info)))
+    from pillow_gpu.executor._metadata import info_nbytes  # the executor imports the planner
+
+    metadata = info_nbytes(root.info)  # runs no caller code; the executor validates
     host_bytes += nbytes + root.size[0] * root.size[1] * 4 + metadata
     return Plan(
         root=root,

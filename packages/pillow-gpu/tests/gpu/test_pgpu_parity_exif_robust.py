@@ -1,0 +1,149 @@
+"""``ImageOps.exif_transpose`` on damaged EXIF and oriented TIFFs, against live Pillow.
+
+JPEGs carry an APP1 EXIF segment written byte by byte (truncated, bad magic, short header,
+out-of-range offsets, a huge tag count): the full pipeline ``exif_transpose -> convert("RGB")
+-> thumbnail -> GaussianBlur`` gives Pillow's bytes and ``info`` where Pillow copes, and the
+same exception type where Pillow raises (a JPEG whose JFIF header already gives the DPI, so
+Pillow does not parse the EXIF while opening). An oriented TIFF is refused with
+``Unsupported`` at admission; an unoriented one runs exactly.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageFilter, ImageOps
+from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu import evaluate
+
+pytestmark = pytest.mark.usefixtures("device")
+
+_ORIENTATION = 0x0112
+
+
+@pytest.fixture(autouse=True)
+def _quiet_corrupt_exif_warnings() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"PIL\.")  # "Corrupt EXIF"
+        yield
+
+
+def _good_exif(orientation: int) -> bytes:
+    exif = PILImage.Exif()
+    exif[_ORIENTATION] = orientation
+    exif[0x010F] = "pillow-gpu"
+    return exif.tobytes()
+
+
+_GOOD = _good_exif(6)
+#: id -> the APP1 payload written into the JPEG
+PAYLOADS = {
+    "empty": b"Exif\x00\x00",
+    "truncated-header": b"Exif\x00\x00MM\x00",  # SyntaxError when parsed afresh
+    "short-header": b"Exif\x00\x00II*\x00",  # struct.error when parsed afresh
+    "bad-magic": b"Exif\x00\x00XX\x00\x2a\x00\x00\x00\x08",
+    "offset-past-end": b"Exif\x00\x00MM\x00\x2a\xff\xff\xff\xff",
+    "truncated-ifd": _GOOD[:14],
+    "truncated-half": _GOOD[: len(_GOOD) // 2],
+    "huge-tag-count": _GOOD[:14] + b"\xff\xff" + _GOOD[16:],  # orientation 6 still read
+    "intact": _GOOD,
+}
+
+
+#: (payload, jfif_dpi) -> the exception Pillow's own exif_transpose raises; the rest it copes
+#: with. With the DPI in the JFIF header, Pillow does not parse the EXIF while opening.
+PILLOW_RAISES: dict[tuple[str, bool], type[Exception]] = {
+    ("truncated-header", True): SyntaxError,
+    ("short-header", True): struct.error,
+    ("bad-magic", True): SyntaxError,
+}
+
+
+def _jpeg(payload: bytes, *, jfif_dpi: bool) -> bytes:
+    buffer = io.BytesIO()
+    options = {"dpi": (300, 300)} if jfif_dpi else {}
+    make_image("L", (23, 15), seed=4).save(buffer, "JPEG", **options)
+    data = buffer.getvalue()
+    segment = b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload
+    return data[:2] + segment + data[2:]  # APP1 right after SOI
+
+
+def _pillow(data: bytes) -> PILImage.Image:
+    with PILImage.open(io.BytesIO(data)) as opened:
+        image = PILImageOps.exif_transpose(opened).convert("RGB")
+    image.thumbnail((9, 9))
+    return image.filter(PILImageFilter.GaussianBlur(1.2))
+
+
+def _lazy(data: bytes) -> Image.Image:
+    image = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
+    return image.thumbnail((9, 9)).filter(ImageFilter.GaussianBlur(1.2))
+
+
+@pytest.mark.parametrize("jfif_dpi", [False, True], ids=["dpi-from-exif", "dpi-from-jfif"])
+@pytest.mark.parametrize("payload", list(PAYLOADS))
+def test_damaged_jpeg_exif_is_handled_as_pillow_handles_it(payload: str, jfif_dpi: bool) -> None:
+    data = _jpeg(PAYLOADS[payload], jfif_dpi=jfif_dpi)
+    raised = PILLOW_RAISES.get((payload, jfif_dpi))
+    if raised is not None:  # Pillow itself raises: the same type, when recording
+        with pytest.raises(raised):
+            _pillow(data)
+        with pytest.raises(raised):
+            _lazy(data)
+        return
+    expected = _pillow(data)
+    transposed = payload in ("huge-tag-count", "intact")
+    assert expected.size == ((6, 9) if transposed else (9, 6))
+    result = evaluate(_lazy(data))
+    assert_image_equal(result, expected)
+    assert result.info == expected.info
+
+
+@pytest.mark.parametrize("orientation", range(2, 9), ids=lambda value: f"orientation-{value}")
+def test_oriented_tiff_is_refused_at_admission(orientation: int, tmp_path: Path) -> None:
+    path = tmp_path / "oriented.tif"
+    exif = PILImage.Exif()
+    exif[_ORIENTATION] = orientation
+    make_image("RGB", (7, 5), seed=9).save(path, exif=exif.tobytes())
+    with pytest.raises(Unsupported) as caught:
+        ImageOps.exif_transpose(Image.open(path))
+    assert (caught.value.kind, caught.value.stage) == ("Unsupported", "admission")
+    assert caught.value.observed == f"TIFF orientation {orientation}"
+
+
+def test_tiff_oriented_only_by_xmp_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "xmp.tif"
+    xmp = b'<x:xmpmeta><rdf:Description tiff:Orientation="6"/></x:xmpmeta>'
+    make_image("L", (7, 5), seed=9).save(path, tiffinfo={700: xmp})
+    with PILImage.open(path) as opened:
+        assert PILImageOps.exif_transpose(opened).size == (5, 7)  # Pillow transposes at load
+    with pytest.raises(Unsupported, match="TIFF orientation 6"):
+        ImageOps.exif_transpose(Image.open(path))
+
+
+@pytest.mark.parametrize("orientation", [None, 1], ids=["no-orientation", "orientation-1"])
+def test_unoriented_tiff_runs_the_full_pipeline_exactly(
+    orientation: int | None, tmp_path: Path
+) -> None:
+    path = tmp_path / "plain.tif"
+    exif = PILImage.Exif()
+    if orientation is not None:
+        exif[_ORIENTATION] = orientation
+    make_image("L", (30, 21), seed=3).save(path, exif=exif.tobytes(), dpi=(96, 96))
+    with PILImage.open(path) as opened:
+        expected = PILImageOps.exif_transpose(opened).convert("RGB")
+    expected.thumbnail((10, 10))
+    expected = expected.filter(PILImageFilter.GaussianBlur(1.2))
+    lazy = ImageOps.exif_transpose(Image.open(path)).convert("RGB").thumbnail((10, 10))
+    result = evaluate(lazy.filter(ImageFilter.GaussianBlur(1.2)))
+    assert_image_equal(result, expected)
+    assert result.info == expected.info
