@@ -2,15 +2,18 @@
 
 A :class:`Charge` is a reservation (GPU bytes, host bytes, job slots). :class:`Credits` holds
 the caps and what is charged now; it is shared with resident-output leases, which may return
-their charge after the executor is closed (so it is guarded by a lock).
+their charge after the executor is closed (so it is guarded by a lock). Each lease's share is
+a :class:`LeaseRecord`, so that :meth:`Credits.settle` (run when the executor closes) can set
+the charge to exactly what live leases hold, whatever interrupted the executor before.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Charge", "Credits"]
+__all__ = ["Charge", "Credits", "LeaseRecord"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,6 +49,19 @@ class Charge:
 
 ZERO = Charge()
 
+#: :class:`LeaseRecord` states.
+UNARMED, ARMED, RELEASED = 0, 1, 2
+
+
+class LeaseRecord:
+    """The charge one resident lease holds once armed (``state`` is set by the executor)."""
+
+    __slots__ = ("charge", "state")
+
+    def __init__(self, charge: Charge) -> None:
+        self.charge = charge
+        self.state = UNARMED
+
 
 class Credits:
     """Caps and the charge held now; ``take``/``give`` keep the books exact."""
@@ -54,6 +70,8 @@ class Credits:
         self.caps = Charge(gpu_bytes=gpu_bytes, host_bytes=host_bytes, jobs=max_jobs)
         self._charged = ZERO
         self._lock = threading.Lock()
+        self._leases: list[LeaseRecord] = []
+        self._prune_at = 64
 
     @property
     def charged(self) -> Charge:
@@ -70,19 +88,62 @@ class Credits:
             return f"max_jobs ({charge.jobs} > {self.caps.jobs})"
         return None
 
-    def try_take(self, charge: Charge) -> bool:
-        """Reserve ``charge`` if it fits beside what is charged; report whether it did."""
+    def try_take(self, charge: Charge, holder: Any = None) -> bool:
+        """Reserve ``charge`` if it fits beside what is charged; report whether it did.
+
+        ``holder.charged`` is set to True together with the reservation (no interrupt can
+        land between the two), so a retry after an interrupt never charges twice.
+        """
         with self._lock:
-            if not self.caps.covers(self._charged + charge):
+            charged = self._charged + charge
+            if not self.caps.covers(charged):
                 return False
-            self._charged = self._charged + charge
+            self._charged = charged
+            if holder is not None:
+                holder.charged = True
             return True
 
-    def give(self, charge: Charge) -> None:
-        """Return a reservation taken earlier (never below zero)."""
+    def give(self, charge: Charge, holder: Any = None) -> None:
+        """Return a reservation taken earlier (never below zero).
+
+        ``holder.credited`` is set to True together with the return (see :meth:`try_take`).
+        """
         with self._lock:
             left = self._charged - charge
             if not left.covers(ZERO):
                 msg = f"credit accounting error: returning {charge} from {self._charged}"
                 raise AssertionError(msg)
             self._charged = left
+            if holder is not None:
+                holder.credited = True
+
+    def lease_record(self, charge: Charge) -> LeaseRecord:
+        """A record for a resident lease's ``charge`` (counted by :meth:`settle` once armed)."""
+        record = LeaseRecord(charge)
+        with self._lock:
+            if len(self._leases) >= self._prune_at:
+                self._leases = [lease for lease in self._leases if lease.state != RELEASED]
+                self._prune_at = max(64, 2 * len(self._leases))
+            self._leases.append(record)
+        return record
+
+    def give_lease(self, record: LeaseRecord) -> None:
+        """Return an armed lease's charge (once); an unarmed record is only retired."""
+        with self._lock:
+            if record.state == ARMED:
+                left = self._charged - record.charge
+                if not left.covers(ZERO):
+                    msg = f"credit accounting error: returning {record.charge} from {left}"
+                    raise AssertionError(msg)
+                self._charged = left
+            record.state = RELEASED
+
+    def settle(self) -> None:
+        """Set the charge to what armed, unreleased leases hold (the executor holds nothing)."""
+        with self._lock:
+            self._leases = [lease for lease in self._leases if lease.state != RELEASED]
+            held = ZERO
+            for lease in self._leases:
+                if lease.state == ARMED:
+                    held = held + lease.charge
+            self._charged = held

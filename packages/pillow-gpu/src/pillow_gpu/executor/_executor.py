@@ -9,17 +9,16 @@ there is no background thread. Credits are taken at admission and returned in st
 
 from __future__ import annotations
 
-import weakref
 from collections import deque
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from threading import Lock
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from threading import RLock, get_ident
 from types import MappingProxyType, TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import GpuError
-from pillow_gpu.executor._credits import Charge, Credits
+from pillow_gpu.executor._credits import ARMED, Charge, Credits
 from pillow_gpu.executor._errors import (
     BatchError,
     BatchLimit,
@@ -31,17 +30,20 @@ from pillow_gpu.executor._errors import (
 )
 from pillow_gpu.executor._fence import check_wgpu_internals, device_lost
 from pillow_gpu.executor._identity import JobIds, validate_key
+from pillow_gpu.executor._interrupts import deferred_sigint
 from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._metadata import snapshot_info
 from pillow_gpu.executor._resident import GpuImage, ResidentLease
-from pillow_gpu.executor._results import BatchResult, Results
-from pillow_gpu.executor._stats import Counters
+from pillow_gpu.executor._results import BatchResult, Results, Stream
+from pillow_gpu.executor._stats import Counters, Outcomes
 from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS, Submission
 from pillow_gpu.gpu._device import get_device
 from pillow_gpu.gpu._planner import plan_graph
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
 __all__ = ["GpuBatchExecutor"]
+
+_T = TypeVar("_T")
 
 _OUTPUTS = ("cpu", "gpu")
 
@@ -116,8 +118,17 @@ class GpuBatchExecutor:
         self._in_flight: deque[Submission] = deque()
         self._ready: deque[tuple[Submission, Job]] = deque()
         self._errors: deque[BatchError] = deque()
-        self._busy = Lock()
-        self._owner: weakref.ref[Results] | None = None
+        # The driver: the thread inside submit/join/run/close/iteration (see _drive).
+        self._busy = RLock()
+        self._driver: int | None = None
+        # The open stream. A strong reference to the stream's state, never to the Results
+        # object, so that dropping the Results (even inside a reference cycle) still runs its
+        # __del__, which cancels.
+        self._owner: Stream | None = None
+        # A launch in progress (see _settle_launch); set while its jobs are off every queue.
+        self._launching: Submission | None = None
+        self._outcomes = Outcomes()
+        self._settled = False
         self._closed = False
         self._failed: BatchError | None = None
         # Launch early only once this many jobs wait (keeps submissions grouped in steady state).
@@ -129,20 +140,34 @@ class GpuBatchExecutor:
 
         Raises ``QueueFull`` when it does not fit beside live work (the ID is consumed).
         """
-        with self._driving("submit"):
-            self._check_free("submit")
-            job = self._prepare(image, None, "cpu")
-            if not self._credits.try_take(job.admitted):
-                raise self._queue_full(job)
-            self._admit(job)
-            self._raise_deferred()
+        return self._drive("submit", self._submit, image)
+
+    def _submit(self, image: Any) -> int:
+        self._check_free("submit")
+        job = self._prepare(image, None, "cpu")
+        if not self._credits.try_take(job.admitted, job):
+            raise self._queue_full(job)
+        self._admit(job)
+        self._raise_deferred()
         return job.job_id
 
     def join(self) -> Results:
         """Return a stream of every submitted job's result; iteration drives the GPU work."""
-        with self._driving("join"):
-            self._check_free("join")
-            return self._own(Results(self, None, "cpu"))
+        return self._drive("join", self._start, "join", None, "cpu")
+
+    def _start(self, what: str, source: Iterator[Any] | None, output: str) -> Results:
+        self._check_free(what)
+        if source is not None and (
+            self._pending or self._in_flight or self._ready or self._launching is not None
+        ):
+            raise StateError(
+                "submitted jobs are still undelivered",
+                observed="run() called before join() delivered the jobs of submit()",
+                fix="drain submitted jobs with join() before starting a run() stream",
+                stage="state",
+            )
+        self._owner = stream = Stream(source, output)
+        return Results(self, stream)
 
     def run(self, jobs: Iterable[tuple[str | int, Any]], output: str = "cpu") -> Results:
         """Stream ``(input_key, lazy_image)`` pairs through the executor, lazily.
@@ -153,16 +178,17 @@ class GpuBatchExecutor:
         if output not in _OUTPUTS:
             msg = f"why: output must be 'cpu' or 'gpu'; observed {output!r}; fix: pick one"
             raise ValueError(msg)
-        with self._driving("run"):
-            self._check_free("run")
-            return self._own(Results(self, iter(jobs), output))
+        return self._drive("run", self._start, "run", iter(jobs), output)
 
     def close(self) -> None:
-        """Cancel unsubmitted work, fence in-flight work, release every credit (idempotent)."""
-        if self._closed:
+        """Cancel unsubmitted work, fence in-flight work, release every credit (idempotent).
+
+        A close that was interrupted (KeyboardInterrupt while it waited for the GPU) finishes
+        on the next call.
+        """
+        if self._closed and self._settled:
             return
-        with self._driving("close"):
-            self._cancel()
+        self._drive("close", self._cancel)
 
     @property
     def closed(self) -> bool:
@@ -194,19 +220,30 @@ class GpuBatchExecutor:
         self.close()
 
     # -- ownership ----------------------------------------------------------------------------
-    @contextmanager
-    def _driving(self, what: str) -> Iterator[None]:
-        if not self._busy.acquire(blocking=False):
+    def _refuse(self, what: str) -> None:
+        if self._driver is not None:
             raise StateError(
                 "one driver owns an executor; concurrent or recursive use is rejected",
                 observed=f"{what} called while another submit/join/run/iteration is running",
                 fix="drive the executor from one place; do not call it from the input producer",
                 stage="state",
             )
-        try:
-            yield
-        finally:
-            self._busy.release()
+
+    def _drive(self, what: str, body: Callable[..., _T], *args: Any) -> _T:
+        """Run ``body`` as the executor's only driver; refuse concurrent or recursive use.
+
+        Interrupt-safe: the lock is a ``with`` block (its C-level exit always runs) and the
+        driver mark is cleared in a ``finally`` (plain stores), so no KeyboardInterrupt can
+        leave the executor marked busy. Two threads racing past the first check serialize.
+        """
+        self._refuse(what)
+        with self._busy:
+            self._refuse(what)
+            self._driver = get_ident()
+            try:
+                return body(*args)
+            finally:
+                self._driver = None
 
     def _check_open(self) -> None:
         if self._failed is None and not self._closed and device_lost():
@@ -234,19 +271,17 @@ class GpuBatchExecutor:
             )
 
     def _check_free(self, what: str) -> None:
+        owner = self._owner
+        if owner is not None and owner.orphaned:  # dropped while the executor was busy
+            self._cancel()
         self._check_open()
-        owner = self._owner() if self._owner is not None else None
-        if owner is not None and not owner.finished:
+        if self._owner is not None:
             raise StateError(
                 "an unfinished Results stream owns this executor",
                 observed=f"{what} called while a join()/run() stream is open",
                 fix="exhaust or close the open stream first",
                 stage="state",
             )
-
-    def _own(self, results: Results) -> Results:
-        self._owner = weakref.ref(results)
-        return results
 
     # -- admission ----------------------------------------------------------------------------
     def _prepare(self, image: Any, key: str | int | None, output: str) -> Job:
@@ -292,89 +327,172 @@ class GpuBatchExecutor:
 
     def _admit(self, job: Job) -> None:
         """Queue a charged job; with ``queue=False`` complete its submission now."""
-        self._pending.append(job)
         self._counters.submitted_jobs += 1
+        self._pending.append(job)
         if not self.queue:
             self._launch()
             while self._in_flight:
                 self._collect(block=True)
 
-    def _fill(self, stream: Results) -> None:
+    def _fill(self, stream: Stream) -> None:
         """Pull inputs and admit them while credits allow (at most one item waits).
 
         Stops early once a launchable group (``_batch_target`` jobs) waits while a submission
         slot is free, so the GPU starts on it while later inputs are still being planned.
+
+        An ``Exception`` from the input iterator or from planning stops reading inputs. Any
+        other ``BaseException`` (KeyboardInterrupt) keeps the stream resumable: an item whose
+        planning was interrupted is planned again, and the iterator is pulled again (a
+        generator interrupted in its own code has ended, which ends the inputs).
         """
-        while stream.source is not None or stream.lookahead is not None:
+        while stream.source is not None or stream.item is not None or stream.lookahead is not None:
             if (
                 len(self._pending) >= self._batch_target
                 and len(self._in_flight) < self.max_in_flight
             ):
                 return
             if stream.lookahead is None:
-                assert stream.source is not None
+                if stream.item is None:
+                    assert stream.source is not None
+                    try:
+                        stream.item = next(stream.source)
+                    except StopIteration:
+                        stream.source = None
+                        return
+                    except Exception:
+                        stream.source = None
+                        raise
                 try:
-                    item = next(stream.source)
-                except StopIteration:
-                    stream.source = None
-                    return
-                except BaseException:
-                    stream.source = None
-                    raise
-                try:
-                    key, image = item
-                    stream.lookahead = self._prepare(image, validate_key(key), stream.output)
-                except BaseException:
+                    key, image = stream.item
+                    job = self._prepare(image, validate_key(key), stream.output)
+                except Exception:
+                    stream.item = None
                     stream.source = None  # an invalid input stops reading later inputs
                     raise
+                # Two plain stores: no interrupt can land between them.
+                stream.lookahead = job
+                stream.item = None
             job = stream.lookahead
-            if not self._credits.try_take(job.admitted):
+            if not job.charged and not self._credits.try_take(job.admitted, job):
                 return
+            # From here to the append nothing can be interrupted (stores, then one C call).
+            self._counters.submitted_jobs += 1
             stream.lookahead = None
-            self._admit(job)
+            self._pending.append(job)
+            if not self.queue:
+                self._launch()
+                while self._in_flight:
+                    self._collect(block=True)
 
     # -- execution ----------------------------------------------------------------------------
-    def _launch(self) -> None:
-        """Group pending jobs into submissions while fewer than ``max_in_flight`` are out.
+    def _group_size(self) -> int:
+        """How many pending jobs the next submission takes.
 
         A submission is closed before the job that would take it past 256 dispatches or past
         ``max_submission_work`` (every admitted job fits on its own).
         """
+        count = ops = work = 0
+        for job in self._pending:
+            assert job.plan is not None
+            cost = job.plan.dispatch_count, job.plan.shader_work
+            if count and (
+                ops + cost[0] > MAX_SUBMISSION_OPS or work + cost[1] > self.max_submission_work
+            ):
+                break
+            count += 1
+            ops += cost[0]
+            work += cost[1]
+        return count
+
+    def _launch(self) -> None:
+        """Group pending jobs into submissions while fewer than ``max_in_flight`` are out.
+
+        A launch's jobs stay at the head of the pending queue while they are allocated and
+        encoded (``_launching`` names them). ``queue.submit`` and :meth:`_settle_launch_now`,
+        which moves them in flight and reports the ones that failed, run as one step with
+        SIGINT deferred. A launch interrupted before that step is settled by the next driver
+        call (or right away): its jobs are planned again and stay pending.
+        """
+        self._settle_launch(restore=True)
         while self._pending and len(self._in_flight) < self.max_in_flight:
-            group: list[Job] = []
-            ops = work = 0
-            while self._pending:
-                job = self._pending[0]
-                assert job.plan is not None
-                count, cost = job.plan.dispatch_count, job.plan.shader_work
-                if group and (
-                    ops + count > MAX_SUBMISSION_OPS or work + cost > self.max_submission_work
-                ):
-                    break
-                group.append(self._pending.popleft())
-                ops += count
-                work += cost
             submission = Submission(self._shared, timeout=self._timeout)
+            submission.group = list(islice(self._pending, self._group_size()))
+            self._launching = submission
             try:
-                failed = submission.launch(group, self._counters)
+                submission.launch()
+                with deferred_sigint():
+                    submission.submit(self._counters)
+                    self._settle_launch_now(restore=True)
             except Exception as error:
-                for job in group:
-                    self._credits.give(job.admitted)
+                self._settle_launch(restore=False)
                 failure = ExecutionError(
                     "queue.submit failed",
                     observed=f"{type(error).__name__}: {error}",
                     fix="the device is likely lost; create a new executor",
                     stage="submission",
-                    job_id=group[0].job_id,
-                    input_key=group[0].input_key,
+                    job_id=submission.group[0].job_id,
+                    input_key=submission.group[0].input_key,
                 )
                 self._fail(failure)
                 raise failure from error
-            for job, job_error in failed:
-                self._credits.give(job.admitted)
-                self._errors.append(job_error)
+            except BaseException:
+                self._settle_launch(restore=True)
+                raise
+
+    def _settle_launch(self, *, restore: bool) -> None:
+        """Settle the launch in ``_launching``, if any, with SIGINT deferred."""
+        if self._launching is not None:
+            with deferred_sigint():
+                self._settle_launch_now(restore=restore)
+
+    def _settle_launch_now(self, *, restore: bool) -> None:
+        """Take the launch's jobs off the pending queue and account for every one of them.
+
+        Submitted jobs go in flight; failed ones are reported. Jobs of a launch that never
+        reached ``queue.submit`` are planned again and put back (``restore``) or cancelled.
+        """
+        submission = self._launching
+        if submission is None:
+            return
+        for _ in submission.group:
+            self._pending.popleft()
+        for job, job_error in submission.failed:
+            job.release_plan()
+            self._credits.give(job.admitted)
+            self._errors.append(job_error)
+            self._outcomes.failed += 1
+        submission.failed = []
+        if submission.submitted:
             if submission.jobs:
                 self._in_flight.append(submission)
+        else:
+            jobs = submission.rollback()
+            if restore:
+                jobs = [job for job in jobs if self._replan(job)]
+                self._pending.extendleft(reversed(jobs))
+            else:
+                for job in jobs:
+                    job.release_plan()
+                    self._credits.give(job.admitted)
+                    self._outcomes.cancelled += 1
+        submission.group = []
+        self._launching = None
+
+    def _replan(self, job: Job) -> bool:
+        """Give a job whose launch was rolled back a fresh plan (False: it failed instead)."""
+        assert job.plan is not None
+        root = job.plan.root
+        job.release_plan()
+        try:
+            job.plan = plan_graph(
+                root, limits=self._shared.limits, max_work=self.max_submission_work
+            )
+        except GpuError as error:
+            self._credits.give(job.admitted)
+            self._errors.append(for_job(error, job.job_id, job.input_key))
+            self._outcomes.failed += 1
+            return False
+        return True
 
     def _collect(self, *, block: bool) -> None:
         """Retire completed submissions (waiting for the oldest one if ``block``)."""
@@ -387,103 +505,180 @@ class GpuBatchExecutor:
                 named = for_job(error, first.job_id, first.input_key)
                 self._fail(named)
                 raise named from error
+            # Each step is marked in the same uninterruptible run that does it, so a retry
+            # after an interrupt skips what was done.
+            if not submission.credited:
+                self._credits.give(submission.completion_freed, submission)
+            if not submission.retired:
+                submission.retired = True
+                self._ready.extend(submission.ready)
             self._in_flight.popleft()
-            for job in submission.jobs:
-                self._credits.give(job.admitted - job.retained)
-                self._ready.append((submission, job))
             block = False
 
-    def _deliver(self, submission: Submission, job: Job) -> BatchResult:
-        image: Any
+    def _deliver(self) -> BatchResult:
+        """Deliver the head of the ready queue; safe to call again after an interrupt.
+
+        Building the result changes nothing, so an interrupt there leaves the job at the head.
+        The result is then recorded on the job (and a resident lease armed) in one step, the
+        credits are returned (``Job.credited``) and the job leaves the queue last. A retry
+        finishes whatever step was cut off and returns the same result.
+        """
+        submission, job = self._ready[0]
+        result = job.result
         if job.output == "cpu":
-            image, freed = submission.take_cpu(job, build=True)
-            assert image is not None
-            image.info.update(job.info.copy())
-            self._counters.readback_bytes += job.terminal_nbytes
-            self._credits.give(freed)
+            if result is None:
+                image = submission.build_cpu(job)
+                image.info.update(job.info.copy())
+                built = BatchResult(job_id=job.job_id, input_key=job.input_key, image=image)
+                job.result = result = built
+            if not job.credited:
+                self._credits.give(submission.cpu_freed(job), job)
+            submission.after_cpu(job)
         else:
-            resident, workspace = submission.take_resident(job)
-            lease = ResidentLease(
-                shared=self._shared,
-                resident=resident,
-                workspace=workspace,
-                mode=job.mode,
-                size=job.size,
-                terminal_nbytes=job.terminal_nbytes,
-                info=job.info,
-                credits=self._credits,
-                charge=job.retained - Charge(jobs=1),
-                timeout=self._timeout,
-            )
-            self._credits.give(Charge(jobs=1))
-            image = GpuImage(lease)
-        return BatchResult(job_id=job.job_id, input_key=job.input_key, image=image)
+            if result is None:
+                record = self._credits.lease_record(job.retained - Charge(jobs=1))
+                lease = ResidentLease(
+                    shared=self._shared,
+                    resident=job.resident,
+                    workspace=job.workspace,
+                    mode=job.mode,
+                    size=job.size,
+                    terminal_nbytes=job.terminal_nbytes,
+                    info=job.info,
+                    credits=self._credits,
+                    record=record,
+                    timeout=self._timeout,
+                )
+                built = BatchResult(
+                    job_id=job.job_id, input_key=job.input_key, image=GpuImage(lease)
+                )
+                # Plain stores: the lease owns the buffers exactly when the result is recorded.
+                job.result = result = built
+                record.state = ARMED
+                job.resident = job.workspace = None
+            if not job.credited:
+                self._credits.give(Charge(jobs=1), job)
+        # Stores, then one C call: the job leaves the queue in one uninterruptible step.
+        if job.output == "cpu":
+            self._counters.readback_bytes += job.terminal_nbytes
+        job.result = None
+        self._outcomes.delivered += 1
+        self._ready.popleft()
+        return result
 
     def _raise_deferred(self) -> None:
         if self._errors:
             raise self._errors.popleft()
 
-    def _advance(self, stream: Results) -> BatchResult:
-        """Produce the next result of ``stream`` (called by ``Results.__next__``)."""
-        with self._driving("iteration"):
-            self._check_open()
-            while True:
-                progress = (self._counters.submitted_jobs, self._counters.submissions)
-                self._raise_deferred()
-                self._collect(block=False)
-                self._fill(stream)
-                more = stream.source is not None or stream.lookahead is not None
-                if self._pending and (
-                    not self._in_flight
-                    or not self._ready
-                    or not more
-                    or len(self._pending) >= self._batch_target
-                ):
-                    self._launch()
-                self._raise_deferred()
-                if self._ready:
-                    return self._deliver(*self._ready.popleft())
-                if self._in_flight:
-                    moved = progress != (self._counters.submitted_jobs, self._counters.submissions)
-                    if not (moved and more):  # keep planning while the GPU works, else wait
-                        self._collect(block=True)
-                    continue
-                if self._pending:
-                    continue
-                if stream.lookahead is not None:
-                    job = stream.lookahead
-                    raise ResultBackpressure(
-                        "caller-held resident outputs fill the executor's budget",
-                        observed=f"the next input needs {job.admitted}; charged "
-                        f"{self._credits.charged} of caps {self._credits.caps}; no work is live",
-                        fix="drop GpuImage handles you no longer need, then call next() again",
-                        stage="admission",
-                        job_id=job.job_id,
-                        input_key=job.input_key,
-                    )
-                stream.finished = True
-                self._owner = None
-                raise StopIteration
+    def _advance(self, stream: Stream) -> BatchResult:
+        """Produce the next result of ``stream`` (called by ``Results.__next__``).
+
+        After an interrupt (KeyboardInterrupt or any BaseException raised inside this call)
+        the stream stays open and consistent: calling it again resumes, and every admitted job
+        is still delivered once (or cancelled by close()).
+        """
+        return self._drive("iteration", self._next, stream)
+
+    def _next(self, stream: Stream) -> BatchResult:
+        if stream.finished:
+            raise StopIteration
+        if stream is not self._owner:  # pragma: no cover - a finished stream is caught above
+            raise StateError(
+                "this Results stream does not own the executor",
+                observed="next() on a stream that was cancelled",
+                fix="start a new stream",
+                stage="state",
+            )
+        self._check_open()
+        self._settle_launch(restore=True)  # finish a launch an interrupt cut short
+        while True:
+            progress = (self._counters.submitted_jobs, self._counters.submissions)
+            self._raise_deferred()
+            if self._ready and self._ready[0][1].result is not None:
+                return self._deliver()  # a delivery an interrupt cut short
+            self._collect(block=False)
+            self._fill(stream)
+            more = (
+                stream.source is not None or stream.item is not None or stream.lookahead is not None
+            )
+            if self._pending and (
+                not self._in_flight
+                or not self._ready
+                or not more
+                or len(self._pending) >= self._batch_target
+            ):
+                self._launch()
+            self._raise_deferred()
+            if self._ready:
+                return self._deliver()
+            if self._in_flight:
+                moved = progress != (self._counters.submitted_jobs, self._counters.submissions)
+                if not (moved and more):  # keep planning while the GPU works, else wait
+                    self._collect(block=True)
+                continue
+            if self._pending:
+                continue
+            if stream.lookahead is not None:
+                job = stream.lookahead
+                raise ResultBackpressure(
+                    "caller-held resident outputs fill the executor's budget",
+                    observed=f"the next input needs {job.admitted}; charged "
+                    f"{self._credits.charged} of caps {self._credits.caps}; no work is live",
+                    fix="drop GpuImage handles you no longer need, then call next() again",
+                    stage="admission",
+                    job_id=job.job_id,
+                    input_key=job.input_key,
+                )
+            stream.finished = True
+            self._owner = None
+            raise StopIteration
 
     # -- cancellation and failure -------------------------------------------------------------
-    def _cancel_stream(self, stream: Results) -> None:
-        owner = self._owner() if self._owner is not None else None
-        if owner is stream and not self._closed:
-            with self._driving("Results.close"):
-                self._cancel()
+    def _close_stream(self, stream: Stream) -> None:
+        """``Results.close()``: cancel the executor if ``stream`` is its open stream.
+
+        Refused (``StateError``, nothing changed) while another call drives the executor, for
+        example ``close()`` from a second thread during iteration.
+        """
+        if stream.finished or stream is not self._owner:
+            return
+        self._drive("Results.close", self._cancel_if_owner, stream)
+
+    def _cancel_if_owner(self, stream: Stream) -> None:
+        if not stream.finished and stream is self._owner:
+            self._cancel()
+
+    def _drop_stream(self, stream: Stream) -> None:
+        """``Results.__del__``: cancel; if the executor is busy, leave that to its next call."""
+        try:
+            self._close_stream(stream)
+        except StateError:
+            stream.orphaned = True  # the next submit/join/run/close cancels
+        except BatchError:
+            pass  # a failure while fencing: the executor has failed and released everything
 
     def _cancel(self) -> None:
-        """Drop pending work, fence in-flight submissions, discard undelivered results."""
+        """Drop pending work, fence in-flight submissions, discard undelivered results.
+
+        An interrupt while fencing leaves the executor closed but not settled; the next
+        ``close()`` continues from there.
+        """
         self._closed = True
-        owner = self._owner() if self._owner is not None else None
+        owner = self._owner
         if owner is not None:
             owner.finished = True
+            if owner.lookahead is not None and owner.lookahead.charged:
+                self._outcomes.cancelled += 1
             owner.lookahead = None
+            owner.item = None
+            owner.source = None
         self._owner = None
-        for job in self._pending:
-            job.release_plan()
-            self._credits.give(job.admitted)
-        self._pending.clear()
+        self._settle_launch(restore=False)
+        with deferred_sigint():
+            for job in self._pending:
+                job.release_plan()
+                self._outcomes.cancelled += 1
+            self._pending.clear()
         failure: BatchError | None = None
         while self._in_flight:
             try:
@@ -491,35 +686,48 @@ class GpuBatchExecutor:
             except BatchError as error:
                 failure = error
                 break
-        self._drop_ready()
-        self._errors.clear()
         if failure is not None:
-            raise failure
+            raise failure  # _collect failed the executor, which settled every credit
+        with deferred_sigint():
+            self._drop_ready()
+            self._errors.clear()
+            self._credits.settle()
+            self._settled = True
 
     def _drop_ready(self) -> None:
+        """Discard undelivered results (the credits are settled afterwards)."""
+        arenas: dict[int, Submission] = {}
         for submission, job in self._ready:
             if job.output == "cpu":
-                _, freed = submission.take_cpu(job, build=False)
-            else:
-                freed = submission.drop_gpu(job)
-            self._credits.give(freed)
+                arenas[id(submission)] = submission
+            elif job.result is None:
+                submission.drop_gpu(job)
+            job.result = None  # an armed lease is dropped here and returns its own charge
+            self._outcomes.cancelled += 1
+        for submission in arenas.values():
+            submission.destroy_arena()
         self._ready.clear()
 
     def _fail(self, error: BatchError) -> None:
         """Mark the executor failed; release all credits without touching busy buffers."""
         self._failed = error
         self._closed = True
-        for job in self._pending:
-            self._credits.give(job.admitted)
-        self._pending.clear()
-        for submission in self._in_flight:
-            submission.abandon()
-            for job in submission.jobs:
-                self._credits.give(job.admitted)
-        self._in_flight.clear()
-        self._drop_ready()
-        owner = self._owner() if self._owner is not None else None
-        if owner is not None:
-            owner.finished = True
-            owner.lookahead = None
-        self._owner = None
+        with deferred_sigint():
+            self._settle_launch_now(restore=False)
+            self._outcomes.cancelled += len(self._pending)
+            self._pending.clear()
+            for submission in self._in_flight:
+                submission.abandon()
+                if not submission.retired:  # else its jobs are counted in the ready queue
+                    self._outcomes.cancelled += len(submission.jobs)
+            self._in_flight.clear()
+            self._drop_ready()
+            owner = self._owner
+            if owner is not None:
+                owner.finished = True
+                owner.lookahead = None
+                owner.item = None
+                owner.source = None
+            self._owner = None
+            self._credits.settle()
+            self._settled = True

@@ -19,10 +19,16 @@ class Job:
     retain their staging range (which stays charged until the whole arena is consumed), the
     CPU pixel copy and the metadata; GPU jobs retain the resident buffer, its download
     workspace (GPU and host) and the metadata, which the :class:`GpuImage` lease takes over.
+
+    ``charged``, ``credited`` and ``result`` make admission and delivery safe to retry after an
+    interrupt: they record (in the same uninterruptible step) that the admission charge was
+    taken, that the delivery credits were returned and which result is being delivered.
     """
 
     __slots__ = (
         "admitted",
+        "charged",
+        "credited",
         "info",
         "input_key",
         "job_id",
@@ -32,6 +38,7 @@ class Job:
         "output_nbytes",
         "plan",
         "resident",
+        "result",
         "retained",
         "size",
         "staging_nbytes",
@@ -61,6 +68,9 @@ class Job:
         self.offset = 0
         self.resident: Any = None
         self.workspace: Any = None
+        self.charged = False
+        self.credited = False
+        self.result: Any = None
         staging = self.staging_nbytes
         slack = staging - self.terminal_nbytes
         host = plan.host_bytes + info.nbytes + slack

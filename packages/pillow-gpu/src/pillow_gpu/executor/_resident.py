@@ -4,7 +4,10 @@ A lease owns one resident buffer (the terminal bytes), one reserved download wor
 (a mappable staging buffer) and the credits for them plus one CPU pixel copy and the
 metadata snapshot. Handles (``copy.copy`` gives a clone) share the lease; when the last
 handle is dropped the buffers are destroyed and the credits returned, even after the
-executor was closed. Downloads from clones serialize on the lease's lock.
+executor was closed. Downloads from clones serialize on the lease's lock. A lease owns its
+buffers only once the executor has armed its :class:`LeaseRecord` (in the same step that
+records the result): a lease dropped unarmed, because an interrupt landed while it was being
+built, leaves the buffers to the job, which builds a new lease on retry.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-from pillow_gpu.executor._credits import Charge, Credits
+from pillow_gpu.executor._credits import ARMED, Credits, LeaseRecord
 from pillow_gpu.executor._errors import ExecutionError
 from pillow_gpu.executor._fence import MapFence, device_lost
 from pillow_gpu.executor._metadata import InfoSnapshot
@@ -26,14 +29,17 @@ from pillow_gpu.gpu._layout import image_from_terminal
 __all__ = ["GpuImage", "ResidentLease"]
 
 
-def _release(resident: Any, workspace: Any, credits: Credits, charge: Charge) -> None:
+def _release(resident: Any, workspace: Any, credits: Credits, record: LeaseRecord) -> None:
+    if record.state != ARMED:  # never handed out: the job still owns the buffers
+        credits.give_lease(record)
+        return
     try:
         for buffer in (resident, workspace):
             if buffer.map_state == "mapped":
                 buffer.unmap()
             buffer.destroy()
     finally:
-        credits.give(charge)
+        credits.give_lease(record)
 
 
 class ResidentLease:
@@ -64,7 +70,7 @@ class ResidentLease:
         terminal_nbytes: int,
         info: InfoSnapshot,
         credits: Credits,
-        charge: Charge,
+        record: LeaseRecord,
         timeout: float,
     ) -> None:
         self._shared = shared
@@ -76,7 +82,7 @@ class ResidentLease:
         self.info = info
         self._timeout = timeout
         self._lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _release, resident, workspace, credits, charge)
+        self._finalizer = weakref.finalize(self, _release, resident, workspace, credits, record)
 
     def download(self) -> PILImage.Image:
         """Copy the resident bytes through the reserved workspace into a new PIL image."""
@@ -93,7 +99,7 @@ class ResidentLease:
                 self._resident, 0, self._workspace, 0, self.terminal_nbytes
             )
             self._shared.queue.submit([encoder.finish()])
-            MapFence(self._workspace).wait(time.monotonic() + self._timeout)
+            MapFence(self._workspace, self._shared.device).wait(time.monotonic() + self._timeout)
             try:
                 view = self._workspace.read_mapped(0, self._workspace.size, copy=False)
                 image = image_from_terminal(self.mode, self.size, view)

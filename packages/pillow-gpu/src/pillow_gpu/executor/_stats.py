@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["Counters"]
+__all__ = ["Counters", "Outcomes"]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -23,3 +23,15 @@ class Counters:
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict."""
         return asdict(self)
+
+
+@dataclass(slots=True)
+class Outcomes:
+    """How admitted jobs ended (private: the interrupt tests check that they add up).
+
+    ``submitted_jobs == delivered + failed + cancelled`` once the executor is closed.
+    """
+
+    delivered: int = 0  # results handed out by next()
+    failed: int = 0  # job errors (raised by next()/submit(), or discarded by close())
+    cancelled: int = 0  # discarded by close() or an executor failure

@@ -7,6 +7,14 @@ range has been consumed. GPU-output jobs copy into their own resident buffer ins
 submission without CPU jobs fences on the first resident job's download workspace. All jobs
 are recorded into one command buffer; if any job fails to record, the submission re-records
 with one command buffer per job so only the failing jobs are dropped.
+
+Interrupts: :meth:`Submission.launch` can be interrupted (KeyboardInterrupt while a leaf is
+decoded, for example) at any point before ``queue.submit``; ``submitted`` then stays False
+and :meth:`rollback` frees what was allocated so that the executor can plan the jobs again.
+The submit and everything after it run with SIGINT deferred, so ``submitted`` is True exactly
+when the work was handed to the queue (for other interrupts it may be False although the
+queue took the work; the rollback is still safe, because destroying buffers after a submit is
+legal and a re-planned job's reused buffers are cleared before use).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from pillow_gpu.errors import GpuError
 from pillow_gpu.executor._credits import Charge
 from pillow_gpu.executor._errors import BatchError, ExecutionError, for_job
 from pillow_gpu.executor._fence import MapFence
+from pillow_gpu.executor._interrupts import deferred_sigint
 from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._stats import Counters
 from pillow_gpu.gpu._device import SharedDevice
@@ -50,32 +59,46 @@ class Submission:
     def __init__(self, shared: SharedDevice, *, timeout: float) -> None:
         self._shared = shared
         self._timeout = timeout
+        #: The jobs handed to :meth:`launch` (set by the executor before it calls launch).
+        self.group: list[Job] = []
+        #: Jobs of ``group`` that failed to allocate or encode, with their errors.
+        self.failed: list[tuple[Job, BatchError]] = []
+        #: Jobs of ``group`` that were submitted.
         self.jobs: list[Job] = []
+        self.submitted = False
         self.arena: Any = None
         self.fence: MapFence | None = None
         self._fence_buffer: Any = None
         self.complete = False
-        self._cpu_left = 0
-        self._arena_held = Charge()
+        #: The last CPU job: its delivery returns the whole arena's charge and frees the arena.
+        self.last_cpu: Job | None = None
+        self.arena_charge = Charge()
+        self._deadline = 0.0
+        self._encoded: tuple[list[Job], list[Any]] = ([], [])
+        #: Set on completion: the credits it returns and the (submission, job) ready pairs.
+        self.completion_freed = Charge()
+        self.ready: list[tuple[Submission, Job]] = []
+        self.credited = False
+        self.retired = False
 
     # -- launch -------------------------------------------------------------------------------
-    def launch(self, jobs: list[Job], counters: Counters) -> list[tuple[Job, BatchError]]:
-        """Allocate, encode and submit ``jobs``; return the jobs that failed and why.
+    def launch(self) -> None:
+        """Allocate and encode ``group``; failed jobs go to ``failed``; then :meth:`submit`.
 
         A failed job has had its plan released; the caller returns its credits.
         """
         import wgpu  # type: ignore[import-untyped]
 
         gpu = self._shared.device
-        failed: list[tuple[Job, BatchError]] = []
+        failed = self.failed
         allocated: list[Job] = []
-        for job in jobs:
+        for job in self.group:
             try:
                 assert job.plan is not None
                 job.plan.allocate(self._shared)
             except Exception as error:
-                job.release_plan()
                 failed.append((job, _job_error(job, error, "allocation")))
+                job.release_plan()
             else:
                 allocated.append(job)
         cpu_jobs = [job for job in allocated if job.output == "cpu"]
@@ -87,8 +110,9 @@ class Submission:
         if cpu_jobs:
             self.arena = gpu.create_buffer(size=offset, usage=wgpu.BufferUsage.MAP_READ | copy_dst)
         buffers = self._encode_together(allocated, has_cpu=bool(cpu_jobs))
+        jobs: list[Job] = []
         if buffers:
-            self.jobs.extend(allocated)
+            jobs.extend(allocated)
         else:  # something failed to encode: one encoder per job isolates the failures
             self._fence_buffer = None
             for job in allocated:
@@ -106,17 +130,38 @@ class Submission:
                         job.plan.encode(encoder, self.arena, job.offset)
                     buffers.append(encoder.finish())
                 except Exception as error:
+                    failed.append((job, _job_error(job, error, "encode")))
                     self._destroy_resident(job)
                     job.release_plan()
-                    failed.append((job, _job_error(job, error, "encode")))
                 else:
-                    self.jobs.append(job)
-        if not self.jobs:
+                    jobs.append(job)
+        if not jobs:
             self._destroy_arena()
-            return failed
+        self._encoded = (jobs, buffers)
+
+    def submit(self, counters: Counters) -> None:
+        """Submit what :meth:`launch` encoded (the caller defers SIGINT around this call).
+
+        ``submitted`` becomes True right after ``queue.submit`` returns.
+        """
+        jobs, buffers = self._encoded
+        self._encoded = ([], [])
+        if not jobs:
+            return
         self._shared.queue.submit(buffers)
-        self._cpu_left = sum(1 for job in self.jobs if job.output == "cpu")
-        if self.arena is not None and self._cpu_left:
+        self.jobs = jobs
+        self.submitted = True
+        self._arm(counters)
+
+    def _arm(self, counters: Counters) -> None:
+        """Map the fence buffer and count the submission (right after ``queue.submit``)."""
+        gpu = self._shared.device
+        cpu_jobs = [job for job in self.jobs if job.output == "cpu"]
+        if cpu_jobs:
+            self.last_cpu = cpu_jobs[-1]
+            for job in cpu_jobs:
+                self.arena_charge = self.arena_charge + job.staging_charge
+        if self.arena is not None and cpu_jobs:
             self._fence_buffer = self.arena
         elif self._fence_buffer is None:  # the only CPU job failed to encode: fence a resident
             fence_job = next(job for job in self.jobs if job.output == "gpu")
@@ -125,7 +170,7 @@ class Submission:
             self._shared.queue.submit([encoder.finish()])
             self._fence_buffer = fence_job.workspace
             self._destroy_arena()  # no submitted command buffer uses it
-        self.fence = MapFence(self._fence_buffer)
+        self.fence = MapFence(self._fence_buffer, gpu)
         self._deadline = time.monotonic() + self._timeout
         counters.submissions += 1
         counters.largest_submission = max(counters.largest_submission, len(self.jobs))
@@ -141,7 +186,25 @@ class Submission:
             )
         counters.shader_work += work
         counters.largest_submission_work = max(counters.largest_submission_work, work)
-        return failed
+        freed = Charge()
+        for job in self.jobs:
+            freed = freed + (job.admitted - job.retained)
+        self.completion_freed = freed
+        self.ready = [(self, job) for job in self.jobs]
+
+    def rollback(self) -> list[Job]:
+        """Undo an unsubmitted launch: free its buffers; return the jobs to plan again.
+
+        Their plans are released (working buffers go back to the device's pool); failed jobs
+        stay in ``failed``.
+        """
+        failed = {id(job) for job, _ in self.failed}
+        restore = [job for job in self.group if id(job) not in failed]
+        for job in self.group:
+            self._destroy_resident(job)
+        self._destroy_arena()
+        self._fence_buffer = None
+        return restore
 
     def _create_resident(self, job: Job) -> None:
         import wgpu
@@ -184,35 +247,41 @@ class Submission:
         return self.complete or (self.fence is not None and self.fence.is_done())
 
     def finish(self) -> None:
-        """Wait (up to the submission timeout) and retire every job's working buffers."""
+        """Wait (up to the submission timeout) and retire every job's working buffers.
+
+        Safe to call again after an interrupt.
+        """
         if self.complete:
             return
         assert self.fence is not None
         self.fence.wait(self._deadline)
-        if self._fence_buffer is not self.arena:
-            self._fence_buffer.unmap()
+        fence_buffer = self._fence_buffer
+        if fence_buffer is not self.arena:
+            with deferred_sigint():  # see _destroy_arena
+                if fence_buffer.map_state == "mapped":
+                    fence_buffer.unmap()
         for job in self.jobs:
             job.release_plan()
         self.complete = True
 
     # -- delivery -----------------------------------------------------------------------------
-    def take_cpu(self, job: Job, *, build: bool) -> tuple[PILImage.Image | None, Charge]:
-        """Copy ``job``'s range into its own image (if ``build``); return it and credits freed.
+    def build_cpu(self, job: Job) -> PILImage.Image:
+        """Copy ``job``'s range of the mapped arena into a new image (no state changes)."""
+        view = self.arena.read_mapped(job.offset, job.staging_nbytes, copy=False)
+        return image_from_terminal(job.mode, job.size, view)
 
-        The job's staging range stays charged until the arena's last range is consumed.
-        """
-        image = None
-        if build:
-            view = self.arena.read_mapped(job.offset, job.staging_nbytes, copy=False)
-            image = image_from_terminal(job.mode, job.size, view)
-        self._cpu_left -= 1
-        self._arena_held = self._arena_held + job.staging_charge
+    def cpu_freed(self, job: Job) -> Charge:
+        """Credits a CPU job's delivery returns: all but its staging range, and for the last
+        CPU job the staging of the whole arena (which stays charged until then)."""
         freed = job.retained - job.staging_charge
-        if self._cpu_left == 0:
-            freed = freed + self._arena_held
-            self._arena_held = Charge()
+        if job is self.last_cpu:
+            freed = freed + self.arena_charge
+        return freed
+
+    def after_cpu(self, job: Job) -> None:
+        """Free the arena once its last CPU job was delivered (idempotent)."""
+        if job is self.last_cpu:
             self._destroy_arena()
-        return image, freed
 
     def take_resident(self, job: Job) -> tuple[Any, Any]:
         """Hand ``job``'s resident buffer and download workspace to a lease."""
@@ -220,16 +289,22 @@ class Submission:
         job.resident = job.workspace = None
         return buffers
 
-    def drop_gpu(self, job: Job) -> Charge:
-        """Discard an undelivered resident output; return the credits it held."""
+    def drop_gpu(self, job: Job) -> None:
+        """Discard an undelivered resident output."""
         self._destroy_resident(job)
-        return job.retained
+
+    def destroy_arena(self) -> None:
+        """Discard the arena of undelivered CPU outputs (cancellation)."""
+        self._destroy_arena()
 
     def abandon(self) -> None:
         """Forget buffers that may still be in use (after a timeout): never unmap/destroy them."""
         self.arena = None
         self._fence_buffer = None
-        for job in self.jobs:  # drop references only: wgpu frees them once the device is done
+        for job in (
+            *self.jobs,
+            *self.group,
+        ):  # drop references only: wgpu frees them once the device is done
             job.resident = job.workspace = None
             job.plan = None
 
@@ -240,8 +315,12 @@ class Submission:
         job.resident = job.workspace = None
 
     def _destroy_arena(self) -> None:
-        if self.arena is not None:
-            if self.arena.map_state == "mapped":
-                self.arena.unmap()
-            self.arena.destroy()
-            self.arena = None
+        # The arena is forgotten first: if an interrupt cuts the unmap short (wgpu-native
+        # unmapped, wgpu-py not yet told), a retry must not unmap again; a forgotten arena is
+        # released by wgpu-py's finalizer.
+        arena = self.arena
+        self.arena = None
+        if arena is not None:
+            if arena.map_state == "mapped":
+                arena.unmap()
+            arena.destroy()
