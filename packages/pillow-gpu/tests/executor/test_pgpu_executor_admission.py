@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import enum
 import io
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image as PILImage
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps, QueueFull
@@ -183,14 +185,28 @@ def test_submit_rejects_non_images_before_an_id(make_executor: Factory) -> None:
     ("key", "error"),
     [
         (True, TypeError),
+        (np.bool_(True), TypeError),
         (1.0, TypeError),
+        (np.float64(1.0), TypeError),
         (None, TypeError),
         (b"k", TypeError),
         (("a", 1), TypeError),
         (-1, ValueError),
+        (np.int64(-1), ValueError),
         (MAX_JOB_ID + 1, ValueError),
     ],
-    ids=["bool", "float", "none", "bytes", "tuple", "negative", "too-big"],
+    ids=[
+        "bool",
+        "numpy-bool",
+        "float",
+        "numpy-float",
+        "none",
+        "bytes",
+        "tuple",
+        "negative",
+        "numpy-negative",
+        "too-big",
+    ],
 )
 def test_invalid_keys_rejected(make_executor: Factory, key: object, error: type) -> None:
     executor = make_executor()
@@ -214,6 +230,42 @@ def test_valid_keys_round_trip(make_executor: Factory, key: str | int) -> None:
     (result,) = executor.run([(key, _inverted())])
     assert result.input_key == key
     assert type(result.input_key) is type(key)
+
+
+class _ShoutingStr(str):
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "overridden"
+
+
+class _Color(enum.IntEnum):
+    RED = 3
+
+
+class _Name(enum.StrEnum):
+    FRAME = "frame-1"
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (_ShoutingStr("a.png"), "a.png"),
+        (_Color.RED, 3),
+        (_Name.FRAME, "frame-1"),
+        (np.uint64(MAX_JOB_ID), MAX_JOB_ID),
+        (np.int32(7), 7),
+    ],
+    ids=["str-subclass", "int-enum", "str-enum", "numpy-uint64-max", "numpy-int32"],
+)
+def test_keys_are_normalized_to_exact_base_values(
+    make_executor: Factory, key: object, expected: str | int
+) -> None:
+    executor = make_executor()
+    (result,) = executor.run([(key, _inverted())])
+    assert result.input_key == expected
+    assert type(result.input_key) is type(expected)
+    assert result.input_key is not key
 
 
 def _with_info(info: dict[str, object]) -> Image.Image:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 from pillow_gpu.executor._errors import BatchLimit
 
 __all__ = ["MAX_JOB_ID", "JobIds", "validate_key"]
@@ -38,22 +40,40 @@ class JobIds:
 
 
 def validate_key(key: object) -> str | int:
-    """Return ``key`` if it is a ``str`` or an unsigned 64-bit ``int``; raise otherwise.
+    """Return ``key`` as an exact ``str`` or an unsigned 64-bit exact ``int``; raise otherwise.
 
-    ``bool`` (an ``int`` subclass) and every other type raise ``TypeError``; integers outside
-    ``0 .. 2**64 - 1`` raise ``ValueError``.
+    One rule for every key: subclasses are normalized to their base value (a ``StrEnum`` member
+    comes back as its ``str``, an ``IntEnum`` member as its ``int``), and NumPy integer scalars
+    (``numpy.uint64`` included) are accepted as the ``int`` they hold. ``bool`` (also
+    ``numpy.bool_``) and every other type raise ``TypeError``; integers outside
+    ``0 .. 2**64 - 1`` raise ``ValueError``. The caller's object is never returned.
     """
-    if isinstance(key, bool) or not isinstance(key, (str, int)):
+    if isinstance(key, str):
+        return str.__str__(key)  # an exact str, whatever the subclass overrides
+    if isinstance(key, bool) or not _is_integer(key):
         msg = (
             "why: input keys must be str or unsigned 64-bit int; "
-            f"observed {type(key).__name__} {key!r}; "
+            f"observed {type(key).__name__}; "
             "fix: use a path/name string or an integer index as the key"
         )
         raise TypeError(msg)
-    if isinstance(key, int) and not 0 <= key <= MAX_JOB_ID:
+    value = int.__index__(key) if isinstance(key, int) else operator.index(key)  # type: ignore[arg-type]
+    if not 0 <= value <= MAX_JOB_ID:
         msg = (
             "why: integer input keys must fit an unsigned 64-bit integer; "
-            f"observed {key}; fix: use a key in 0 .. 2**64 - 1 or a string"
+            f"observed {value}; fix: use a key in 0 .. 2**64 - 1 or a string"
         )
         raise ValueError(msg)
-    return key
+    return value
+
+
+def _is_integer(key: object) -> bool:
+    if isinstance(key, int):
+        return True
+    kind = type(key)
+    # NumPy integer scalars are not int subclasses; accept them (and only them) by __index__.
+    return (
+        kind.__module__ == "numpy"
+        and kind.__name__.startswith(("int", "uint"))
+        and hasattr(kind, "__index__")
+    )
