@@ -8,8 +8,10 @@ a new :class:`Image` that records one node in an immutable graph. ``mode``, ``si
 
 Arguments are validated when an operation is recorded, raising the exception types Pillow raises
 for the same call (mode- and parameter-dependent checks are delegated to Pillow itself on a 1x1
-image of the same mode). Unlike Pillow, ``paste``, ``putpixel``, ``putalpha`` and ``thumbnail``
-return a new image: handles never change.
+image of the same mode). Recording allocates O(1) memory whatever size is asked for: a target
+size is probed at 2 pixels or fewer per edge (:func:`_tiny_size`), crop boxes are checked as
+Pillow checks them without cropping, and rank filters are probed at size 1. Unlike Pillow,
+``paste``, ``putpixel``, ``putalpha`` and ``thumbnail`` return a new image: handles never change.
 """
 
 from __future__ import annotations
@@ -63,6 +65,76 @@ def _probe(
 ) -> PILImage.Image:
     """Run ``call`` on small Pillow images of ``modes`` so Pillow validates the arguments."""
     return call(*(_probe_image(mode, size) for mode in modes))
+
+
+#: Largest value of a C ``int``: Pillow's C layer rejects larger edges before allocating.
+_C_INT_MAX = 2**31 - 1
+
+
+def _tiny_size(size: Any) -> tuple[Any, tuple[int, ...] | None]:
+    """(probe size, real edges): ``size`` with every edge in 3..2**31-1 replaced by 2.
+
+    Pillow's checks of a target size depend only on each edge's type, sign, zero-ness and C int
+    range, never on its magnitude, so a probe at the tiny size raises exactly what the real call
+    raises, without allocating the real size. The real edges (ints) come back when every edge
+    is an integer; otherwise None and the probe size is ``size`` unchanged (as a tuple, when
+    it is iterable, so that a one-shot iterator is read once, as Pillow reads it).
+    """
+    try:
+        edges = tuple(size)
+    except TypeError:
+        return size, None
+    if len(edges) != 2 or not all(hasattr(type(edge), "__index__") for edge in edges):
+        return edges, None
+    real = tuple(operator.index(edge) for edge in edges)
+    return tuple(2 if 2 < edge <= _C_INT_MAX else edge for edge in real), real
+
+
+def _check_crop(mode: str, box: Sequence[Any]) -> tuple[int, int, int, int]:
+    """Pillow's ``crop(box)`` checks, in its order, without allocating the cropped area.
+
+    Returns Pillow's integer box (each coordinate rounded). The C layer's checks of the four
+    coordinates (integer range) run on empty crops of a 1x1 image, which allocate nothing.
+    """
+    if box[2] < box[0]:
+        msg = "Coordinate 'right' is less than 'left'"
+        raise ValueError(msg)
+    if box[3] < box[1]:
+        msg = "Coordinate 'lower' is less than 'upper'"
+        raise ValueError(msg)
+    x0, y0, x1, y1 = map(int, map(round, box))
+    PILImage._decompression_bomb_check((abs(x1 - x0), abs(y1 - y0)))
+    image = _probe_image(mode)
+    image.crop((x0, y0, x0, y0))
+    image.crop((x1, y1, x1, y1))
+    return x0, y0, x1, y1
+
+
+#: Pillow's rank filters pad the image by ``size // 2`` before filtering; their checks (mode
+#: and palette) do not depend on the size, which the constructor has already checked.
+_RANK_FILTERS = (
+    ImageFilter.RankFilter,
+    ImageFilter.MedianFilter,
+    ImageFilter.MinFilter,
+    ImageFilter.MaxFilter,
+)
+
+
+def _filter_probe(instance: ImageFilter.Filter) -> ImageFilter.Filter:
+    """The filter to probe ``instance``'s checks with: a size-1 rank filter for a valid one
+    of Pillow's own rank filters (whose probe would pad to (8 + size)**2 and sort size**2
+    values per pixel), else ``instance`` itself."""
+    if type(instance) not in _RANK_FILTERS:
+        return instance
+    size, rank = getattr(instance, "size", None), getattr(instance, "rank", None)
+    valid = (
+        type(size) is int
+        and type(rank) is int
+        and size % 2 == 1
+        and size * size * 4 <= _C_INT_MAX
+        and 0 <= rank < size * size
+    )
+    return ImageFilter.RankFilter(1, 0) if valid else instance
 
 
 @functools.cache
@@ -199,11 +271,9 @@ class Image:
         """Record ``PIL.Image.Image.crop``; areas outside the source are zero."""
         if box is None:
             return self
-        probe = _probe(lambda im: im.crop(box), self.mode)
-        left, top = (round(value) for value in box[:2])
-        return self._derive(
-            "crop", {"box": (left, top, left + probe.width, top + probe.height)}, size=probe.size
-        )
+        left, top, right, bottom = _check_crop(self.mode, box)
+        size = (right - left, bottom - top)
+        return self._derive("crop", {"box": (left, top, right, bottom)}, size=size)
 
     def resize(
         self,
@@ -215,7 +285,16 @@ class Image:
         """Record ``PIL.Image.Image.resize`` (GPU routes: every filter but MKS2013/MKS2021)."""
         if resample is None:
             resample = PILImage.Resampling.BICUBIC
-        probe = _probe(lambda im: im.resize(size, resample, None, reducing_gap), self.mode)
+        tiny, edges = _tiny_size(size)
+        if edges is None and tiny == self.size and (box is None or box == (0, 0, *self.size)):
+            # Pillow returns a copy before its C layer checks the size's type
+            tiny, edges = (1, 1), self.size
+        # The probe is 1x1: a non-integer size equal to that must not take Pillow's copy.
+        probe_size = (2, 1) if edges is None and tiny == (1, 1) else (1, 1)
+        probe = _probe(
+            lambda im: im.resize(tiny, resample, None, reducing_gap), self.mode, size=probe_size
+        )
+        out_size = probe.size if edges is None else (edges[0], edges[1])
         if box is None:
             box = (0.0, 0.0, float(self.width), float(self.height))
         if len(box) != 4:
@@ -228,12 +307,12 @@ class Image:
             msg = "box can't be empty"
             raise ValueError(msg)
         params = {
-            "size": probe.size,
+            "size": out_size,
             "resample": int(resample),
             "box": tuple(box),
             "reducing_gap": reducing_gap,
         }
-        return self._derive("resize", params, size=probe.size)
+        return self._derive("resize", params, size=out_size)
 
     def reduce(
         self, factor: int | tuple[int, int], box: tuple[int, int, int, int] | None = None
@@ -458,7 +537,8 @@ class Image:
         instance = filter() if isinstance(filter, type) else filter
         # Pillow skips some checks for images smaller than the kernel: probe at up to 8x8.
         probe_size = (min(self.width, 8), min(self.height, 8))
-        _probe(lambda im: im.filter(instance), self.mode, size=probe_size)
+        checked = _filter_probe(instance)
+        _probe(lambda im: im.filter(checked), self.mode, size=probe_size)
         return self._derive("filter", {"filter": instance})
 
 

@@ -18,7 +18,15 @@ from PIL import ImageOps as PILImageOps
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import Unsupported
-from pillow_gpu.Image import Image, _probe, _probe_image, _probe_mode, from_pil, new
+from pillow_gpu.Image import (
+    Image,
+    _probe,
+    _probe_image,
+    _probe_mode,
+    _tiny_size,
+    from_pil,
+    new,
+)
 
 __all__ = [
     "autocontrast",
@@ -237,25 +245,35 @@ def grayscale(image: Image) -> Image:
 
 
 def _border(border: int | tuple[int, ...]) -> tuple[int, int, int, int]:
+    """Pillow 13's ``ImageOps._border``: one width, (horizontal, vertical) or four widths."""
     if isinstance(border, tuple):
         if len(border) == 2:
             left, top = right, bottom = border
         elif len(border) == 4:
             left, top, right, bottom = border
-        else:  # Pillow indexes the tuple and fails the same way
-            left, top, right, bottom = border[0], border[1], border[2], border[3]
+        else:
+            msg = "border must be an integer, or a tuple of two or four elements"
+            raise ValueError(msg)
     else:
         left = top = right = bottom = border
     return left, top, right, bottom
 
 
 def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) -> Image:
-    """Record ``ImageOps.expand``: a ``fill`` border around ``image``."""
-    _probe(lambda im: PILImageOps.expand(im, border, fill), image.mode)  # type: ignore[arg-type]
+    """Record ``ImageOps.expand``: a ``fill`` border around ``image``.
+
+    Pillow's own steps (``_new_with_fill`` and ``paste``) validate the border and ``fill`` on
+    a 1x1 image of the mode and a result of at most 2 x 2 pixels with the same validity as the
+    real one (see ``Image._tiny_size``), so recording allocates nothing of the result's size.
+    """
     left, top, right, bottom = _border(border)
-    size = (left + image.width + right, top + image.height + bottom)
-    if size[0] < 0 or size[1] < 0:
-        PILImage.new(image.mode, size)  # Pillow's own error for a negative size
+    width = left + image.width + right
+    height = top + image.height + bottom
+    tiny, edges = _tiny_size((width, height))
+    source = _probe_image(image.mode)
+    out = PILImageOps._new_with_fill(source, tiny, fill)  # type: ignore[arg-type]
+    out.paste(source, (left, top))
+    size = (width, height) if edges is None else (edges[0], edges[1])
     params = {"border": (left, top, right, bottom), "fill": fill}
     return image._derive("expand", params, size=size)
 

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["OPS", "blend_table", "lower", "scaled_table"]
+__all__ = ["OPS", "blend_bytes", "blend_table", "lower", "scaled_table"]
 
 #: ImageChops function name -> kernel op code.
 OPS = {
@@ -29,16 +29,30 @@ OPS = {
 }
 
 
+def blend_bytes(
+    alpha: float, a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]
+) -> npt.NDArray[np.int64]:
+    """Pillow's ``ImagingBlend`` of bytes ``a`` and ``b``: (u8)f32(a + f32(alpha) * (b - a)).
+
+    Clipped to 0..255 as Pillow's extrapolation branch does; a NaN sum (a NaN ``alpha``, or an
+    infinite one, which includes any factor beyond float32's range, times ``b - a == 0``) gives
+    0, as Pillow's ``(UINT8)`` cast of NaN does (both of its clip comparisons are false).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = a + np.float32(alpha) * (b - a)
+        clipped = np.where(value >= 255, 255, np.where(value > 0, np.trunc(value), 0))
+    return clipped.astype(np.int64)
+
+
 @functools.lru_cache(maxsize=64)
 def blend_table(alpha: float) -> npt.NDArray[np.int64]:
-    """table[a * 256 + b] = Pillow's blend of a and b: (u8)f32(a + f32(alpha * (b - a))).
+    """table[a * 256 + b] = Pillow's blend of a and b (:func:`blend_bytes`).
 
     Cached per alpha (batches repeat factors); the returned array is read-only.
     """
     a = np.repeat(np.arange(256, dtype=np.float32), 256)
     b = np.tile(np.arange(256, dtype=np.float32), 256)
-    value = a + np.float32(alpha) * (b - a)
-    table = np.clip(np.trunc(value), 0, 255).astype(np.int64)
+    table = blend_bytes(alpha, a, b)
     table.flags.writeable = False
     return table
 

@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from pillow_gpu.gpu._layout import BYTE_BANDS
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels.chops import blend_bytes
 
 __all__ = ["IDENTITY", "lower", "tables_for"]
 
@@ -24,10 +25,17 @@ def _from_band_tables(
     return np.stack(rows)
 
 
-def _brightness(factor: float) -> npt.NDArray[np.int64]:
-    # Image.blend(black, image, f): (u8)f32(0 + f32(f * v)), clipped.
-    values = np.float32(factor) * np.arange(256, dtype=np.float32)
-    return np.clip(np.trunc(values), 0, 255).astype(np.int64)
+def _brightness(factor: float) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(colour, alpha) tables of Image.blend(degenerate, image, factor), as Pillow blends.
+
+    The degenerate image is black with the image's own alpha: colour bytes blend 0 with v,
+    alpha bytes v with v, which is v for a finite float32 factor and 0 for an infinite or NaN
+    one (v + inf * 0 is NaN, and Pillow's cast of NaN gives 0).
+    """
+    values = np.arange(256, dtype=np.float32)
+    return blend_bytes(factor, np.zeros(256, dtype=np.float32), values), blend_bytes(
+        factor, values, values
+    )
 
 
 def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.int64]:
@@ -35,11 +43,11 @@ def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.
     if op == "chops_invert":
         return np.stack([255 - IDENTITY] * 4)
     if op == "brightness":
-        scaled = _brightness(params["factor"])
+        scaled, kept = _brightness(params["factor"])
         alpha = "A" in mode
-        bands = [scaled, scaled, scaled, IDENTITY if alpha else scaled]
+        bands = [scaled, scaled, scaled, kept if alpha else scaled]
         if mode == "LA":
-            bands = [scaled, IDENTITY]
+            bands = [scaled, kept]
         return _from_band_tables(mode, bands, scaled)
     nbands = len(BYTE_BANDS[mode]) - BYTE_BANDS[mode].count(None)
     if op == "invert":
