@@ -456,6 +456,7 @@ class GpuBatchExecutor:
             return
         for _ in submission.group:
             self._pending.popleft()
+        failed_ids = {id(job) for job, _ in submission.failed}
         for job, job_error in submission.failed:
             job.release_plan()
             self._credits.give(job.admitted)
@@ -466,7 +467,8 @@ class GpuBatchExecutor:
             if submission.jobs:
                 self._in_flight.append(submission)
         else:
-            jobs = submission.rollback()
+            # Failed jobs are accounted for above (their plans are released): never replan them.
+            jobs = [job for job in submission.rollback() if id(job) not in failed_ids]
             if restore:
                 jobs = [job for job in jobs if self._replan(job)]
                 self._pending.extendleft(reversed(jobs))

@@ -7,12 +7,13 @@ and the ``"READ_NOSYNC"`` map mode (which skips the empty submit that ``READ`` i
 wgpu that changes them fails loudly at executor start-up instead of misbehaving later.
 
 The map callback is a cffi callback, and wgpu-native often fires it on the main thread (from
-inside a later ``queue.submit``). A KeyboardInterrupt that lands inside it is swallowed by cffi
-("Exception ignored from cffi callback") and the promise is never resolved. :meth:`MapFence.wait`
-therefore repairs a promise that is still pending once a non-blocking ``wgpuDevicePoll`` has
-reported an empty queue on two consecutive polls (the map has then been processed, so its
-callback ran and was lost): it records the success the callback would have recorded. This uses
-``GPUPromise._state``/``_wgpu_set_input`` and the raw ``wgpuDevicePoll``, checked at start-up too.
+inside a later ``queue.submit``); the executor defers SIGINT around ``queue.submit`` for this
+reason. A KeyboardInterrupt raised inside the callback by other means is swallowed by cffi
+("Exception ignored from cffi callback"). If the callback had already recorded its result,
+:meth:`MapFence.wait` completes the wait; if not, the map stays pending and the wait ends with
+the documented submission-timeout ``ExecutionError`` (and ``close()`` returns every credit).
+It never guesses that a map completed: forging the callback's result on a slow submission made
+a later read of an unmapped buffer abort the process.
 
 Device loss is only logged by wgpu; :func:`device_lost` watches the ``wgpu`` logger for it.
 """
@@ -79,15 +80,8 @@ def check_wgpu_internals(device: Any) -> None:
             if not event.wait(10.0):
                 raise _internals_error("a map of an idle buffer did not resolve in 10 s")
             promise.sync_wait()
-            if getattr(promise, "_state", None) != "fulfilled" or not callable(
-                getattr(promise, "_wgpu_set_input", None)
-            ):
-                raise _internals_error("GPUPromise has no _state/_wgpu_set_input")
-            try:
-                _queue_empty(device)
-                _ = _map_success()
-            except (ImportError, AttributeError) as error:
-                raise _internals_error(f"raw wgpuDevicePoll is unavailable: {error!r}") from error
+            if getattr(promise, "_state", None) != "fulfilled":
+                raise _internals_error("GPUPromise has no _state")
             if buffer.map_state != "mapped":
                 raise _internals_error(f"map_state is {buffer.map_state!r} after the wait")
             buffer.unmap()
@@ -97,41 +91,20 @@ def check_wgpu_internals(device: Any) -> None:
         _checked = True
 
 
-def _queue_empty(device: Any) -> bool:
-    """Poll ``device`` once without blocking; True when no submitted work is left."""
-    from wgpu.backends.wgpu_native._ffi import ffi, lib  # type: ignore[import-untyped]
-
-    return bool(lib.wgpuDevicePoll(device._internal, False, ffi.NULL))
-
-
-def _map_success() -> int:
-    from wgpu.backends.wgpu_native._ffi import lib
-
-    return int(lib.WGPUMapAsyncStatus_Success)
-
-
 class MapFence:
     """The pending map of one staging buffer written by already-submitted copies."""
 
-    __slots__ = ("_device", "_idle_polls", "_promise")
+    __slots__ = ("_device", "_promise")
 
     def __init__(self, buffer: Any, device: Any) -> None:
         self._device = device
-        self._idle_polls = 0
         self._promise = buffer.map_async("READ_NOSYNC")
 
-    def _repair_lost_callback(self) -> None:
-        """Resolve the promise if its map completed but the callback was interrupted."""
+    def _finish_interrupted_callback(self) -> None:
+        """Complete the wait when the callback recorded its result but was cut off after."""
         promise = self._promise
-        if promise._state != "pending":  # the callback recorded its input, then was cut off
+        if promise._state != "pending":
             promise._thread_event.set()
-            return
-        if not _queue_empty(self._device):
-            self._idle_polls = 0
-            return
-        self._idle_polls += 1
-        if self._idle_polls >= 2 and promise._state == "pending":
-            promise._wgpu_set_input(_map_success())
 
     def is_done(self) -> bool:
         """True once the map has resolved (the submission's copies completed)."""
@@ -141,7 +114,7 @@ class MapFence:
         """Wait until the buffer is mapped or ``deadline`` (``time.monotonic()``) passes."""
         event: threading.Event = self._promise._thread_event
         while not event.wait(_POLL_S):
-            self._repair_lost_callback()
+            self._finish_interrupted_callback()
             if event.is_set():
                 break
             if device_lost():

@@ -50,7 +50,12 @@ def _carrier(node: Node) -> PILImage.Image:
     if carrier is None:  # P and 1 inputs are uploaded leaves (see the planner's _check_image)
         raise unsupported(node, f"the palette of this mode {node.mode} image is not recorded")
     values = range(256) if node.mode == "P" else (0, 255, *([0] * 254))
-    carrier.putdata(list(values))
+    try:
+        carrier.putdata(list(values))
+    except ValueError as error:  # a palette Pillow cannot apply (e.g. more than 256 entries)
+        raise unsupported(
+            node, f"the palette of this image cannot be applied by Pillow: {error}"
+        ) from error
     return carrier
 
 

@@ -257,7 +257,8 @@ class Plan:
 def _host_pixels(node: Node) -> bytes | npt.NDArray[np.uint32]:
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
-    except (OSError, ValueError, SyntaxError) as error:  # Pillow's decoder failures
+    # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.
+    except (OSError, ValueError, SyntaxError, PILImage.DecompressionBombError) as error:
         raise DecodeError(
             "a source could not be decoded",
             observed=f"{type(error).__name__}: {error}",
