@@ -46,6 +46,22 @@ from pixtreme.infer.verification.contracts import (
 
 from ..conftest import make_rgb_contract
 
+#: Every check verify_module_contract reports, in the published order.
+MODULE_CHECK_ORDER = [
+    "frame-boundary",
+    "dlpack-allocation",
+    "engine-round-trip",
+    "engine-incompatibility",
+    "checkpoint-selector-rejection",
+    "query-gpu-allocation",
+    "opened-contract",
+    "closed-inference",
+    "reset-equivalence",
+    "reset-continuation",
+    "instance-isolation",
+    "state-footprint",
+]
+
 
 @dataclasses.dataclass(frozen=True)
 class Device:

@@ -18,22 +18,9 @@ from pixtreme.infer.verification.contracts import (
 if TYPE_CHECKING:
     from conftest import Builders
 
-pytestmark = pytest.mark.req("spec.cuda-graph.verification")
+from .conftest import MODULE_CHECK_ORDER
 
-_MODULE_CHECKS = [
-    "frame-boundary",
-    "dlpack-allocation",
-    "engine-round-trip",
-    "engine-incompatibility",
-    "checkpoint-selector-rejection",
-    "query-gpu-allocation",
-    "opened-contract",
-    "closed-inference",
-    "reset-equivalence",
-    "reset-continuation",
-    "instance-isolation",
-    "state-footprint",
-]
+pytestmark = pytest.mark.req("spec.cuda-graph.verification")
 
 
 def _suite(
@@ -50,7 +37,10 @@ def test_the_module_checks_run_unchanged_then_replay_equivalence(
     suite = _suite(build, lambda: (build.sequence(3),), temporal=temporal)
     report = verify_cuda_graph_contract(suite)
     assert report.scope == "cuda-graph-contract"
-    assert [check.name for check in report.checks] == [*_MODULE_CHECKS, "graph-replay-equivalence"]
+    assert [check.name for check in report.checks] == [
+        *MODULE_CHECK_ORDER,
+        "graph-replay-equivalence",
+    ]
     assert report.checks[:-1] == verify_module_contract(suite.module).checks
     assert report.status == "passed"
 

@@ -19,22 +19,10 @@ from pixtreme.infer.verification.measurement import LatencySummary, summarize_la
 if TYPE_CHECKING:
     from conftest import Builders
 
+from .conftest import MODULE_CHECK_ORDER
+
 pytestmark = pytest.mark.req("spec.verification.module-contract")
 
-_ORDER = [
-    "frame-boundary",
-    "dlpack-allocation",
-    "engine-round-trip",
-    "engine-incompatibility",
-    "checkpoint-selector-rejection",
-    "query-gpu-allocation",
-    "opened-contract",
-    "closed-inference",
-    "reset-equivalence",
-    "reset-continuation",
-    "instance-isolation",
-    "state-footprint",
-]
 
 # (where the provider lives, its field, the check it feeds)
 _PROVIDERS = [
@@ -71,7 +59,7 @@ def test_every_check_is_reported_once_in_the_documented_order(build: Builders, k
     suite = build.stateless_suite() if kind == "stateless" else build.temporal_suite()
     report = verify_module_contract(suite)
     assert report.scope == "module-contract"
-    assert [check.name for check in report.checks] == _ORDER
+    assert [check.name for check in report.checks] == MODULE_CHECK_ORDER
     assert report.status == "passed"
 
 
