@@ -1,7 +1,7 @@
 """Lazy counterparts of ``PIL.ImageEnhance``: Brightness, Color, Contrast and Sharpness.
 
 ``Contrast`` needs the mean of the image's L conversion; the GPU route computes it on the
-device in the same submission as the blend (see :mod:`pillow_gpu.gpu._contrast_lowering`), so
+device in the same submission as the blend (see :mod:`pillow_gpu.gpu.lowering.contrast`), so
 recording it never reads pixels on the host.
 """
 

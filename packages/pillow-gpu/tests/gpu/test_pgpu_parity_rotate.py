@@ -17,7 +17,7 @@ from pillow_gpu import GpuBatchExecutor, Image
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu._affine_lowering import fixed_constants
+from pillow_gpu.gpu.lowering.affine import fixed_constants
 
 pytestmark = pytest.mark.usefixtures("device")
 

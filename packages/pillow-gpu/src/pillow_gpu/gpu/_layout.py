@@ -15,6 +15,8 @@ __all__ = [
     "BYTE_BANDS",
     "INDEXED_MODES",
     "NATIVE_MODES",
+    "band_bytes",
+    "band_mask",
     "image_from_terminal",
     "ink",
     "terminal_nbytes",
@@ -26,7 +28,7 @@ __all__ = [
 NATIVE_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 
 #: Palette and bilevel modes, uploaded as their stored byte (P: index; 1: 0 or 255) repeated in
-#: all four bytes of the word; only ``convert`` reads them (gpu._indexed_lowering).
+#: all four bytes of the word; only ``convert`` reads them (gpu.lowering.indexed).
 INDEXED_MODES = ("P", "1")
 
 #: Stored byte -> band index, per native mode (None: a byte no band owns, e.g. the RGB padding
@@ -39,6 +41,17 @@ BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
     "CMYK": (0, 1, 2, 3),
     "RGBX": (0, 1, 2, 3),
 }
+
+
+def band_bytes(mode: str) -> tuple[int, ...]:
+    """The stored byte of each band of native ``mode``, in band order (LA: ``(0, 3)``)."""
+    owned = [(band, byte) for byte, band in enumerate(BYTE_BANDS[mode]) if band is not None]
+    return tuple(byte for _, byte in sorted(owned))
+
+
+def band_mask(mode: str) -> int:
+    """Bit ``j`` set for each stored byte ``j`` a band of native ``mode`` owns."""
+    return sum(1 << byte for byte in band_bytes(mode))
 
 
 def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:

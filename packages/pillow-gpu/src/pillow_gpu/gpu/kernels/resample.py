@@ -4,7 +4,7 @@ Pillow (live 13.0.0 behaviour, checked byte for byte by the parity tests):
 
 - ``_imaging.c`` crops (every stored byte kept) when the box, as C floats, has an integer
   origin and exactly the output size. (``Image.resize``'s copy shortcut, premultiplication and
-  ``reducing_gap`` are replayed by :mod:`pillow_gpu.gpu._resize_lowering`.)
+  ``reducing_gap`` are replayed by :mod:`pillow_gpu.gpu.lowering.resample`.)
 - ``ImagingResampleInner``: a pass runs per axis that changes (``need_horizontal`` =
   ``xsize != in.xsize or box[0] or box[2] != xsize`` with the box as C floats; vertical
   likewise); no pass at all is a plain copy. With both passes, the vertical pass runs first

@@ -20,24 +20,15 @@ import math
 from typing import Any
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import TABLE_BANDS, TABLE_MODES, table_inputs, unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import autocontrast_lut, convert, histogram
+from pillow_gpu.gpu.lowering._admission import TABLE_BANDS, TABLE_MODES, table_inputs, unsupported
+from pillow_gpu.gpu.lowering._common import Lowering, Route
 
-__all__ = ["AUTOCONTRAST", "AUTOCONTRAST_MODES", "lower_autocontrast"]
+__all__ = ["AUTOCONTRAST_MODES", "LOWERINGS", "ROUTES", "lower_autocontrast"]
 
 #: Source modes the lowering admits (the modes Pillow's ``_lut`` accepts).
 AUTOCONTRAST_MODES = TABLE_MODES
-
-#: (operation, kernel, contexts) of the planner's route table entry.
-AUTOCONTRAST = (
-    "ImageOps.autocontrast",
-    "histogram+autocontrast_lut+lut",
-    "mask=None or an L mask of the same size; any ignore; preserve_tone; cutoff >= 0 (any "
-    "int or float without mask and ignore; with either, cutoff = p / 2**k with p * pixels < "
-    "2**32, e.g. 2, 0.5, 49.5); lo/hi found on the device, table rows precomputed per pair "
-    "(8 MB resident per device); RGB padding byte written as 0",
-)
 
 
 def _cutoffs(node: Node) -> tuple[Any, Any] | None:
@@ -106,3 +97,20 @@ def lower_autocontrast(program: Program, node: Node, ins: list[tuple[int, Node]]
         "lut", words=node.size, bindings=(src, dst, table), grid=node.size, invocation_work=1
     )
     return dst
+
+
+LOWERINGS: dict[str, Lowering] = {"autocontrast": lower_autocontrast}
+
+ROUTES = (
+    Route(
+        operation="ImageOps.autocontrast",
+        modes=AUTOCONTRAST_MODES,
+        kernel="histogram+autocontrast_lut+lut",
+        contexts=(
+            "mask=None or an L mask of the same size; any ignore; preserve_tone; cutoff >= 0 (any "
+            "int or float without mask and ignore; with either, cutoff = p / 2**k with p * pixels < "
+            "2**32, e.g. 2, 0.5, 49.5); lo/hi found on the device, table rows precomputed per pair "
+            "(8 MB resident per device); RGB padding byte written as 0"
+        ),
+    ),
+)

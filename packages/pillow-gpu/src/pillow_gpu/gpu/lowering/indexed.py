@@ -18,12 +18,13 @@ from PIL import Image as PILImage
 
 from pillow_gpu._convert_info import probe
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._layout import INDEXED_MODES, NATIVE_MODES, to_words
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import lut
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Route
 
-__all__ = ["INDEXED_TARGETS", "check_consumer", "lower_indexed_convert", "palette_table"]
+__all__ = ["INDEXED_TARGETS", "ROUTES", "check_consumer", "lower_indexed_convert", "palette_table"]
 
 #: Modes a P or 1 image converts to on the GPU (every native layout).
 INDEXED_TARGETS = NATIVE_MODES
@@ -76,3 +77,15 @@ def lower_indexed_convert(program: Program, node: Node, ins: list[tuple[int, Any
     if node.mode not in INDEXED_TARGETS:
         raise unsupported(node, f"conversion {source.mode} -> {node.mode} is not proven")
     return lut.lower(program, src, node.size, palette_table(source, node.mode))
+
+
+ROUTES = (
+    Route(
+        operation="convert from P or 1 (to the modes marked)",
+        modes=INDEXED_TARGETS,
+        kernel="lut",
+        contexts="an uploaded P/1 leaf or completed result as input; "
+        "Pillow's 256-entry table (palette, transparency) built by live Pillow; no other "
+        "operation reads P/1",
+    ),
+)

@@ -1,6 +1,6 @@
 """Planner lowerings of ``Image.resize`` (every filter, ``reducing_gap``) and ``Image.reduce``.
 
-Kept beside :mod:`pillow_gpu.gpu._planner`, which registers them. Pillow's Python layer is
+Pillow's Python layer is
 replayed on the host: the same-size whole-box copy, LA/RGBA premultiplied to La/RGBa around
 the work (premultiply kernel), and ``reducing_gap`` (reduce with Pillow's safe box, then
 resize with the rescaled box). NEAREST uses host index tables; BOX, BILINEAR, HAMMING,
@@ -18,26 +18,14 @@ import numpy as np
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import unsupported
+from pillow_gpu.gpu._layout import NATIVE_MODES
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import lut, premultiply, reduce, resample, resize_nearest
 from pillow_gpu.gpu.kernels.resample_coeffs import FILTERS
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Lowering, Route
 
-__all__ = ["REDUCE", "RESIZE", "lower_reduce", "lower_resize"]
-
-#: (operation, kernel, contexts) of the planner's route table entries for these lowerings.
-RESIZE = (
-    "resize BOX / BILINEAR / HAMMING / BICUBIC / LANCZOS",
-    "resample (+reduce, premultiply)",
-    "any size, box and reducing_gap; Pillow 13's pass order; host fixed-point coefficient "
-    f"tables of at most {resample.MAX_TABLE_WORDS} i32 words per pass; LA/RGBA premultiplied "
-    "around the work as Pillow does",
-)
-REDUCE = (
-    "Image.reduce",
-    "reduce (+premultiply)",
-    "any factor and integer box; edge blocks average the pixels the box holds",
-)
+__all__ = ["LOWERINGS", "ROUTES", "lower_reduce", "lower_resize"]
 
 _IDENTITY = np.stack([lut.IDENTITY] * 4)
 _NAMES = {int(member): member.name for member in PILImage.Resampling}
@@ -130,3 +118,31 @@ def _finish(program: Program, src: int, out: int, mode: str, size: tuple[int, in
     if out == src:  # no pass ran: Pillow's ImagingCopy keeps every stored byte
         return lut.lower(program, src, size, _IDENTITY)
     return out
+
+
+LOWERINGS: dict[str, Lowering] = {"resize": lower_resize, "reduce": lower_reduce}
+
+ROUTES = (
+    Route(
+        operation="resize NEAREST",
+        modes=NATIVE_MODES,
+        kernel="resize_nearest",
+        contexts="any size and box; host-built index tables",
+    ),
+    Route(
+        operation="resize BOX / BILINEAR / HAMMING / BICUBIC / LANCZOS",
+        modes=NATIVE_MODES,
+        kernel="resample (+reduce, premultiply)",
+        contexts=(
+            "any size, box and reducing_gap; Pillow 13's pass order; host fixed-point "
+            f"coefficient tables of at most {resample.MAX_TABLE_WORDS} i32 words per pass; "
+            "LA/RGBA premultiplied around the work as Pillow does"
+        ),
+    ),
+    Route(
+        operation="Image.reduce",
+        modes=NATIVE_MODES,
+        kernel="reduce (+premultiply)",
+        contexts="any factor and integer box; edge blocks average the pixels the box holds",
+    ),
+)

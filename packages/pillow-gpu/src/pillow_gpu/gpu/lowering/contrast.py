@@ -11,22 +11,15 @@ gets its own sum buffer, so graphs or batch jobs never share one.
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import unsupported
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import contrast, convert, sum_l
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Lowering, Route
 
-__all__ = ["CONTRAST", "CONTRAST_MODES", "lower_contrast"]
+__all__ = ["CONTRAST_MODES", "LOWERINGS", "ROUTES", "lower_contrast"]
 
 #: Source modes the lowering admits (every native mode: Pillow converts each of them to L).
 CONTRAST_MODES = tuple(contrast.DEGENERATE)
-
-#: (operation, kernel, contexts) of the planner's route table entry.
-CONTRAST = (
-    "ImageEnhance.Contrast",
-    "convert+sum_l+contrast",
-    "any factor; mean of convert(L) summed on the device (u32 atomics) and rounded as "
-    "ImageStat; degenerate as Image.new(L).convert(mode); alpha unchanged",
-)
 
 
 def lower_contrast(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
@@ -41,3 +34,18 @@ def lower_contrast(program: Program, node: Node, ins: list[tuple[int, Node]]) ->
     gray = src if mode == "L" else convert.lower(program, src, node.size, mode, "L")
     total = sum_l.sum_l(program, gray, node.size)
     return contrast.lower(program, src, total, node.size, mode=mode, factor=node.params["factor"])
+
+
+LOWERINGS: dict[str, Lowering] = {"contrast": lower_contrast}
+
+ROUTES = (
+    Route(
+        operation="ImageEnhance.Contrast",
+        modes=CONTRAST_MODES,
+        kernel="convert+sum_l+contrast",
+        contexts=(
+            "any factor; mean of convert(L) summed on the device (u32 atomics) and rounded as "
+            "ImageStat; degenerate as Image.new(L).convert(mode); alpha unchanged"
+        ),
+    ),
+)

@@ -1,6 +1,6 @@
 """Planner lowerings of band assembly: ``Image.merge`` and ``Image.putalpha`` (kernel bands).
 
-Kept beside :mod:`pillow_gpu.gpu._planner`, which registers them; admission rules here: merge
+Admission rules: merge
 needs L sources (Pillow's own rule for the native modes) and putalpha a source mode in
 :data:`~pillow_gpu.gpu.kernels.bands.PUTALPHA_MODES` with an L alpha image or an int.
 """
@@ -8,11 +8,13 @@ needs L sources (Pillow's own rule for the native modes) and putalpha a source m
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import unsupported
+from pillow_gpu.gpu._layout import NATIVE_MODES
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import bands
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Lowering, Route
 
-__all__ = ["lower_merge", "lower_putalpha"]
+__all__ = ["LOWERINGS", "ROUTES", "lower_merge", "lower_putalpha"]
 
 
 def lower_merge(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
@@ -41,3 +43,21 @@ def lower_putalpha(program: Program, node: Node, ins: list[tuple[int, Node]]) ->
         return bands.putalpha(program, src, node.size, src_node.mode, value=node.params["value"])
     # Pillow admits only L and 1 alpha images, and mode 1 is no native GPU layout.
     return bands.putalpha(program, src, node.size, src_node.mode, alpha=alpha[0][0])
+
+
+LOWERINGS: dict[str, Lowering] = {"merge": lower_merge, "putalpha": lower_putalpha}
+
+ROUTES = (
+    Route(
+        operation="Image.merge",
+        modes=NATIVE_MODES,
+        kernel="bands",
+        contexts="L bands; RGB padding and LA bytes 1-2 written 0 as Pillow writes them",
+    ),
+    Route(
+        operation="putalpha",
+        modes=tuple(bands.PUTALPHA_MODES),
+        kernel="bands",
+        contexts="L image or int alpha; L -> LA, RGB/RGBX -> RGBA as Pillow converts",
+    ),
+)

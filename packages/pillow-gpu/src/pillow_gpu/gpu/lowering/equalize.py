@@ -12,23 +12,15 @@ modes; P is converted to RGB first, which the lazy API records as ``convert("RGB
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import TABLE_BANDS, TABLE_MODES, table_inputs
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import equalize_lut, histogram
+from pillow_gpu.gpu.lowering._admission import TABLE_BANDS, TABLE_MODES, table_inputs
+from pillow_gpu.gpu.lowering._common import Lowering, Route
 
-__all__ = ["EQUALIZE", "EQUALIZE_MODES", "lower_equalize"]
+__all__ = ["EQUALIZE_MODES", "LOWERINGS", "ROUTES", "lower_equalize"]
 
 #: Source modes the lowering admits (the modes Pillow's equalize accepts natively).
 EQUALIZE_MODES = TABLE_MODES
-
-#: (operation, kernel, contexts) of the planner's route table entry.
-EQUALIZE = (
-    "ImageOps.equalize",
-    "histogram+equalize_lut+lut",
-    "mask=None or an L mask of the same size (mode 1 masks: convert to L); per-band "
-    "histograms (u32 atomics) and Pillow's integer table built on the device; RGB padding "
-    "byte written as 0",
-)
 
 
 def lower_equalize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
@@ -43,3 +35,19 @@ def lower_equalize(program: Program, node: Node, ins: list[tuple[int, Node]]) ->
         "lut", words=node.size, bindings=(src, dst, table), grid=node.size, invocation_work=1
     )
     return dst
+
+
+LOWERINGS: dict[str, Lowering] = {"equalize": lower_equalize}
+
+ROUTES = (
+    Route(
+        operation="ImageOps.equalize",
+        modes=EQUALIZE_MODES,
+        kernel="histogram+equalize_lut+lut",
+        contexts=(
+            "mask=None or an L mask of the same size (mode 1 masks: convert to L); per-band "
+            "histograms (u32 atomics) and Pillow's integer table built on the device; RGB padding "
+            "byte written as 0"
+        ),
+    ),
+)

@@ -19,22 +19,14 @@ import numpy.typing as npt
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._admission import unsupported
-from pillow_gpu.gpu._layout import ink
+from pillow_gpu.gpu._layout import NATIVE_MODES, ink
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import affine_nearest
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Lowering, Route
 
-__all__ = ["TRANSFORM", "fixed_constants", "lower_transform", "scale_table"]
+__all__ = ["LOWERINGS", "ROUTES", "fixed_constants", "lower_transform", "scale_table"]
 
-#: (operation, kernel, contexts) of the planner's route table entry for this lowering.
-TRANSFORM = (
-    "Image.transform AFFINE / Image.rotate (NEAREST)",
-    "affine_nearest",
-    "NEAREST only; Pillow's scale path (a[1] == a[3] == 0, host index tables) and its 16.16 "
-    "fixed-point path (all corners within +-32768); fillcolor None (0) or any colour; rotate's "
-    "0/90/180/270 shortcuts are copies/transposes; the double fallback, BILINEAR/BICUBIC and "
-    "other methods rejected",
-)
 
 _FIX_LIMIT = 2**31
 
@@ -111,3 +103,20 @@ def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -
     return affine_nearest.lower_fixed(
         program, src, src_node.size, node.size, fixed=fixed, fill=fill
     )
+
+
+LOWERINGS: dict[str, Lowering] = {"transform": lower_transform}
+
+ROUTES = (
+    Route(
+        operation="Image.transform AFFINE / Image.rotate (NEAREST)",
+        modes=NATIVE_MODES,
+        kernel="affine_nearest",
+        contexts=(
+            "NEAREST only; Pillow's scale path (a[1] == a[3] == 0, host index tables) and its 16.16 "
+            "fixed-point path (all corners within +-32768); fillcolor None (0) or any colour; rotate's "
+            "0/90/180/270 shortcuts are copies/transposes; the double fallback, BILINEAR/BICUBIC and "
+            "other methods rejected"
+        ),
+    ),
+)

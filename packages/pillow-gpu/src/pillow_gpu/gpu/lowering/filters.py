@@ -1,0 +1,172 @@
+"""Lowerings of ``Image.filter`` with Pillow's filters: box and Gaussian blur, rank filters,
+ModeFilter, UnsharpMask and convolution kernels (ImageEnhance.Sharpness builds on the last)."""
+
+from __future__ import annotations
+
+import operator
+
+from PIL import ImageFilter
+
+from pillow_gpu._graph import Node
+from pillow_gpu.gpu._layout import NATIVE_MODES, band_mask
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import boxblur, convolve, modefilter, rank, unsharp
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route, require_mode
+
+__all__ = ["FILTER_MODES", "LOWERINGS", "MAX_BLUR_RADIUS", "ROUTES"]
+
+#: Largest box radius (per axis, after the Gaussian conversion) the blur routes admit.
+MAX_BLUR_RADIUS = 256.0
+#: Modes every filter route admits (Pillow filters each stored band).
+FILTER_MODES = NATIVE_MODES
+
+_Blur = ImageFilter.BoxBlur | ImageFilter.GaussianBlur
+_Convolution = ImageFilter.Kernel | ImageFilter.BuiltinFilter
+
+
+def _blur(program: Program, node: Node, src: int, instance: _Blur) -> int:
+    xy = instance.radius
+    radii = (float(xy), float(xy)) if isinstance(xy, (int, float)) else tuple(map(float, xy))
+    passes = 1
+    if isinstance(instance, ImageFilter.GaussianBlur):
+        radii = tuple(boxblur.gaussian_box_radius(r) for r in radii)
+        passes = 3
+    if max(radii) > MAX_BLUR_RADIUS or min(radii) < 0:
+        raise unsupported(node, f"blur radius {radii} is outside the proven 0..256 range")
+    return boxblur.lower(program, src, node.size, (radii[0], radii[1]), passes)
+
+
+def _rank(program: Program, node: Node, src: int, instance: ImageFilter.RankFilter) -> int:
+    if instance.size > rank.MAX_SIZE:
+        raise unsupported(node, f"rank filter size {instance.size} exceeds {rank.MAX_SIZE}")
+    return rank.lower(
+        program,
+        src,
+        node.size,
+        window=instance.size,
+        rank=instance.rank,
+        mask=band_mask(node.inputs[0].mode),
+    )
+
+
+def _mode_filter(program: Program, node: Node, src: int, instance: ImageFilter.ModeFilter) -> int:
+    # Pillow filters each band alone (ModeFilter is no MultibandFilter): the mask picks them.
+    size = operator.index(instance.size)
+    if size > modefilter.MAX_SIZE:
+        raise unsupported(
+            node,
+            f"mode filter size {size} exceeds the proven maximum {modefilter.MAX_SIZE}",
+            fix=f"use ModeFilter(size <= {modefilter.MAX_SIZE}) or evaluate with to_pil()",
+        )
+    half = modefilter.half_window(size)
+    return modefilter.lower(program, src, node.size, half=half, mask=band_mask(node.inputs[0].mode))
+
+
+def _unsharp_mask(program: Program, node: Node, src: int, instance: ImageFilter.UnsharpMask) -> int:
+    # Pillow: ImagingGaussianBlur(radius, radius, 3), then per stored byte the combine.
+    box_radius = boxblur.gaussian_box_radius(float(instance.radius))
+    if not 0 <= box_radius <= MAX_BLUR_RADIUS:
+        raise unsupported(
+            node,
+            f"UnsharpMask radius {instance.radius!r} gives box radius {box_radius:g}, outside "
+            f"the proven 0..{MAX_BLUR_RADIUS:g} range",
+            fix="use a smaller radius or evaluate with to_pil()",
+        )
+    percent = operator.index(instance.percent)
+    if abs(percent) > unsharp.MAX_PERCENT:
+        raise unsupported(
+            node,
+            f"UnsharpMask percent {percent} is outside +-{unsharp.MAX_PERCENT}, where Pillow's "
+            "integer arithmetic overflows",
+            fix=f"use |percent| <= {unsharp.MAX_PERCENT} or evaluate with to_pil()",
+        )
+    return unsharp.lower(
+        program,
+        src,
+        node.size,
+        box_radius=box_radius,
+        percent=percent,
+        threshold=operator.index(instance.threshold),
+    )
+
+
+def _kernel(program: Program, node: Node, src: int, instance: _Convolution) -> int:
+    (kw, kh), scale, offset, weights = instance.filterargs
+    if (kw, kh) not in ((3, 3), (5, 5)):
+        raise unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
+    return convolve.lower(
+        program,
+        src,
+        node.size,
+        ksize=kw,
+        kernel=weights,
+        scale=scale,
+        offset=offset,
+        mask=band_mask(node.inputs[0].mode),
+    )
+
+
+def _filter(program: Program, node: Node, ins: Inputs) -> int:
+    instance = node.params["filter"]
+    src = ins[0][0]
+    if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
+        require_mode(node, FILTER_MODES, type(instance).__name__)
+        return _blur(program, node, src, instance)
+    if isinstance(instance, ImageFilter.RankFilter):
+        require_mode(node, FILTER_MODES, type(instance).__name__)
+        return _rank(program, node, src, instance)
+    if isinstance(instance, ImageFilter.ModeFilter):
+        require_mode(node, FILTER_MODES, "ModeFilter")
+        return _mode_filter(program, node, src, instance)
+    if isinstance(instance, ImageFilter.UnsharpMask):
+        require_mode(node, FILTER_MODES, "UnsharpMask")
+        return _unsharp_mask(program, node, src, instance)
+    if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
+        require_mode(node, FILTER_MODES, "ImageFilter.Kernel")
+        return _kernel(program, node, src, instance)
+    raise unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
+
+
+LOWERINGS: dict[str, Lowering] = {"filter": _filter}
+
+ROUTES = (
+    Route(
+        operation="BoxBlur / GaussianBlur",
+        modes=FILTER_MODES,
+        kernel="boxblur",
+        contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}",
+    ),
+    Route(
+        operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
+        modes=FILTER_MODES,
+        kernel="rank",
+        contexts=f"odd size <= {rank.MAX_SIZE}",
+    ),
+    Route(
+        operation="ModeFilter",
+        modes=FILTER_MODES,
+        kernel="modefilter",
+        contexts=f"any size <= {modefilter.MAX_SIZE} (even sizes and sizes <= 2 as Pillow "
+        "treats them); per band, clipped window, ties to the smallest value",
+    ),
+    Route(
+        operation="UnsharpMask",
+        modes=FILTER_MODES,
+        kernel="boxblur+unsharp",
+        contexts=f"Gaussian box radius <= {MAX_BLUR_RADIUS:g}, percent within +-"
+        f"{unsharp.MAX_PERCENT}, any threshold; every stored byte (alpha, RGB padding, X)",
+    ),
+    Route(
+        operation="ImageFilter.Kernel and built-in kernels",
+        modes=FILTER_MODES,
+        kernel="convolve",
+        contexts="3x3 and 5x5",
+    ),
+    Route(
+        operation="ImageEnhance.Sharpness",
+        modes=FILTER_MODES,
+        kernel="convolve+bands+chops",
+        contexts="any factor; recorded as filter(SMOOTH), putalpha of the alpha, blend",
+    ),
+)

@@ -1,0 +1,97 @@
+"""Lowerings that move stored words without changing them: transpose, crop, expand, paste,
+putpixel (every native layout; the kernels copy whole u32 words)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image as PILImage
+from PIL import ImageOps
+
+from pillow_gpu._graph import Node
+from pillow_gpu.gpu._layout import NATIVE_MODES, to_words
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import paste, remap
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
+
+__all__ = ["LOWERINGS", "ROUTES"]
+
+
+def _transpose(program: Program, node: Node, ins: Inputs) -> int:
+    return remap.transpose(program, ins[0][0], ins[0][1].size, node.params["method"])
+
+
+def _crop(program: Program, node: Node, ins: Inputs) -> int:
+    return remap.crop(program, ins[0][0], ins[0][1].size, node.params["box"])
+
+
+def _expand_ink(mode: str, fill_color: Any) -> int:
+    probe = ImageOps.expand(PILImage.new(mode, (1, 1)), border=1, fill=fill_color)
+    return int(to_words(probe)[0])
+
+
+def _expand(program: Program, node: Node, ins: Inputs) -> int:
+    value = _expand_ink(node.mode, node.params["fill"])
+    return remap.expand(program, ins[0][0], ins[0][1].size, node.params["border"], value)
+
+
+def _paste(program: Program, node: Node, ins: Inputs) -> int:
+    if node.params["masked"]:
+        raise unsupported(node, "masked paste is not proven exact on the GPU")
+    (base, base_node), (src, src_node) = ins[0], ins[1]
+    if src_node.mode != base_node.mode:
+        raise unsupported(
+            node,
+            f"paste of a {src_node.mode} source into {base_node.mode} needs a conversion",
+            fix="convert the source to the same mode first",
+        )
+    return paste.paste(
+        program, base, node.size, src=src, src_size=src_node.size, box=node.params["box"]
+    )
+
+
+def _putpixel(program: Program, node: Node, ins: Inputs) -> int:
+    probe = PILImage.new(node.mode, (1, 1))
+    probe.putpixel((0, 0), node.params["value"])
+    value = int(to_words(probe)[0])
+    return paste.putpixel(program, ins[0][0], node.size, node.params["xy"], value)
+
+
+LOWERINGS: dict[str, Lowering] = {
+    "transpose": _transpose,
+    "crop": _crop,
+    "expand": _expand,
+    "paste": _paste,
+    "putpixel": _putpixel,
+}
+
+ROUTES = (
+    Route(
+        operation="transpose / ImageOps.flip / mirror / exif_transpose",
+        modes=NATIVE_MODES,
+        kernel="remap",
+        contexts="all seven Transpose methods; exif_transpose orientations 2..8",
+    ),
+    Route(
+        operation="crop / ImageOps.crop",
+        modes=NATIVE_MODES,
+        kernel="remap",
+        contexts="any box; areas outside the source are zero",
+    ),
+    Route(
+        operation="ImageOps.expand",
+        modes=NATIVE_MODES,
+        kernel="remap",
+        contexts="any border and fill",
+    ),
+    Route(
+        operation="paste (unmasked)",
+        modes=NATIVE_MODES,
+        kernel="paste",
+        contexts="same source mode; any offset incl. negative; lazy sources",
+    ),
+    Route(
+        operation="putpixel", modes=NATIVE_MODES, kernel="paste", contexts="in-range coordinates"
+    ),
+)
