@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
@@ -175,11 +176,66 @@ def test_table_is_charged_in_gpu_bytes() -> None:
     assert plan.gpu_bytes >= image_bytes + 4 * 4 * 256 + plan.staging_nbytes
 
 
+# Index copies before the convert: each step as Pillow records it on a P or 1 image.
+INDEX_COPIES: dict[str, Callable[[Any], Any]] = {
+    "transpose-rot90": lambda im: im.transpose(PILImage.Transpose.ROTATE_90),
+    "transpose-transverse": lambda im: im.transpose(PILImage.Transpose.TRANSVERSE),
+    "crop-inside": lambda im: im.crop((3, 2, 14, 9)),
+    "crop-outside": lambda im: im.crop((-5, 4, 21, 30)),
+    "crop-then-flip": lambda im: im.crop((1, 1, 12, 15)).transpose(
+        PILImage.Transpose.FLIP_TOP_BOTTOM
+    ),
+}
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L", "LA"])
+@pytest.mark.parametrize("steps", list(INDEX_COPIES))
+@pytest.mark.parametrize("name", ["rgb256", "rgb256-trns-int", "rgba40-trns-bytes", "bilevel"])
+def test_index_copies_then_convert(name: str, steps: str, mode: str) -> None:
+    """transpose and crop move stored indices; the palette (and transparency) carry over."""
+    if name == "bilevel":
+        rng = np.random.default_rng(5)
+        source = PILImage.fromarray(rng.integers(0, 2, (16, 16), dtype=np.uint8) * 255).convert("1")
+    else:
+        source = _source(name)
+    step = INDEX_COPIES[steps]
+    expected = _expected(step(source.copy()), mode)
+    assert_image_equal(_gpu(step(Image.from_pil(source)).convert(mode)), expected)
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize("mode", ["P", "1"])
+def test_exif_transpose_of_palette_and_bilevel_files(
+    mode: str, orientation: int, tmp_path: Path
+) -> None:
+    """A P or 1 PNG with an EXIF orientation: exif_transpose -> convert("RGB") runs exactly."""
+    rng = np.random.default_rng(orientation)
+    if mode == "P":
+        source = _palette_image(256, seed=orientation).resize((13, 7))
+    else:
+        source = PILImage.fromarray(rng.integers(0, 2, (7, 13), dtype=np.uint8) * 255)
+        source = source.convert("1")
+    exif = PILImage.Exif()
+    exif[0x0112] = orientation
+    path = tmp_path / f"oriented-{mode}.png"
+    source.save(path, exif=exif.tobytes())
+    with PILImage.open(path) as opened:
+        expected = _expected(PILImageOps.exif_transpose(opened), "RGB")
+    lazy = ImageOps.exif_transpose(Image.open(path)).convert("RGB")
+    assert_image_equal(_gpu(lazy), expected)
+
+
 # name -> (graph, the words its error must contain)
 REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
-    "crop-of-P": (
-        lambda: Image.from_pil(_source("rgb256")).crop((0, 0, 4, 4)).convert("RGB"),
-        "operation 'crop' on a mode P image has no GPU route",
+    "expand-of-P": (
+        lambda: ImageOps.expand(Image.from_pil(_source("rgb256")), 2).convert("RGB"),
+        "operation 'expand' on a mode P image has no GPU route",
+    ),
+    "P-transpose-root": (
+        lambda: Image.from_pil(_source("rgb256")).transpose(PILImage.Transpose.ROTATE_90),
+        "a mode P image is not returned",
     ),
     "resize-of-1": (
         lambda: Image.new("1", (4, 4)).resize((2, 2)).convert("L"),

@@ -45,7 +45,7 @@ from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import fill, pack_l
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import unsupported
-from pillow_gpu.gpu.lowering.indexed import check_consumer
+from pillow_gpu.gpu.lowering.indexed import INDEX_COPIES, check_consumer
 
 __all__ = ["MAX_PIXELS", "plan_graph"]
 
@@ -55,11 +55,11 @@ MAX_PIXELS = 4096 * 4096
 
 def _check_image(node: Node, limits: DeviceLimits | None) -> None:
     uploaded = node.is_leaf or node.cache.get() is not None
-    if node.mode in INDEXED_MODES and not uploaded:
+    if node.mode in INDEXED_MODES and not uploaded and node.op not in INDEX_COPIES:
         raise unsupported(
             node,
             f"a mode {node.mode} result is not a native GPU layout (P and 1 images are admitted "
-            "only as uploaded inputs of convert())",
+            "only as uploaded inputs of convert(), transpose and crop)",
             fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
         )
     if node.mode not in (*NATIVE_MODES, *INDEXED_MODES):

@@ -113,10 +113,10 @@ ROUTES = (
         modes=NATIVE_MODES,
         kernel="affine_nearest",
         contexts=(
-            "NEAREST only; Pillow's scale path (a[1] == a[3] == 0, host index tables) and its 16.16 "
-            "fixed-point path (all corners within +-32768); fillcolor None (0) or any colour; rotate's "
-            "0/90/180/270 shortcuts are copies/transposes; the double fallback, BILINEAR/BICUBIC and "
-            "other methods rejected"
+            "NEAREST only; Pillow's scale path (a[1] == a[3] == 0, host index tables) and its "
+            "16.16 fixed-point path (all corners within +-32768); fillcolor None (0) or any "
+            "colour; rotate's 0/90/180/270 shortcuts are copies/transposes; the double fallback, "
+            "BILINEAR/BICUBIC and other methods rejected"
         ),
     ),
 )

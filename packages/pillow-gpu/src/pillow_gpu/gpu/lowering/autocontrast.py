@@ -107,10 +107,10 @@ ROUTES = (
         modes=AUTOCONTRAST_MODES,
         kernel="histogram+autocontrast_lut+lut",
         contexts=(
-            "mask=None or an L mask of the same size; any ignore; preserve_tone; cutoff >= 0 (any "
-            "int or float without mask and ignore; with either, cutoff = p / 2**k with p * pixels < "
-            "2**32, e.g. 2, 0.5, 49.5); lo/hi found on the device, table rows precomputed per pair "
-            "(8 MB resident per device); RGB padding byte written as 0"
+            "mask=None or an L mask of the same size; any ignore; preserve_tone; cutoff >= 0 (any"
+            " int or float without mask and ignore; with either, cutoff = p / 2**k with p * "
+            "pixels < 2**32, e.g. 2, 0.5, 49.5); lo/hi found on the device, table rows "
+            "precomputed per pair (8 MB resident per device); RGB padding byte written as 0"
         ),
     ),
 )

@@ -46,8 +46,8 @@ ROUTES = (
         kernel="histogram+equalize_lut+lut",
         contexts=(
             "mask=None or an L mask of the same size (mode 1 masks: convert to L); per-band "
-            "histograms (u32 atomics) and Pillow's integer table built on the device; RGB padding "
-            "byte written as 0"
+            "histograms (u32 atomics) and Pillow's integer table built on the device; RGB padding"
+            " byte written as 0"
         ),
     ),
 )

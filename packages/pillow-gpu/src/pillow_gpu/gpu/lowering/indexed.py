@@ -24,23 +24,36 @@ from pillow_gpu.gpu.kernels import lut
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Route
 
-__all__ = ["INDEXED_TARGETS", "ROUTES", "check_consumer", "lower_indexed_convert", "palette_table"]
+__all__ = [
+    "INDEXED_TARGETS",
+    "INDEX_COPIES",
+    "ROUTES",
+    "check_consumer",
+    "lower_indexed_convert",
+    "palette_table",
+]
 
 #: Modes a P or 1 image converts to on the GPU (every native layout).
 INDEXED_TARGETS = NATIVE_MODES
-_FIX = "convert to RGB/RGBA/L first (P and 1 images are admitted only as convert() inputs)"
+#: Operations that move stored P/1 bytes unchanged (the result keeps the palette, as in
+#: Pillow), so ``exif_transpose`` or a crop may come before the ``convert``.
+INDEX_COPIES = ("transpose", "crop")
+_FIX = (
+    "convert to RGB/RGBA/L first (P and 1 images are admitted only as inputs of convert(), "
+    "transpose and crop)"
+)
 
 
 def check_consumer(node: Node) -> None:
-    """Reject any operation other than ``convert`` that reads a P or 1 image."""
+    """Reject any operation other than ``convert`` and :data:`INDEX_COPIES` reading P or 1."""
     if node.cache.get() is not None:  # completed: uploaded as a leaf, its inputs unused
         return
     for child in node.inputs:
-        if child.mode in INDEXED_MODES and node.op != "convert":
+        if child.mode in INDEXED_MODES and node.op not in ("convert", *INDEX_COPIES):
             raise unsupported(
                 node,
                 f"operation {node.op!r} on a mode {child.mode} image has no GPU route: palette "
-                "and bilevel images are admitted only as the input of convert()",
+                "and bilevel images are admitted only as inputs of convert(), transpose and crop",
                 fix=_FIX,
             )
 
@@ -48,7 +61,7 @@ def check_consumer(node: Node) -> None:
 def _carrier(node: Node) -> PILImage.Image:
     """A 256 x 1 image with the palette (C level included) and info of ``node``'s pixels."""
     carrier = probe(node, (256, 1))
-    if carrier is None:  # P and 1 inputs are uploaded leaves (see the planner's _check_image)
+    if carrier is None:  # uploaded leaves, or INDEX_COPIES of one (see the planner's _check_image)
         raise unsupported(node, f"the palette of this mode {node.mode} image is not recorded")
     values = range(256) if node.mode == "P" else (0, 255, *([0] * 254))
     try:
@@ -84,8 +97,9 @@ ROUTES = (
         operation="convert from P or 1 (to the modes marked)",
         modes=INDEXED_TARGETS,
         kernel="lut",
-        contexts="an uploaded P/1 leaf or completed result as input; "
-        "Pillow's 256-entry table (palette, transparency) built by live Pillow; no other "
-        "operation reads P/1",
+        contexts="an uploaded P/1 leaf or completed result as input, or a transpose or crop "
+        "of one (exif_transpose); "
+        "Pillow's 256-entry table (palette, transparency) built by live Pillow; other "
+        "operations on P/1 are refused",
     ),
 )
