@@ -10,6 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps, errors
 from pillow_gpu.executor import (
     BatchError,
+    BatchFailure,
     BatchResult,
     GpuBatchExecutor,
     GpuImage,
@@ -24,6 +25,7 @@ except PackageNotFoundError:  # pragma: no cover - running from an uninstalled t
 
 __all__ = [
     "BatchError",
+    "BatchFailure",
     "BatchResult",
     "GpuBatchExecutor",
     "GpuImage",

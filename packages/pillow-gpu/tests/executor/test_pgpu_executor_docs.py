@@ -14,12 +14,12 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text("utf-8"), flags=re.DOT
 
 
 def test_doc_has_the_spec_examples() -> None:
-    assert len(BLOCKS) == 5
+    assert len(BLOCKS) == 6
     assert all("from pillow_gpu import" in block for block in BLOCKS)
 
 
 @pytest.mark.usefixtures("device")
-@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"example-{i}" for i in range(5)])
+@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"example-{i}" for i in range(6)])
 def test_doc_example_runs(index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     sources = {name: PILImage.new("L", (20, 10), v) for name, v in (("a", 30), ("b", 60))}

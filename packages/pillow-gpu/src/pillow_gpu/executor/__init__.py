@@ -2,8 +2,10 @@
 
 See ``docs/executor.md``. Modules: credits (``_credits``), job identity (``_identity``),
 metadata snapshots (``_metadata``), jobs (``_job``), submissions and staging arenas
-(``_submission``), completion fences (``_fence``), result streams (``_results``), resident
-handles (``_resident``), the executor (``_executor``) and its errors (``_errors``).
+(``_submission``), completion fences (``_fence``), result streams and result/failure items
+(``_results``), resident handles (``_resident``), the work queues and the steps that move
+jobs through them (``_queues``), the executor on top of them (``_executor``) and its errors
+(``_errors``).
 """
 
 from pillow_gpu.executor._errors import (
@@ -19,12 +21,13 @@ from pillow_gpu.executor._errors import (
 from pillow_gpu.executor._executor import GpuBatchExecutor
 from pillow_gpu.executor._identity import MAX_JOB_ID
 from pillow_gpu.executor._resident import GpuImage
-from pillow_gpu.executor._results import BatchResult, Results
+from pillow_gpu.executor._results import BatchFailure, BatchResult, Results
 
 __all__ = [
     "MAX_JOB_ID",
     "BatchDecodeError",
     "BatchError",
+    "BatchFailure",
     "BatchLimit",
     "BatchResult",
     "BatchUnsupported",

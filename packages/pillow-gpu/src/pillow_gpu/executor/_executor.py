@@ -2,26 +2,28 @@
 
 State is three FIFO queues of jobs: pending (admitted and charged, not submitted), in flight
 (grouped into :class:`Submission` objects, at most ``max_in_flight``), and ready (completed,
-undelivered). Only the driver (``submit``, ``join``/``run`` iteration, ``close``) moves work;
+undelivered); :class:`WorkQueues` (``_queues``) holds them and the steps that move jobs
+between them. This module adds the public API, the one-driver rule, admission and the stream
+driving. Only the driver (``submit``, ``join``/``run`` iteration, ``close``) moves work;
 there is no background thread. Credits are taken at admission and returned in steps
 (completion, delivery, arena drained, lease dropped) so they reach exactly zero again.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
 from threading import RLock, get_ident
 from types import MappingProxyType, TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast, overload
 
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import GpuError
-from pillow_gpu.executor._credits import ARMED, Charge, Credits
+from pillow_gpu.executor._credits import Credits
 from pillow_gpu.executor._errors import (
+    BatchDecodeError,
     BatchError,
     BatchLimit,
+    BatchUnsupported,
     ExecutionError,
     QueueFull,
     ResultBackpressure,
@@ -30,13 +32,11 @@ from pillow_gpu.executor._errors import (
 )
 from pillow_gpu.executor._fence import check_wgpu_internals, device_lost
 from pillow_gpu.executor._identity import JobIds, validate_key
-from pillow_gpu.executor._interrupts import deferred_sigint
 from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._metadata import snapshot_info
-from pillow_gpu.executor._resident import GpuImage, ResidentLease
-from pillow_gpu.executor._results import BatchResult, Results, Stream
-from pillow_gpu.executor._stats import Counters, Outcomes
-from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS, Submission
+from pillow_gpu.executor._queues import WorkQueues
+from pillow_gpu.executor._results import ERRORS, BatchFailure, BatchResult, Results, Stream
+from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS
 from pillow_gpu.gpu._device import get_device
 from pillow_gpu.gpu._planner import plan_graph
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
@@ -46,6 +46,11 @@ __all__ = ["GpuBatchExecutor"]
 _T = TypeVar("_T")
 
 _OUTPUTS = ("cpu", "gpu")
+
+#: Job errors that ``errors="deliver"`` turns into :class:`BatchFailure` items.
+_DELIVERED = (BatchUnsupported, BatchLimit, BatchDecodeError)
+
+_Jobs = Iterable[tuple[str | int, Any]]
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -61,7 +66,22 @@ def _positive_int(name: str, value: object) -> int:
     return value
 
 
-class GpuBatchExecutor:
+def _errors_mode(errors: object) -> str:
+    if errors not in ERRORS:
+        msg = (
+            "why: errors must be 'raise' (stop at the first failed job) or 'deliver' (yield "
+            f"a BatchFailure in its place and go on); observed {errors!r}; fix: pick one"
+        )
+        raise ValueError(msg)
+    return str(errors)
+
+
+def _delivers(error: BatchError) -> bool:
+    """True for a job's own failure that ``errors="deliver"`` yields instead of raising."""
+    return isinstance(error, _DELIVERED) and error.job_id is not None
+
+
+class GpuBatchExecutor(WorkQueues):
     """Schedules lazy pillow-gpu graphs on the shared GPU device within bounded credits.
 
     ``gpu_bytes``/``host_bytes`` cap conservative admission reservations, ``max_jobs`` caps
@@ -101,36 +121,27 @@ class GpuBatchExecutor:
                 f"observed {submission_timeout}; fix: pass seconds > 0"
             )
             raise ValueError(msg)
-        self.queue = queue
-        self.max_in_flight = _positive_int("max_in_flight", max_in_flight)
-        self._credits = Credits(
+        in_flight = _positive_int("max_in_flight", max_in_flight)
+        credits = Credits(
             gpu_bytes=_positive_int("gpu_bytes", gpu_bytes),
             host_bytes=_positive_int("host_bytes", host_bytes),
             max_jobs=_positive_int("max_jobs", max_jobs),
         )
-        self._timeout = float(submission_timeout)
-        self.max_submission_work = _positive_int("max_submission_work", max_submission_work)
-        self._shared = get_device()
-        check_wgpu_internals(self._shared.device)
+        work = _positive_int("max_submission_work", max_submission_work)
+        shared = get_device()
+        check_wgpu_internals(shared.device)
+        super().__init__(
+            shared=shared,
+            credits=credits,
+            timeout=float(submission_timeout),
+            max_in_flight=in_flight,
+            max_submission_work=work,
+        )
+        self.queue = queue
         self._ids = JobIds()
-        self._counters = Counters()
-        self._pending: deque[Job] = deque()
-        self._in_flight: deque[Submission] = deque()
-        self._ready: deque[tuple[Submission, Job]] = deque()
-        self._errors: deque[BatchError] = deque()
         # The driver: the thread inside submit/join/run/close/iteration (see _drive).
         self._busy = RLock()
         self._driver: int | None = None
-        # The open stream. A strong reference to the stream's state, never to the Results
-        # object, so that dropping the Results (even inside a reference cycle) still runs its
-        # __del__, which cancels.
-        self._owner: Stream | None = None
-        # A launch in progress (see _settle_launch); set while its jobs are off every queue.
-        self._launching: Submission | None = None
-        self._outcomes = Outcomes()
-        self._settled = False
-        self._closed = False
-        self._failed: BatchError | None = None
         # Launch early only once this many jobs wait (keeps submissions grouped in steady state).
         self._batch_target = max(1, max_jobs // (2 * max_in_flight))
 
@@ -151,11 +162,21 @@ class GpuBatchExecutor:
         self._raise_deferred()
         return job.job_id
 
-    def join(self) -> Results:
-        """Return a stream of every submitted job's result; iteration drives the GPU work."""
-        return self._drive("join", self._start, "join", None, "cpu")
+    @overload
+    def join(self, *, errors: Literal["raise"] = "raise") -> Results[BatchResult]: ...
+    @overload
+    def join(self, *, errors: str) -> Results[BatchResult | BatchFailure]: ...
+    def join(self, *, errors: str = "raise") -> Results[Any]:
+        """Return a stream of every submitted job's result; iteration drives the GPU work.
 
-    def _start(self, what: str, source: Iterator[Any] | None, output: str) -> Results:
+        ``errors`` is as for :meth:`run`; ``submit()`` itself still raises admission errors.
+        """
+        mode = _errors_mode(errors)
+        return self._drive("join", self._start, "join", None, "cpu", mode)
+
+    def _start(
+        self, what: str, source: Iterator[Any] | None, output: str, errors: str
+    ) -> Results[Any]:
         self._check_free(what)
         if source is not None and (
             self._pending or self._in_flight or self._ready or self._launching is not None
@@ -166,19 +187,31 @@ class GpuBatchExecutor:
                 fix="drain submitted jobs with join() before starting a run() stream",
                 stage="state",
             )
-        self._owner = stream = Stream(source, output)
+        self._owner = stream = Stream(source, output, errors)
         return Results(self, stream)
 
-    def run(self, jobs: Iterable[tuple[str | int, Any]], output: str = "cpu") -> Results:
+    @overload
+    def run(
+        self, jobs: _Jobs, output: str = "cpu", *, errors: Literal["raise"] = "raise"
+    ) -> Results[BatchResult]: ...
+    @overload
+    def run(
+        self, jobs: _Jobs, output: str = "cpu", *, errors: str
+    ) -> Results[BatchResult | BatchFailure]: ...
+    def run(self, jobs: _Jobs, output: str = "cpu", *, errors: str = "raise") -> Results[Any]:
         """Stream ``(input_key, lazy_image)`` pairs through the executor, lazily.
 
         ``output="cpu"`` yields ``PIL.Image.Image`` results; ``output="gpu"`` yields
         :class:`GpuImage` handles that keep their reservation until released.
+        ``errors="raise"`` (the default) raises a job's admission or decode error from
+        ``next()`` and stops reading inputs at an admission error; ``errors="deliver"`` yields
+        a :class:`BatchFailure` in that job's place, in input order, and keeps reading.
         """
         if output not in _OUTPUTS:
             msg = f"why: output must be 'cpu' or 'gpu'; observed {output!r}; fix: pick one"
             raise ValueError(msg)
-        return self._drive("run", self._start, "run", iter(jobs), output)
+        mode = _errors_mode(errors)
+        return self._drive("run", self._start, "run", iter(jobs), output, mode)
 
     def close(self) -> None:
         """Cancel unsubmitted work, fence in-flight work, release every credit (idempotent).
@@ -344,12 +377,16 @@ class GpuBatchExecutor:
         other ``BaseException`` (KeyboardInterrupt) keeps the stream resumable: an item whose
         planning was interrupted is planned again, and the iterator is pulled again (a
         generator interrupted in its own code has ended, which ends the inputs).
+
+        With ``errors="deliver"`` a job's own admission error (``_delivers``) is kept for
+        :meth:`_deferred` and reading goes on. It stops once that failure can be delivered
+        (no older job is live) or ``max_jobs`` failures wait, so pulls stay bounded.
         """
         while stream.source is not None or stream.item is not None or stream.lookahead is not None:
             if (
                 len(self._pending) >= self._batch_target
                 and len(self._in_flight) < self.max_in_flight
-            ):
+            ) or (stream.errors == "deliver" and len(self._errors) >= self._credits.caps.jobs):
                 return
             if stream.lookahead is None:
                 if stream.item is None:
@@ -365,6 +402,19 @@ class GpuBatchExecutor:
                 try:
                     key, image = stream.item
                     job = self._prepare(image, validate_key(key), stream.output)
+                except BatchError as error:
+                    if stream.errors == "deliver" and _delivers(error):
+                        error = error.with_traceback(None)  # pin no executor frames
+                        # A plain store, then one C call: the input is dropped exactly when
+                        # its failure is recorded.
+                        stream.item = None
+                        self._errors.append(error)
+                        if self._oldest_live() is None:
+                            return  # deliverable now: hand it over before reading on
+                        continue
+                    stream.item = None
+                    stream.source = None  # an invalid input stops reading later inputs
+                    raise
                 except Exception:
                     stream.item = None
                     stream.source = None  # an invalid input stops reading later inputs
@@ -384,195 +434,38 @@ class GpuBatchExecutor:
                 while self._in_flight:
                     self._collect(block=True)
 
-    # -- execution ----------------------------------------------------------------------------
-    def _group_size(self) -> int:
-        """How many pending jobs the next submission takes.
-
-        A submission is closed before the job that would take it past 256 dispatches or past
-        ``max_submission_work`` (every admitted job fits on its own).
-        """
-        count = ops = work = 0
-        for job in self._pending:
-            assert job.plan is not None
-            cost = job.plan.dispatch_count, job.plan.shader_work
-            if count and (
-                ops + cost[0] > MAX_SUBMISSION_OPS or work + cost[1] > self.max_submission_work
-            ):
-                break
-            count += 1
-            ops += cost[0]
-            work += cost[1]
-        return count
-
-    def _launch(self) -> None:
-        """Group pending jobs into submissions while fewer than ``max_in_flight`` are out.
-
-        A launch's jobs stay at the head of the pending queue while they are allocated and
-        encoded (``_launching`` names them). ``queue.submit`` and :meth:`_settle_launch_now`,
-        which moves them in flight and reports the ones that failed, run as one step with
-        SIGINT deferred. A launch interrupted before that step is settled by the next driver
-        call (or right away): its jobs are planned again and stay pending.
-        """
-        self._settle_launch(restore=True)
-        while self._pending and len(self._in_flight) < self.max_in_flight:
-            submission = Submission(self._shared, timeout=self._timeout)
-            submission.group = list(islice(self._pending, self._group_size()))
-            self._launching = submission
-            try:
-                submission.launch()
-                with deferred_sigint():
-                    submission.submit(self._counters)
-                    self._settle_launch_now(restore=True)
-            except Exception as error:
-                self._settle_launch(restore=False)
-                failure = ExecutionError(
-                    "queue.submit failed",
-                    observed=f"{type(error).__name__}: {error}",
-                    fix="the device is likely lost; create a new executor",
-                    stage="submission",
-                    job_id=submission.group[0].job_id,
-                    input_key=submission.group[0].input_key,
-                )
-                self._fail(failure)
-                raise failure from error
-            except BaseException:
-                self._settle_launch(restore=True)
-                raise
-
-    def _settle_launch(self, *, restore: bool) -> None:
-        """Settle the launch in ``_launching``, if any, with SIGINT deferred."""
-        if self._launching is not None:
-            with deferred_sigint():
-                self._settle_launch_now(restore=restore)
-
-    def _settle_launch_now(self, *, restore: bool) -> None:
-        """Take the launch's jobs off the pending queue and account for every one of them.
-
-        Submitted jobs go in flight; failed ones are reported. Jobs of a launch that never
-        reached ``queue.submit`` are planned again and put back (``restore``) or cancelled.
-        """
-        submission = self._launching
-        if submission is None:
-            return
-        for _ in submission.group:
-            self._pending.popleft()
-        failed_ids = {id(job) for job, _ in submission.failed}
-        for job, job_error in submission.failed:
-            job.release_plan()
-            self._credits.give(job.admitted)
-            self._errors.append(job_error)
-            self._outcomes.failed += 1
-        submission.failed = []
-        if submission.submitted:
-            if submission.jobs:
-                self._in_flight.append(submission)
-        else:
-            # Failed jobs are accounted for above (their plans are released): never replan them.
-            jobs = [job for job in submission.rollback() if id(job) not in failed_ids]
-            if restore:
-                jobs = [job for job in jobs if self._replan(job)]
-                self._pending.extendleft(reversed(jobs))
-            else:
-                for job in jobs:
-                    job.release_plan()
-                    self._credits.give(job.admitted)
-                    self._outcomes.cancelled += 1
-        submission.group = []
-        self._launching = None
-
-    def _replan(self, job: Job) -> bool:
-        """Give a job whose launch was rolled back a fresh plan (False: it failed instead)."""
-        assert job.plan is not None
-        root = job.plan.root
-        job.release_plan()
-        try:
-            job.plan = plan_graph(
-                root, limits=self._shared.limits, max_work=self.max_submission_work
-            )
-        except GpuError as error:
-            self._credits.give(job.admitted)
-            self._errors.append(for_job(error, job.job_id, job.input_key))
-            self._outcomes.failed += 1
-            return False
-        return True
-
-    def _collect(self, *, block: bool) -> None:
-        """Retire completed submissions (waiting for the oldest one if ``block``)."""
-        while self._in_flight and (block or self._in_flight[0].is_done()):
-            submission = self._in_flight[0]
-            try:
-                submission.finish()
-            except BatchError as error:
-                first = submission.jobs[0]  # a representative job of the failed submission
-                named = for_job(error, first.job_id, first.input_key)
-                self._fail(named)
-                raise named from error
-            # Each step is marked in the same uninterruptible run that does it, so a retry
-            # after an interrupt skips what was done.
-            if not submission.credited:
-                self._credits.give(submission.completion_freed, submission)
-            if not submission.retired:
-                submission.retired = True
-                self._ready.extend(submission.ready)
-            self._in_flight.popleft()
-            block = False
-
-    def _deliver(self) -> BatchResult:
-        """Deliver the head of the ready queue; safe to call again after an interrupt.
-
-        Building the result changes nothing, so an interrupt there leaves the job at the head.
-        The result is then recorded on the job (and a resident lease armed) in one step, the
-        credits are returned (``Job.credited``) and the job leaves the queue last. A retry
-        finishes whatever step was cut off and returns the same result.
-        """
-        submission, job = self._ready[0]
-        result = job.result
-        if job.output == "cpu":
-            if result is None:
-                image = submission.build_cpu(job)
-                image.info.update(job.info.copy())
-                built = BatchResult(job_id=job.job_id, input_key=job.input_key, image=image)
-                job.result = result = built
-            if not job.credited:
-                self._credits.give(submission.cpu_freed(job), job)
-            submission.after_cpu(job)
-        else:
-            if result is None:
-                record = self._credits.lease_record(job.retained - Charge(jobs=1))
-                lease = ResidentLease(
-                    shared=self._shared,
-                    resident=job.resident,
-                    workspace=job.workspace,
-                    mode=job.mode,
-                    size=job.size,
-                    terminal_nbytes=job.terminal_nbytes,
-                    info=job.info,
-                    credits=self._credits,
-                    record=record,
-                    timeout=self._timeout,
-                )
-                built = BatchResult(
-                    job_id=job.job_id, input_key=job.input_key, image=GpuImage(lease)
-                )
-                # Plain stores: the lease owns the buffers exactly when the result is recorded.
-                job.result = result = built
-                record.state = ARMED
-                job.resident = job.workspace = None
-            if not job.credited:
-                self._credits.give(Charge(jobs=1), job)
-        # Stores, then one C call: the job leaves the queue in one uninterruptible step.
-        if job.output == "cpu":
-            self._counters.readback_bytes += job.terminal_nbytes
-        job.result = None
-        self._outcomes.delivered += 1
-        self._ready.popleft()
-        return result
-
     def _raise_deferred(self) -> None:
         if self._errors:
             raise self._errors.popleft()
 
-    def _advance(self, stream: Stream) -> BatchResult:
+    def _deferred(self, stream: Stream) -> BatchFailure | None:
+        """Raise the next deferred job error, or deliver it in its turn (``errors="deliver"``).
+
+        In deliver mode a job error of the kinds ``_delivers`` accepts becomes a
+        :class:`BatchFailure` once no older job is live, so results and failures come in job-ID
+        (input) order; until then it waits (None). Other job errors raise as in the default.
+        """
+        errors = self._errors
+        if not errors:
+            return None
+        if stream.errors != "deliver":
+            raise errors.popleft()
+        for index, error in enumerate(errors):
+            if not _delivers(error):
+                del errors[index]
+                raise error
+        index = min(range(len(errors)), key=lambda i: errors[i].job_id or 0)
+        error = errors[index]
+        assert error.job_id is not None  # _delivers() checked it
+        oldest = self._oldest_live()
+        if oldest is not None and oldest < error.job_id:
+            return None
+        key = cast("str | int | None", error.input_key)  # a job's validated key
+        failure = BatchFailure(job_id=error.job_id, input_key=key, error=error)
+        del errors[index]  # one C call: the failure is handed over exactly when it leaves
+        return failure
+
+    def _advance(self, stream: Stream) -> BatchResult | BatchFailure:
         """Produce the next result of ``stream`` (called by ``Results.__next__``).
 
         After an interrupt (KeyboardInterrupt or any BaseException raised inside this call)
@@ -581,7 +474,7 @@ class GpuBatchExecutor:
         """
         return self._drive("iteration", self._next, stream)
 
-    def _next(self, stream: Stream) -> BatchResult:
+    def _next(self, stream: Stream) -> BatchResult | BatchFailure:
         if stream.finished:
             raise StopIteration
         if stream is not self._owner:  # pragma: no cover - a finished stream is caught above
@@ -595,7 +488,9 @@ class GpuBatchExecutor:
         self._settle_launch(restore=True)  # finish a launch an interrupt cut short
         while True:
             progress = (self._counters.submitted_jobs, self._counters.submissions)
-            self._raise_deferred()
+            failure = self._deferred(stream)
+            if failure is not None:
+                return failure
             if self._ready and self._ready[0][1].result is not None:
                 return self._deliver()  # a delivery an interrupt cut short
             self._collect(block=False)
@@ -610,7 +505,9 @@ class GpuBatchExecutor:
                 or len(self._pending) >= self._batch_target
             ):
                 self._launch()
-            self._raise_deferred()
+            failure = self._deferred(stream)
+            if failure is not None:
+                return failure
             if self._ready:
                 return self._deliver()
             if self._in_flight:
@@ -658,78 +555,3 @@ class GpuBatchExecutor:
             stream.orphaned = True  # the next submit/join/run/close cancels
         except BatchError:
             pass  # a failure while fencing: the executor has failed and released everything
-
-    def _cancel(self) -> None:
-        """Drop pending work, fence in-flight submissions, discard undelivered results.
-
-        An interrupt while fencing leaves the executor closed but not settled; the next
-        ``close()`` continues from there.
-        """
-        self._closed = True
-        owner = self._owner
-        if owner is not None:
-            owner.finished = True
-            if owner.lookahead is not None and owner.lookahead.charged:
-                self._outcomes.cancelled += 1
-            owner.lookahead = None
-            owner.item = None
-            owner.source = None
-        self._owner = None
-        self._settle_launch(restore=False)
-        with deferred_sigint():
-            for job in self._pending:
-                job.release_plan()
-                self._outcomes.cancelled += 1
-            self._pending.clear()
-        failure: BatchError | None = None
-        while self._in_flight:
-            try:
-                self._collect(block=True)
-            except BatchError as error:
-                failure = error
-                break
-        if failure is not None:
-            raise failure  # _collect failed the executor, which settled every credit
-        with deferred_sigint():
-            self._drop_ready()
-            self._errors.clear()
-            self._credits.settle()
-            self._settled = True
-
-    def _drop_ready(self) -> None:
-        """Discard undelivered results (the credits are settled afterwards)."""
-        arenas: dict[int, Submission] = {}
-        for submission, job in self._ready:
-            if job.output == "cpu":
-                arenas[id(submission)] = submission
-            elif job.result is None:
-                submission.drop_gpu(job)
-            job.result = None  # an armed lease is dropped here and returns its own charge
-            self._outcomes.cancelled += 1
-        for submission in arenas.values():
-            submission.destroy_arena()
-        self._ready.clear()
-
-    def _fail(self, error: BatchError) -> None:
-        """Mark the executor failed; release all credits without touching busy buffers."""
-        self._failed = error
-        self._closed = True
-        with deferred_sigint():
-            self._settle_launch_now(restore=False)
-            self._outcomes.cancelled += len(self._pending)
-            self._pending.clear()
-            for submission in self._in_flight:
-                submission.abandon()
-                if not submission.retired:  # else its jobs are counted in the ready queue
-                    self._outcomes.cancelled += len(submission.jobs)
-            self._in_flight.clear()
-            self._drop_ready()
-            owner = self._owner
-            if owner is not None:
-                owner.finished = True
-                owner.lookahead = None
-                owner.item = None
-                owner.source = None
-            self._owner = None
-            self._credits.settle()
-            self._settled = True

@@ -1,21 +1,30 @@
-"""The result type and the :class:`Results` stream that drives an executor."""
+"""The result types and the :class:`Results` stream that drives an executor.
+
+A stream yields :class:`BatchResult` items; with ``errors="deliver"`` it also yields a
+:class:`BatchFailure` in the place of each job that failed at admission or decode. Both have
+``job_id``, ``input_key`` and ``ok``, so a loop can branch on ``result.ok`` or ``isinstance``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from PIL import Image as PILImage
 
+from pillow_gpu.executor._errors import BatchError
 from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._resident import GpuImage
 
 if TYPE_CHECKING:
     from pillow_gpu.executor._executor import GpuBatchExecutor
 
-__all__ = ["BatchResult", "Results", "Stream"]
+__all__ = ["ERRORS", "BatchFailure", "BatchResult", "Results", "Stream"]
+
+#: The values of ``run(errors=...)`` and ``join(errors=...)``.
+ERRORS = ("raise", "deliver")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,6 +39,56 @@ class BatchResult:
     input_key: str | int | None
     image: PILImage.Image | GpuImage
 
+    @property
+    def ok(self) -> Literal[True]:
+        """Always True: the job completed (a :class:`BatchFailure` has ``ok`` False)."""
+        return True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BatchFailure:
+    """One job that failed, delivered in its place by a stream with ``errors="deliver"``.
+
+    ``job_id`` and ``input_key`` name the job as a :class:`BatchResult` would; ``error`` is
+    the job's :class:`BatchError` (``BatchUnsupported``, ``BatchLimit`` or
+    ``BatchDecodeError``) with its ``why``, ``observed`` and ``fix``; ``raise result.error``
+    turns it back into the default mode's exception. It has no ``image``.
+    """
+
+    job_id: int
+    input_key: str | int | None
+    error: BatchError
+
+    @property
+    def ok(self) -> Literal[False]:
+        """Always False: the job failed (see ``error``)."""
+        return False
+
+    @property
+    def kind(self) -> str:
+        """The error's ``kind``: ``"Unsupported"``, ``"Limit"`` or ``"Decode"``."""
+        return self.error.kind
+
+    @property
+    def stage(self) -> str:
+        """Where the job failed: ``"admission"``, ``"decode"``, ``"allocation"``, ..."""
+        return self.error.stage
+
+    if not TYPE_CHECKING:  # at run time only: type checkers report ``image`` as missing
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "image":
+                msg = (
+                    f"why: job {self.job_id} (input {self.input_key!r}) failed, so it has no "
+                    f"image; observed: {self.kind} at {self.stage}: {self.error.why}; "
+                    "fix: check result.ok (or isinstance(result, BatchFailure)) before "
+                    "using result.image"
+                )
+                raise AttributeError(msg, name=name, obj=self)
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+            )
+
 
 class Stream:
     """The state of one ``join()``/``run()`` stream; the executor holds it while it is open.
@@ -38,9 +97,9 @@ class Stream:
     caller's ``Results`` can be collected (and cancel in ``__del__``) even inside a cycle.
     """
 
-    __slots__ = ("finished", "item", "lookahead", "orphaned", "output", "source")
+    __slots__ = ("errors", "finished", "item", "lookahead", "orphaned", "output", "source")
 
-    def __init__(self, source: Iterator[Any] | None, output: str) -> None:
+    def __init__(self, source: Iterator[Any] | None, output: str, errors: str = "raise") -> None:
         #: Input iterator; None once exhausted, failed or for ``join()``.
         self.source = source
         #: A pulled ``(key, image)`` item whose planning was interrupted (planned again).
@@ -48,14 +107,19 @@ class Stream:
         #: A planned input that is waiting for credits (never more than one).
         self.lookahead: Job | None = None
         self.output = output
+        #: ``"raise"`` or ``"deliver"`` (job failures become :class:`BatchFailure` items).
+        self.errors = errors
         self.finished = False
         #: Set when the Results was dropped while the executor was busy: the executor
         #: cancels at its next call instead.
         self.orphaned = False
 
 
-class Results:
+class Results[R: BatchResult | BatchFailure]:
     """An iterator of :class:`BatchResult` in completion order; it owns its executor.
+
+    ``R`` is ``BatchResult`` for the default ``errors="raise"`` and
+    ``BatchResult | BatchFailure`` for ``errors="deliver"``.
 
     Iteration pulls inputs lazily (keeping at most one lookahead), submits and completes GPU
     work, and yields one result at a time. Exhausting it releases the executor for another
@@ -85,19 +149,19 @@ class Results:
         """True once the stream is exhausted, closed or cancelled."""
         return self._stream.finished
 
-    def __iter__(self) -> Results:
+    def __iter__(self) -> Results[R]:
         return self
 
-    def __next__(self) -> BatchResult:
+    def __next__(self) -> R:
         if self._stream.finished:
             raise StopIteration
-        return self._executor._advance(self._stream)
+        return cast(R, self._executor._advance(self._stream))
 
     def close(self) -> None:
         """Cancel the executor unless this stream is exhausted (idempotent)."""
         self._executor._close_stream(self._stream)
 
-    def __enter__(self) -> Results:
+    def __enter__(self) -> Results[R]:
         return self
 
     def __exit__(
