@@ -144,7 +144,10 @@ def test_the_same_input_given_twice_is_processed_once(
     code = _apply("invert", *spelling, "-o", "out")
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert f"{outputs} written, 0 failed, {duplicates} duplicate input(s) ignored" in captured.out
+    assert (
+        f"{outputs} written, 0 failed, 0 refused, {duplicates} duplicate input(s) ignored"
+        in captured.out
+    )
     assert len(list((tmp_path / "out").iterdir())) == outputs
     _assert_inverted(tmp_path / "out" / "000.png", tmp_path / "many" / "000.png")
 
@@ -510,7 +513,9 @@ def test_sigint_mid_run_keeps_every_output_whole_and_exits_130(tmp_path: Path) -
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert "pillow-gpu: interrupted (SIGINT): stopped after the file being saved" in stderr
-    found = re.search(r"(\d+) written, 0 failed, interrupted with (\d+) not processed", stdout)
+    found = re.search(
+        r"(\d+) written, 0 failed, 0 refused, interrupted with (\d+) not processed", stdout
+    )
     assert found is not None, stdout
     written, left = int(found[1]), int(found[2])
     assert 1 <= written < count

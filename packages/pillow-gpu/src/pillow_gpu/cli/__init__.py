@@ -101,6 +101,15 @@ Outputs:
   Every per-file problem is reported on stderr by path and the run goes on (unless
   --stop-on-error). The first Ctrl-C (SIGINT) finishes the file being saved, discards the
   rest and prints the summary; a second one stops at once.
+
+Refusals and --cpu-fallback:
+  Each file is planned for the GPU on its own. A file whose job the GPU refuses at
+  admission (Unsupported or Limit: a mode, size or step not proven byte-exact) is reported
+  as "PATH: Unsupported at admission: ..." and not written; with --cpu-fallback the same
+  chain runs on it with live Pillow and it is written the same way. The GPU path never
+  falls back by itself, and a file that fails to decode is reported, never retried on the
+  CPU. The summary counts the outputs written on the GPU and by the CPU fallback, the
+  refused and the failed inputs, and the top 5 refusal reasons with their counts.
 """
 
 
@@ -168,6 +177,13 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         dest="stop_on_error",
         action="store_false",
         help="report failed inputs and carry on with the rest (the default)",
+    )
+    parser.add_argument(
+        "--cpu-fallback",
+        action="store_true",
+        help="run files whose GPU job is refused at admission (Unsupported, Limit) through "
+        "live Pillow with the same chain and write them the same way; counted separately "
+        "in the summary (default: refused files are reported and not written)",
     )
     parser.add_argument("--max-jobs", type=int, default=64, help="executor max_jobs (64)")
     parser.add_argument("--max-in-flight", type=int, default=2, help="executor max_in_flight (2)")

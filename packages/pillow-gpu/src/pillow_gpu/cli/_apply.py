@@ -9,17 +9,20 @@ failure; by default the remaining inputs are still processed.
 
 What a run guarantees (the README's "apply" section says the same for users):
 
-- Inputs are de-duplicated by their resolved path (the first mention wins), and every output
-  name is claimed once: a later input whose output is already claimed by an earlier input of
-  the run (or is an input of the run) is reported as an ``OutputCollision`` failure and
-  nothing is written for it.
-- Each output is written to a hidden temporary file in its target folder and renamed into
-  place, so a final name never holds a partial file, and a failed save leaves the previous
-  file intact. A symlink at an output name is never followed (``--overwrite`` replaces the
-  link itself), and no output is written through a symlink that leads out of
-  ``--output-dir``. The output folder is never read as input.
-- Every per-file problem (``MemoryError`` and Pillow's ``DecompressionBombError`` included)
-  is a reported failure, and the run goes on.
+- Every input ends in one outcome the summary counts: written by the GPU (byte-exact with
+  Pillow), written by the CPU fallback, refused by the GPU and not written, or failed.
+- A file whose GPU job is refused at admission (``Unsupported`` or ``Limit``: a mode, size or
+  step the GPU has not proven exact) is reported and not written; with ``--cpu-fallback``
+  the same chain runs on it with live Pillow instead and the output is written the same
+  way. The GPU path never falls back by itself, and a file that fails to decode is reported,
+  never retried on the CPU (it is as broken there).
+- One file's failure never stops the others: a refusal found while recording or planning a
+  file here never reaches the executor, and a job the executor refuses ends its stream's
+  reading only, after which a new stream resumes from the next input (what
+  ``GpuBatchExecutor.run`` offers today).
+- Output names, atomic writes and symlinks: see :mod:`pillow_gpu.cli._outputs`. Every
+  per-file problem (``MemoryError`` and Pillow's ``DecompressionBombError`` included) is a
+  reported failure, and the run goes on.
 - The first SIGINT finishes the file being saved, discards the rest and prints the summary
   so far (exit status 130); a second SIGINT stops at once, still without a partial output.
 
@@ -29,18 +32,12 @@ Exit status: :data:`EXIT_OK`, :data:`EXIT_FAILED`, :data:`EXIT_USAGE`, :data:`EX
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import re
 import signal
-import stat
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -48,7 +45,21 @@ from PIL import Image as PILImage
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
+from pillow_gpu.cli._outputs import (
+    QUALITY_FORMATS,
+    TEMP_SUFFIX,
+    Discovery,
+    Input,
+    OutputError,
+    Writer,
+    check_options,
+    discover,
+    output_failure,
+    real_path,
+)
+from pillow_gpu.cli._report import Failure, Tally, is_refusal, printable, shown
 from pillow_gpu.errors import GpuError
+from pillow_gpu.gpu._planner import plan_graph
 
 __all__ = [
     "EXIT_FAILED",
@@ -62,9 +73,10 @@ __all__ = [
     "run_apply",
 ]
 
-#: Every input was written.
+#: Every input was written (by the GPU, or by the CPU fallback with ``--cpu-fallback``).
 EXIT_OK = 0
-#: At least one input failed (each is reported on stderr), or a folder held no image file.
+#: At least one input was refused by the GPU and not written, or failed (each is reported on
+#: stderr), or a folder held no image file.
 EXIT_FAILED = 1
 #: A usage error: an invalid or refused chain, option or executor setting; nothing was read.
 EXIT_USAGE = 2
@@ -73,10 +85,11 @@ EXIT_INTERRUPTED = 130
 
 #: The exit statuses as ``--help`` and the README list them.
 EXIT_STATUSES = (
-    (EXIT_OK, "every input was written"),
+    (EXIT_OK, "every input was written (on the GPU, or by the CPU fallback with --cpu-fallback)"),
     (
         EXIT_FAILED,
-        "one or more inputs failed (each is reported on stderr) or a folder held no image",
+        "an input was refused by the GPU (not written) or failed, each reported on "
+        "stderr; or a folder held no image",
     ),
     (
         EXIT_USAGE,
@@ -85,464 +98,7 @@ EXIT_STATUSES = (
     (EXIT_INTERRUPTED, "interrupted by SIGINT/Ctrl-C; the outputs written so far are complete"),
 )
 
-#: The name ending of the temporary file an output is written to before it is renamed into
-#: place (a hidden ``.NAME.XXXXXXXX.pillow-gpu.tmp`` beside the output). Only a killed process
-#: (SIGKILL, power loss) can leave one behind; it is never read as an input or an output.
-TEMP_SUFFIX = ".pillow-gpu.tmp"
-
-#: Pillow formats whose save takes ``--quality`` (as ``quality=``); others are saved without it.
-QUALITY_FORMATS = frozenset({"JPEG", "WEBP"})
-
 _RUN = "(no single input: the run)"
-_FORMAT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+-]*")
-
-
-def _shown(path: str) -> str:
-    """``path`` as printed: quoted and escaped when it holds control or undecodable characters."""
-    return path if path.isprintable() else ascii(path)
-
-
-def _printable(text: str) -> str:
-    """``text`` on one line: control and undecodable characters escaped (a message may quote
-    a hostile file name)."""
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
-
-
-# -- failures --------------------------------------------------------------------------------
-
-#: (why, fix) of an unstructured exception by the stage it was raised in.
-_STAGE_TEXT = {
-    "open": (
-        "Pillow could not read the file's header",
-        "check that the file is a complete image in a format Pillow reads, or leave it out",
-    ),
-    "record": (
-        "the chain cannot be applied to this file",
-        "change the chain's arguments for files of this size and mode, or leave the file out",
-    ),
-    "save": (
-        "Pillow could not write the output",
-        "choose a --format that can hold the result's mode, or check the output folder",
-    ),
-    "input": (
-        "an input folder could not be listed",
-        "check the folder's permissions, or leave it out",
-    ),
-    "output": (
-        "the output's folder could not be checked",
-        "check the output folder's permissions, or choose another --output-dir",
-    ),
-    "run": (
-        "the executor failed outside any single input, so the run cannot go on",
-        "run the command again; if it recurs, lower --max-jobs or --gpu-mib and report it",
-    ),
-}
-
-
-def _explain(error: BaseException, stage: str) -> str:
-    observed = f"{error}" or type(error).__name__
-    if isinstance(error, PILImage.DecompressionBombError):
-        why = "the file declares more pixels than Pillow's decompression-bomb bound allows"
-        fix = (
-            "leave the file out; if it is trusted, shrink it first (the GPU path admits at "
-            "most 4096x4096 pixels anyway)"
-        )
-    elif isinstance(error, MemoryError):
-        why = "the host ran out of memory for this file"
-        fix = "free memory, lower --host-mib or --max-jobs, or leave the file out"
-    else:
-        why, fix = _STAGE_TEXT.get(stage, ("the file could not be processed", "see the error"))
-    return f"why: {why}; observed: {observed}; fix: {fix}"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Failure:
-    """One input that produced no output: its path, the error kind, the stage, the message."""
-
-    path: str
-    kind: str
-    stage: str
-    message: str
-
-    @classmethod
-    def from_error(cls, path: str, error: BaseException, stage: str) -> Failure:
-        """Describe ``error`` (structured for GpuError, by exception type otherwise)."""
-        if isinstance(error, GpuError):
-            return cls(path=path, kind=error.kind, stage=error.stage, message=str(error))
-        return cls(
-            path=path, kind=type(error).__name__, stage=stage, message=_explain(error, stage)
-        )
-
-    def __str__(self) -> str:
-        return f"{_shown(self.path)}: {self.kind} at {self.stage}: {_printable(self.message)}"
-
-
-_Report = Callable[[Failure], None]
-
-
-class _OutputError(Exception):
-    """An output that must not be written; ``kind`` names the failure."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-def _output_failure(path: Path | str, error: _OutputError) -> Failure:
-    return Failure(path=str(path), kind=error.kind, stage="output", message=str(error))
-
-
-# -- options ---------------------------------------------------------------------------------
-
-
-def _writable_format(extension: str) -> str | None:
-    """The Pillow format that writes files ending in ``extension`` (``.png``), or None."""
-    name = PILImage.registered_extensions().get(extension.lower())
-    return name if name is not None and name.upper() in PILImage.SAVE else None
-
-
-def _writable_extensions() -> str:
-    extensions = sorted(
-        ext for ext, name in PILImage.registered_extensions().items() if name in PILImage.SAVE
-    )
-    return ", ".join(ext.lstrip(".") for ext in extensions)
-
-
-def _usage(option: str, why: str, observed: str, fix: str) -> str:
-    return f"invalid {option}: why: {why}; observed: {observed}; fix: {fix}"
-
-
-def _check_options(args: argparse.Namespace) -> str | None:
-    """The usage error of ``args`` (suffix, format, output folder), or None when valid."""
-    suffix: str = args.suffix
-    separators = [sep for sep in (os.sep, os.altsep, "\0") if sep]
-    if any(sep in suffix for sep in separators):
-        return _usage(
-            "--suffix",
-            "the suffix is added to a file name, so it cannot hold a path separator or NUL",
-            repr(suffix),
-            "pass a plain suffix such as .gpu, or use --output-dir to write elsewhere",
-        )
-    if not suffix and not args.output_dir:
-        return _usage(
-            "--suffix",
-            "outputs written beside their inputs need a suffix, or they would replace the "
-            "inputs and a later run could not tell outputs from inputs",
-            "--suffix '' without --output-dir",
-            "pass a suffix such as .gpu, or --output-dir to keep the names",
-        )
-    if args.format is not None:
-        text = args.format[1:] if args.format.startswith(".") else args.format
-        if not _FORMAT_TEXT.fullmatch(text):
-            return _usage(
-                "--format",
-                "the format is a file extension without dots or path separators",
-                repr(args.format),
-                "pass an extension such as png, jpg or bmp",
-            )
-        if _writable_format(f".{text}") is None:
-            return _usage(
-                "--format",
-                "Pillow has no writer for files with this extension",
-                repr(args.format),
-                f"pass one of: {_writable_extensions()}",
-            )
-        args.format = text
-    if args.output_dir is not None:
-        if not args.output_dir:
-            return _usage(
-                "--output-dir",
-                "an empty folder name is ambiguous",
-                "''",
-                "name the folder, e.g. -o out (or -o . for the current folder)",
-            )
-        root = Path(args.output_dir)
-        if root.exists() and not root.is_dir():
-            return _usage(
-                "--output-dir",
-                "outputs are written into a folder",
-                f"{_shown(args.output_dir)} exists and is not a folder",
-                "name a folder (it is created when missing)",
-            )
-        real = os.path.normcase(os.path.realpath(root))
-        for text in args.paths:
-            if Path(text).is_dir() and os.path.normcase(os.path.realpath(text)) == real:
-                return _usage(
-                    "--output-dir",
-                    "the output folder is an input folder, so outputs would replace their "
-                    "inputs and be read again by the next run",
-                    f"-o {_shown(args.output_dir)} and input {_shown(text)} are one folder",
-                    "choose an output folder that is not an input folder (a sub-folder is "
-                    "fine: it is skipped when reading the input)",
-                )
-    return None
-
-
-# -- discovery -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Input:
-    path: Path
-    output: Path
-    format: str
-
-
-def _image_extensions() -> frozenset[str]:
-    return frozenset(ext.lower() for ext in PILImage.registered_extensions())
-
-
-def _real(path: Path | str) -> str:
-    return os.path.normcase(os.path.realpath(path))
-
-
-def _within(real: str, root: str) -> bool:
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _output_path(source: Path, relative: Path, args: argparse.Namespace) -> Path:
-    suffix = f".{args.format}" if args.format else source.suffix
-    if args.output_dir:
-        return Path(args.output_dir) / relative.with_suffix(suffix)
-    return source.with_name(f"{source.stem}{args.suffix}{suffix}")
-
-
-@dataclass(slots=True, kw_only=True)
-class _Discovery:
-    """What :func:`_discover` found: inputs to run, failures, ignored duplicates."""
-
-    inputs: list[_Input] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
-    duplicates: int = 0
-
-
-def _folder_files(
-    folder: Path, args: argparse.Namespace, skip: str | None, unreadable: list[OSError]
-) -> tuple[list[Path], int, int]:
-    """Image files of ``folder`` (sorted), files without an image extension, earlier outputs.
-
-    Sub-folders are searched with ``--recursive``; symlinked sub-folders are not followed and
-    the output folder ``skip`` (a resolved path) is never entered. Folders that cannot be
-    listed are appended to ``unreadable``.
-    """
-    extensions = _image_extensions()
-    found: list[Path] = []
-    other = earlier = 0
-    for top, folders, names in os.walk(folder, onerror=unreadable.append):
-        if not args.recursive:
-            folders.clear()
-        elif skip is not None:
-            folders[:] = [name for name in folders if _real(Path(top) / name) != skip]
-        for name in names:
-            child = Path(top) / name
-            if child.suffix.lower() not in extensions or not child.is_file():
-                other += 1
-            elif not args.output_dir and child.stem.endswith(args.suffix):
-                earlier += 1  # an earlier output written beside its input
-            else:
-                found.append(child)
-    return sorted(found), other, earlier
-
-
-def _no_images(text: str, args: argparse.Namespace, other: int, earlier: int) -> Failure:
-    observed = f"{other} other file(s)"
-    if earlier:
-        observed += f" and {earlier} earlier output(s) ending in {args.suffix!r}, skipped"
-    fix = "check the path" if args.recursive else "pass -r to search sub-folders, or check the path"
-    return Failure(
-        path=text,
-        kind="NoImages",
-        stage="input",
-        message=f"why: the folder holds no image file to process; observed: {observed}; fix: {fix}",
-    )
-
-
-def _missing(text: str, what: str) -> Failure:
-    return Failure(
-        path=text,
-        kind="FileNotFoundError",
-        stage="input",
-        message=f"why: the input is not an image file or folder; observed: {what}; "
-        "fix: check the path",
-    )
-
-
-def _discover(paths: Sequence[str], args: argparse.Namespace, interrupted: Any) -> _Discovery:
-    """Expand folders into their image files and claim each output name once.
-
-    No file is opened here. Inputs are de-duplicated by resolved path (the first mention
-    wins); an input whose output name is already claimed, or is an input, is a failure.
-    """
-    found = _Discovery()
-    skip = _real(args.output_dir) if args.output_dir else None
-    candidates: list[tuple[Path, Path]] = []
-    for text in paths:
-        if interrupted():
-            break
-        path = Path(text)
-        if path.is_dir():
-            unreadable: list[OSError] = []
-            children, other, earlier = _folder_files(path, args, skip, unreadable)
-            for error in unreadable:
-                where = str(error.filename) if error.filename is not None else text
-                found.failures.append(Failure.from_error(where, error, "input"))
-            if not children and not unreadable:
-                found.failures.append(_no_images(text, args, other, earlier))
-            candidates.extend((child, child.relative_to(path)) for child in children)
-        elif path.is_file():
-            candidates.append((path, Path(path.name)))
-        elif path.exists() or path.is_symlink():
-            what = "a dangling symlink" if not path.exists() else "not a regular file or folder"
-            found.failures.append(_missing(text, what))
-        else:
-            found.failures.append(_missing(text, "no file or folder at this path"))
-    sources: dict[str, Path] = {}
-    unique: list[tuple[Path, Path]] = []
-    for path, relative in candidates:
-        real = _real(path)
-        if real in sources:
-            found.duplicates += 1
-            continue
-        sources[real] = path
-        unique.append((path, relative))
-    claimed: dict[str, Path] = {}
-    folders: dict[Path, str] = {}  # resolved output folders, cached
-    for path, relative in unique:
-        output = _output_path(path, relative, args)
-        writer = _writable_format(output.suffix)
-        if writer is None:
-            found.failures.append(_output_failure(path, _no_writer(output)))
-            continue
-        parent = folders.get(output.parent)
-        if parent is None:
-            parent = folders[output.parent] = os.path.realpath(output.parent)
-        name = os.path.normcase(os.path.join(parent, output.name))
-        if name in claimed or name in sources:
-            owner, role = (
-                (claimed[name], "the output of")
-                if name in claimed
-                else (sources[name], "the input")
-            )
-            found.failures.append(_output_failure(path, _collision(output, owner, role)))
-            continue
-        claimed[name] = path
-        found.inputs.append(_Input(path=path, output=output, format=writer))
-    return found
-
-
-def _no_writer(output: Path) -> _OutputError:
-    return _OutputError(
-        "Unsupported",
-        "why: Pillow has no writer for the output's extension; "
-        f"observed: {_shown(str(output))} (extension {output.suffix or 'none'!r}); "
-        "fix: pass --format with a writable extension such as png",
-    )
-
-
-def _collision(output: Path, owner: Path, role: str) -> _OutputError:
-    return _OutputError(
-        "OutputCollision",
-        "why: two inputs of this run map to one output name, and outputs are never "
-        "overwritten within a run (the first input keeps the name); "
-        f"observed: {_shown(str(output))} is already {role} {_shown(str(owner))}; "
-        "fix: rename one input, run the folders separately with different --output-dir, "
-        "or keep the extensions distinct (no --format)",
-    )
-
-
-# -- writing ---------------------------------------------------------------------------------
-
-
-def _file_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-@dataclass(slots=True, kw_only=True)
-class _Writer:
-    """Writes outputs atomically, never through a symlink and never twice to one file."""
-
-    root: str | None  # the resolved --output-dir, or None when writing beside inputs
-    overwrite: bool
-    quality: int | None = None  # --quality, for the formats in QUALITY_FORMATS
-    mode: int = field(default_factory=_file_mode)
-    written: set[tuple[int, int]] = field(default_factory=set)
-
-    def check(self, item: _Input) -> None:
-        """Raise :class:`_OutputError` when ``item``'s output must not be written."""
-        parent = item.output.parent
-        if self.root is not None:
-            real = _real(parent)
-            if not _within(real, self.root):
-                raise _OutputError(
-                    "UnsafeOutput",
-                    "why: a symlink inside the output folder leads out of it, and outputs are "
-                    f"never written outside it; observed: {_shown(str(parent))} resolves to "
-                    f"{_shown(real)}; fix: remove the symlink, or choose another --output-dir",
-                )
-        try:
-            status = os.lstat(item.output)
-        except FileNotFoundError:
-            return
-        except NotADirectoryError as error:
-            raise _OutputError(
-                "NotADirectoryError",
-                f"why: the output's folder is a file; observed: {error}; "
-                "fix: remove that file, or choose another --output-dir",
-            ) from error
-        if (status.st_dev, status.st_ino) in self.written:
-            raise _OutputError(
-                "OutputCollision",
-                "why: another input of this run was already written to this file (the file "
-                "system folds names or links folders); observed: "
-                f"{_shown(str(item.output))}; fix: rename one input or use separate runs",
-            )
-        if stat.S_ISDIR(status.st_mode):
-            raise _OutputError(
-                "IsADirectoryError",
-                f"why: a folder sits at the output name; observed: {_shown(str(item.output))}; "
-                "fix: move the folder, or choose another --suffix or --output-dir",
-            )
-        if not self.overwrite:
-            link = " (a symlink, which is never followed)" if stat.S_ISLNK(status.st_mode) else ""
-            raise _OutputError(
-                "FileExistsError",
-                f"why: the output already exists{link}; observed: {_shown(str(item.output))}; "
-                "fix: pass --overwrite, another --suffix or --output-dir",
-            )
-
-    def write(self, item: _Input, image: PILImage.Image) -> None:
-        """Save ``image`` to a temporary file beside the output, then rename it into place.
-
-        A symlink at the output name is replaced, never followed. On any failure (an
-        interrupt included) the temporary file is removed and the old output is untouched.
-        """
-        self.check(item)
-        parent = item.output.parent
-        parent.mkdir(parents=True, exist_ok=True)
-        self.check(item)  # the folders exist now: resolve them again
-        prefix = f".{item.output.name[:64]}."
-        handle, temp = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=parent)
-        options = {}
-        if self.quality is not None and item.format in QUALITY_FORMATS:
-            options["quality"] = self.quality
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                image.save(stream, format=item.format, **options)
-            os.chmod(temp, self.mode)
-            os.replace(temp, item.output)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        status = os.lstat(item.output)
-        self.written.add((status.st_dev, status.st_ino))
-
-
-# -- the run ---------------------------------------------------------------------------------
 
 
 class _Interrupt:
@@ -573,20 +129,34 @@ class _Interrupt:
             signal.signal(signal.SIGINT, previous)
 
 
+class _Quiet:
+    """The progress bar's interface before the bar exists: lines go to stderr."""
+
+    def write(self, text: str, file: Any = None) -> None:
+        print(text, file=sys.stderr)
+
+    def update(self, count: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, text: str) -> None:
+        pass
+
+
 @dataclass(slots=True, kw_only=True)
 class _Run:
-    """Shared state of one ``apply`` run: inputs, writer, failures, counters."""
+    """Shared state of one ``apply`` run: inputs, writer, outcome tally, progress."""
 
     chain: Chain
     admission: Admission
     stop_on_error: bool
-    writer: _Writer
+    fallback: bool
+    writer: Writer
     interrupt: _Interrupt
-    inputs: list[_Input] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
-    written: int = 0
+    inputs: list[Input] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
+    bar: Any = field(default_factory=_Quiet)
+    started: float = field(default_factory=time.perf_counter)
     settled: int = 0
-    output_bytes: int = 0
     exhausted: bool = False
     stopped: bool = False
 
@@ -594,80 +164,116 @@ class _Run:
     def halted(self) -> bool:
         return self.stopped or self.interrupt.requested
 
-    def fail(self, failure: Failure, report: _Report) -> None:
-        self.failures.append(failure)
-        report(failure)
+    def fail(self, failure: Failure) -> None:
+        """Count and report an input that is not written."""
+        self.tally.failures.append(failure)
+        self.bar.write(f"pillow-gpu: failed: {failure}", file=sys.stderr)
+        self.bar.update(1)
         if self.stop_on_error:
             self.stopped = True
 
-    def jobs(self, report: _Report) -> Iterator[tuple[int, Image.Image]]:
-        """Yield ``(index, lazy graph)``; inputs that cannot be admitted are reported here."""
+    def jobs(self) -> Iterator[tuple[int, Image.Image]]:
+        """Yield ``(index, lazy graph)``; inputs settled without the GPU are handled here."""
         for index, item in enumerate(self.inputs):
             if self.halted:
                 break
-            graph = self._graph(item, report)
+            graph = self._graph(index, item)
             if graph is None:
                 self.settled += 1
                 continue
             yield index, graph
         self.exhausted = True
 
-    def _graph(self, item: _Input, report: _Report) -> Image.Image | None:
+    def _graph(self, index: int, item: Input) -> Image.Image | None:
         key = str(item.path)
         try:
             self.writer.check(item)
-        except _OutputError as error:
-            self.fail(_output_failure(key, error), report)
+        except OutputError as error:
+            self.fail(output_failure(key, error))
             return None
         except OSError as error:
-            self.fail(Failure.from_error(key, error, "output"), report)
+            self.fail(Failure.from_error(key, error, "output"))
             return None
         try:
             source = Image.open(item.path)  # the header only; decoding happens on upload
         except Exception as error:  # DecompressionBombError and MemoryError included
-            self.fail(Failure.from_error(key, error, "open"), report)
+            self.fail(Failure.from_error(key, error, "open"))
             return None
-        if source.mode not in self.admission.admitted:
-            why = self.admission.refused.get(source.mode, "not a native GPU layout")
-            self.fail(
-                Failure(
-                    path=key,
-                    kind="Unsupported",
-                    stage="admission",
-                    message=f"why: chain {str(self.chain)!r} is not admitted for mode "
-                    f"{source.mode}; observed: {why}; fix: convert the file to one of "
-                    f"{', '.join(self.admission.admitted)} or change the chain",
-                ),
-                report,
-            )
-            return None
+        mode = source.mode
         try:
-            return self.chain.apply(source)
+            graph = self.chain.apply(source)
+            if mode not in self.admission.admitted:
+                # Likely refused (the probes were, or never ran for this mode): plan the file
+                # here, where a refusal stops nothing, instead of in the executor's stream.
+                plan_graph(graph)
         except Exception as error:
-            self.fail(Failure.from_error(key, error, "record"), report)
+            if isinstance(error, GpuError) and is_refusal(error):
+                self.refuse(index, error)
+            else:  # a chain Pillow itself cannot apply to this file
+                self.fail(Failure.from_error(key, error, "record"))
             return None
+        return graph
+
+    def refuse(self, index: int, error: GpuError) -> None:
+        """A GPU refusal: counted by reason, then run with Pillow (--cpu-fallback) or failed."""
+        item = self.inputs[index]
+        self.tally.reasons[error.why] += 1
+        if not self.fallback:
+            self.fail(Failure.refused(str(item.path), error))
+            return
+        self.bar.write(
+            f"pillow-gpu: cpu fallback: {shown(str(item.path))}: {error.kind} at "
+            f"{error.stage}: {printable(error.why)}",
+            file=sys.stderr,
+        )
+        try:
+            with PILImage.open(item.path) as opened:
+                try:
+                    result = self.chain.apply_pil(opened)
+                    result.load()
+                except Exception as failure:
+                    self.fail(Failure.from_error(str(item.path), failure, "fallback"))
+                    return
+                if self.save(index, result):  # inside the with: closing drops the pixels
+                    self.tally.cpu += 1
+        except Exception as failure:  # the file could no longer be opened
+            self.fail(Failure.from_error(str(item.path), failure, "fallback"))
 
     def path_of(self, key: object) -> str:
         if isinstance(key, int) and 0 <= key < len(self.inputs):
             return str(self.inputs[key].path)
         return _RUN
 
-    def save(self, key: object, image: PILImage.Image, report: _Report) -> bool:
-        """Write the result of input ``key``; report a failure instead of raising."""
-        self.settled += 1
-        assert isinstance(key, int)
-        item = self.inputs[key]
+    def save(self, index: int, image: PILImage.Image) -> bool:
+        """Write the result of input ``index``; report a failure instead of raising."""
+        item = self.inputs[index]
         try:
             self.writer.write(item, image)
-        except _OutputError as error:
-            self.fail(_output_failure(item.path, error), report)
+        except OutputError as error:
+            self.fail(output_failure(item.path, error))
             return False
         except Exception as error:  # MemoryError included
-            self.fail(Failure.from_error(str(item.path), error, "save"), report)
+            self.fail(Failure.from_error(str(item.path), error, "save"))
             return False
-        self.written += 1
-        self.output_bytes += image.width * image.height * len(image.getbands())
+        self.tally.output_bytes += image.width * image.height * len(image.getbands())
+        self.bar.update(1)
+        elapsed = max(time.perf_counter() - self.started, 1e-9)
+        self.bar.set_postfix_str(f"{self.tally.output_bytes / elapsed / 1e6:.1f} MB/s")
         return True
+
+    def settle(self, error: GpuError, closed: bool) -> bool:
+        """Handle a GPU error from the stream; False when the run cannot go on."""
+        path = self.path_of(error.input_key)
+        if path == _RUN:
+            self.fail(Failure.from_error(path, error, error.stage))
+            return False
+        self.settled += 1
+        if is_refusal(error):
+            assert isinstance(error.input_key, int)
+            self.refuse(error.input_key, error)
+        else:  # a decode failure: reported, never retried on the CPU
+            self.fail(Failure.from_error(path, error, error.stage))
+        return not (self.stopped or closed)  # closed: not job-scoped (the device failed)
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -681,15 +287,9 @@ def _executor(args: argparse.Namespace) -> Any:
     )
 
 
-def _drive(run: _Run, args: argparse.Namespace, bar: Any) -> None:
-    """Stream every input through the executor, restarting a stream an error stopped."""
-    started = time.perf_counter()
-
-    def report(failure: Failure) -> None:
-        bar.write(f"pillow-gpu: failed: {failure}", file=sys.stderr)
-        bar.update(1)
-
-    feed = run.jobs(report)
+def _drive(run: _Run, args: argparse.Namespace) -> None:
+    """Stream every input through the executor, restarting a stream a refusal stopped."""
+    feed = run.jobs()
     with _executor(args) as executor:  # settings were checked by run_apply
         while not run.exhausted and not run.halted:
             # A job-scoped error surfaces from next(); the stream keeps going, except after
@@ -703,31 +303,24 @@ def _drive(run: _Run, args: argparse.Namespace, bar: Any) -> None:
                     except StopIteration:
                         break
                     except GpuError as error:
-                        key = error.input_key
-                        path = run.path_of(key)
-                        if path != _RUN:
-                            run.settled += 1
-                        run.fail(Failure.from_error(path, error, error.stage), report)
-                        if run.stopped or path == _RUN or executor.closed:
-                            # Not job-scoped (e.g. the device failed): nothing can go on.
+                        if not run.settle(error, executor.closed):
                             run.stopped = True
                             return
                         continue
                     except Exception as error:  # not attributable to one input
-                        run.fail(Failure.from_error(_RUN, error, "run"), report)
+                        run.fail(Failure.from_error(_RUN, error, "run"))
                         run.stopped = True
                         return
-                    if run.save(result.input_key, result.image, report):
-                        bar.update(1)
-                    elapsed = max(time.perf_counter() - started, 1e-9)
-                    bar.set_postfix_str(f"{run.output_bytes / elapsed / 1e6:.1f} MB/s")
+                    run.settled += 1
+                    if run.save(result.input_key, result.image):
+                        run.tally.gpu += 1
 
 
 def run_apply(args: argparse.Namespace) -> int:
     """Run ``pillow-gpu apply`` with parsed arguments (``args.chain`` is a parsed Chain)."""
     from tqdm import tqdm  # type: ignore[import-untyped]
 
-    problem = _check_options(args)
+    problem = check_options(args)
     if problem is not None:
         print(f"pillow-gpu: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -743,28 +336,28 @@ def run_apply(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as error:
         print(f"pillow-gpu: error: invalid executor setting: {error}", file=sys.stderr)
         return EXIT_USAGE
-    writer = _Writer(
-        root=_real(args.output_dir) if args.output_dir else None,
+    writer = Writer(
+        root=real_path(args.output_dir) if args.output_dir else None,
         overwrite=args.overwrite,
         quality=args.quality,
     )
-    started = time.perf_counter()
     with _Interrupt() as interrupt:
         run = _Run(
             chain=chain,
             admission=admission,
             stop_on_error=args.stop_on_error,
+            fallback=args.cpu_fallback,
             writer=writer,
             interrupt=interrupt,
         )
-        found = _Discovery()
+        found = Discovery()
         try:
-            found = _discover(args.paths, args, interrupt)
+            found = discover(args.paths, args, interrupt)
             run.inputs = found.inputs
-            run.failures.extend(found.failures)
-            for failure in run.failures:
+            run.tally.failures.extend(found.failures)
+            for failure in found.failures:
                 print(f"pillow-gpu: failed: {failure}", file=sys.stderr)
-            if run.failures and run.stop_on_error:
+            if found.failures and run.stop_on_error:
                 return EXIT_FAILED
             progress = args.progress if args.progress is not None else sys.stderr.isatty()
             with tqdm(
@@ -774,17 +367,18 @@ def run_apply(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 dynamic_ncols=True,
             ) as bar:
-                _drive(run, args, bar)
+                run.bar = bar
+                _drive(run, args)
+            run.bar = _Quiet()
         except KeyboardInterrupt:  # a second SIGINT: the file being saved was discarded
             interrupt.requested = True
-        _summary(run, admission, time.perf_counter() - started, found.duplicates)
+        _summary(run, time.perf_counter() - run.started, found.duplicates)
     if interrupt.requested:
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if run.failures else EXIT_OK
+    return EXIT_FAILED if run.tally.failures else EXIT_OK
 
 
-def _summary(run: _Run, admission: Admission, elapsed: float, duplicates: int) -> None:
-    elapsed = max(elapsed, 1e-9)
+def _summary(run: _Run, elapsed: float, duplicates: int) -> None:
     notes = ""
     if duplicates:
         notes += f", {duplicates} duplicate input(s) ignored"
@@ -797,9 +391,11 @@ def _summary(run: _Run, admission: Admission, elapsed: float, duplicates: int) -
             file=sys.stderr,
         )
         notes += f", interrupted with {left} not processed"
-    print(
-        f"pillow-gpu apply: {run.written} written, {len(run.failures)} failed{notes} in "
-        f"{elapsed:.2f} s ({run.written / elapsed:.1f} img/s, "
-        f"{run.output_bytes / elapsed / 1e6:.2f} MB/s); chain {run.chain} is admitted for "
-        f"{', '.join(admission.admitted)}"
+    admitted = (
+        f"{run.chain} is admitted for {', '.join(run.admission.admitted)} on probe images; "
+        "each file is planned for the GPU on its own"
     )
+    lines = run.tally.lines(elapsed=elapsed, notes=notes, fallback=run.fallback, admitted=admitted)
+    print(f"pillow-gpu apply: {lines[0]}")
+    for line in lines[1:]:
+        print(line)

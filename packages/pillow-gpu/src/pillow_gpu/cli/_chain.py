@@ -5,10 +5,16 @@ Grammar::
     chain := step ("," step)*
     step  := name (":" argument)*
 
-Names are case-insensitive; spaces around names and arguments are ignored. Every step records
-one lazy pillow-gpu operation (the Pillow call in :data:`STEPS`), so a chain applied to an image
-is an ordinary lazy graph. :func:`admitted_modes` asks the GPU planner which native modes a
-chain is admitted for, on a tiny ``Image.new`` probe graph (no file is read, nothing runs).
+Names are case-insensitive; spaces around names and arguments are ignored. Every step is one
+Pillow call (the one :data:`STEPS` names), written once against a set of modules:
+:meth:`Chain.apply` records it on a lazy pillow-gpu image (an ordinary lazy graph; nothing
+runs), :meth:`Chain.apply_pil` runs it on a live ``PIL.Image.Image`` (the CPU fallback).
+Each step applies to each file as Pillow would: ``convert:MODE`` (and ``grayscale``) on an
+image already in that mode is Pillow's copy and records nothing, so a chain never asks the
+GPU for an identity conversion; Pillow's in-place ``thumbnail`` (which returns None) and
+pillow-gpu's (which returns the result, or None once it is in place too) are both handled.
+:func:`admitted_modes` asks the GPU planner which native modes a chain is admitted for, on a
+tiny ``Image.new`` probe graph (no file is read, nothing runs).
 """
 
 from __future__ import annotations
@@ -16,7 +22,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
+
+from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
+from PIL import ImageOps as PILImageOps
 
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
 from pillow_gpu.errors import GpuError
@@ -65,8 +77,19 @@ def _size(text: str) -> tuple[int, int]:
     return int(width), int(height)
 
 
+#: Pillow's modes by their upper-case spelling, where that spelling names one mode.
+_MODES = {
+    mode.upper(): mode
+    for mode in PILImage.MODES
+    if sum(other.upper() == mode.upper() for other in PILImage.MODES) == 1
+}
+
+
 def _mode(text: str) -> str:
-    return text.upper()
+    """A mode as written (``RGB``, ``La``) or in any case where unambiguous (``ycbcr``)."""
+    if text in PILImage.MODES:
+        return text
+    return _MODES.get(text.upper(), text.upper())
 
 
 #: Resampling filters of the ``resize`` step by name.
@@ -88,7 +111,22 @@ def _filter(text: str) -> str:
     return name
 
 
-_Builder = Callable[..., Image.Image]
+@dataclass(frozen=True, slots=True)
+class _Modules:
+    """The modules a step calls: pillow-gpu's (recording) or Pillow's (running)."""
+
+    ops: ModuleType
+    chops: ModuleType
+    enhance: ModuleType
+
+
+#: pillow-gpu's modules: steps record lazy operations.
+_LAZY = _Modules(ops=ImageOps, chops=ImageChops, enhance=ImageEnhance)
+#: Pillow's modules: steps run on live images (the CPU fallback).
+_LIVE = _Modules(ops=PILImageOps, chops=PILImageChops, enhance=PILImageEnhance)
+
+#: ``build(modules, image, *args)``: the step on a lazy or a live image.
+_Builder = Callable[..., Any]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,87 +149,117 @@ class StepSpec:
         return ":".join([self.name, *parts])
 
 
-def _rotate(image: Image.Image, degrees: float) -> Image.Image:
+def _rotate(modules: _Modules, image: Any, degrees: float) -> Any:
     # Pillow records 90/180/270 (expanded) as transposes and 0 as a copy; others are affine.
     return image.rotate(degrees, Image.NEAREST, expand=True)
 
 
+def _convert(modules: _Modules, image: Any, mode: str) -> Any:
+    # Pillow's convert to the image's own mode is ``copy()``: nothing for the GPU to do.
+    return image.copy() if image.mode == mode else image.convert(mode)
+
+
+def _thumbnail(image: Any, size: tuple[int, int], resample: int) -> Any:
+    # Pillow (and an in-place pillow-gpu) changes the image and returns None.
+    result = image.thumbnail(size, resample)
+    return image if result is None else result
+
+
 def _builtin(kernel: Any) -> _Builder:
-    return lambda image: image.filter(kernel)
+    return lambda modules, image: image.filter(kernel)
+
+
+def _module(attribute: str, name: str) -> _Builder:
+    """A step calling ``name`` of the ``attribute`` module (``ops``: ImageOps) on the image."""
+    return lambda modules, image, *args: getattr(getattr(modules, attribute), name)(image, *args)
+
+
+def _enhancer(name: str) -> _Builder:
+    return lambda modules, image, factor: getattr(modules.enhance, name)(image).enhance(factor)
 
 
 def _sized_step(
     name: str,
     call: str,
-    function: Callable[[Image.Image, tuple[int, int], int], Image.Image],
+    function: Callable[[_Modules, Any, tuple[int, int], int], Any],
     *,
     default: str = "bicubic",
 ) -> StepSpec:
-    """A step taking ``WIDTHxHEIGHT[:FILTER]`` that calls ``function(image, size, resample)``."""
+    """A step taking ``WIDTHxHEIGHT[:FILTER]``: ``function(modules, image, size, resample)``."""
     return StepSpec(
         name=name,
         call=call,
         parsers=(("WIDTHxHEIGHT", _size), ("FILTER", _filter)),
         defaults=(default,),
-        build=lambda image, size, filter_name: function(image, size, _FILTERS[filter_name]),
+        build=lambda modules, image, size, filter_name: function(
+            modules, image, size, _FILTERS[filter_name]
+        ),
     )
 
 
 _SPECS: tuple[StepSpec, ...] = (
-    StepSpec(name="invert", call="ImageOps.invert (L, RGB)", build=ImageOps.invert),
-    StepSpec(name="chops_invert", call="ImageChops.invert (every byte)", build=ImageChops.invert),
-    StepSpec(name="grayscale", call="ImageOps.grayscale", build=ImageOps.grayscale),
+    StepSpec(name="invert", call="ImageOps.invert (L, RGB)", build=_module("ops", "invert")),
+    StepSpec(
+        name="chops_invert",
+        call="ImageChops.invert (every byte)",
+        build=_module("chops", "invert"),
+    ),
+    StepSpec(
+        name="grayscale",
+        call="ImageOps.grayscale (convert L; a copy of an L image)",
+        build=lambda modules, image: _convert(modules, image, "L"),
+    ),
     StepSpec(
         name="equalize",
         call="ImageOps.equalize (L, RGB; histogram built on the device)",
-        build=ImageOps.equalize,
+        build=_module("ops", "equalize"),
     ),
     StepSpec(
         name="autocontrast",
         call="ImageOps.autocontrast(cutoff=CUTOFF) (L, RGB; range found on the device)",
         parsers=(("CUTOFF", _number),),
         defaults=(0.0,),
-        build=ImageOps.autocontrast,
+        build=_module("ops", "autocontrast"),
     ),
     StepSpec(
         name="convert",
-        call="Image.convert(MODE), e.g. convert:RGBA",
+        call="Image.convert(MODE), e.g. convert:RGBA (a copy when the image is in MODE)",
         parsers=(("MODE", _mode),),
-        build=lambda image, mode: image.convert(mode),
+        build=_convert,
     ),
     StepSpec(
         name="gaussian_blur",
         call="ImageFilter.GaussianBlur(RADIUS)",
         parsers=(("RADIUS", _number),),
         defaults=(2.0,),
-        build=lambda image, radius: image.filter(ImageFilter.GaussianBlur(radius)),
+        build=lambda modules, image, radius: image.filter(ImageFilter.GaussianBlur(radius)),
     ),
     StepSpec(
         name="box_blur",
         call="ImageFilter.BoxBlur(RADIUS)",
         parsers=(("RADIUS", _number),),
-        build=lambda image, radius: image.filter(ImageFilter.BoxBlur(radius)),
+        build=lambda modules, image, radius: image.filter(ImageFilter.BoxBlur(radius)),
     ),
     StepSpec(
         name="median",
         call="ImageFilter.MedianFilter(SIZE)",
         parsers=(("SIZE", _integer),),
         defaults=(3,),
-        build=lambda image, size: image.filter(ImageFilter.MedianFilter(size)),
+        build=lambda modules, image, size: image.filter(ImageFilter.MedianFilter(size)),
     ),
     StepSpec(
         name="min",
         call="ImageFilter.MinFilter(SIZE)",
         parsers=(("SIZE", _integer),),
         defaults=(3,),
-        build=lambda image, size: image.filter(ImageFilter.MinFilter(size)),
+        build=lambda modules, image, size: image.filter(ImageFilter.MinFilter(size)),
     ),
     StepSpec(
         name="max",
         call="ImageFilter.MaxFilter(SIZE)",
         parsers=(("SIZE", _integer),),
         defaults=(3,),
-        build=lambda image, size: image.filter(ImageFilter.MaxFilter(size)),
+        build=lambda modules, image, size: image.filter(ImageFilter.MaxFilter(size)),
     ),
     StepSpec(name="sharpen", call="ImageFilter.SHARPEN", build=_builtin(ImageFilter.SHARPEN)),
     StepSpec(name="smooth", call="ImageFilter.SMOOTH", build=_builtin(ImageFilter.SMOOTH)),
@@ -200,8 +268,8 @@ _SPECS: tuple[StepSpec, ...] = (
         name="find_edges", call="ImageFilter.FIND_EDGES", build=_builtin(ImageFilter.FIND_EDGES)
     ),
     StepSpec(name="emboss", call="ImageFilter.EMBOSS", build=_builtin(ImageFilter.EMBOSS)),
-    StepSpec(name="flip", call="ImageOps.flip (top to bottom)", build=ImageOps.flip),
-    StepSpec(name="mirror", call="ImageOps.mirror (left to right)", build=ImageOps.mirror),
+    StepSpec(name="flip", call="ImageOps.flip (top to bottom)", build=_module("ops", "flip")),
+    StepSpec(name="mirror", call="ImageOps.mirror (left to right)", build=_module("ops", "mirror")),
     StepSpec(
         name="rotate",
         call="Image.rotate(DEGREES, NEAREST, expand=True), counter-clockwise "
@@ -212,77 +280,83 @@ _SPECS: tuple[StepSpec, ...] = (
     StepSpec(
         name="transpose",
         call="Image.transpose(TRANSPOSE)",
-        build=lambda image: image.transpose(Image.TRANSPOSE),
+        build=lambda modules, image: image.transpose(Image.TRANSPOSE),
     ),
     StepSpec(
         name="exif_transpose",
         call="ImageOps.exif_transpose (the EXIF orientation, then removed from info)",
-        build=ImageOps.exif_transpose,
+        build=_module("ops", "exif_transpose"),
     ),
     StepSpec(
         name="solarize",
         call="ImageOps.solarize(THRESHOLD) (L, RGB)",
         parsers=(("THRESHOLD", _integer),),
         defaults=(128,),
-        build=ImageOps.solarize,
+        build=_module("ops", "solarize"),
     ),
     StepSpec(
         name="posterize",
         call="ImageOps.posterize(BITS) (L, RGB)",
         parsers=(("BITS", _integer),),
-        build=ImageOps.posterize,
+        build=_module("ops", "posterize"),
     ),
     StepSpec(
         name="brightness",
         call="ImageEnhance.Brightness(image).enhance(FACTOR)",
         parsers=(("FACTOR", _number),),
-        build=lambda image, factor: ImageEnhance.Brightness(image).enhance(factor),
+        build=_enhancer("Brightness"),
     ),
     StepSpec(
         name="color",
         call="ImageEnhance.Color(image).enhance(FACTOR)",
         parsers=(("FACTOR", _number),),
-        build=lambda image, factor: ImageEnhance.Color(image).enhance(factor),
+        build=_enhancer("Color"),
     ),
     StepSpec(
         name="contrast",
         call="ImageEnhance.Contrast(image).enhance(FACTOR) (mean computed on the device)",
         parsers=(("FACTOR", _number),),
-        build=lambda image, factor: ImageEnhance.Contrast(image).enhance(factor),
+        build=_enhancer("Contrast"),
     ),
     _sized_step(
         "resize",
         "Image.resize(SIZE, FILTER), SIZE written WIDTHxHEIGHT, FILTER one of "
         + "/".join(_FILTERS)
         + " (default bicubic, Pillow's default)",
-        lambda image, size, resample: image.resize(size, resample),
+        lambda modules, image, size, resample: image.resize(size, resample),
     ),
     _sized_step(
         "contain",
         "ImageOps.contain(SIZE, FILTER), largest aspect-kept size within WIDTHxHEIGHT",
-        ImageOps.contain,
+        lambda modules, image, size, resample: modules.ops.contain(image, size, resample),
     ),
-    _sized_step("fit", "ImageOps.fit(SIZE, FILTER), centre crop to WIDTHxHEIGHT", ImageOps.fit),
     _sized_step(
-        "pad", "ImageOps.pad(SIZE, FILTER), contain then centre on black WIDTHxHEIGHT", ImageOps.pad
+        "fit",
+        "ImageOps.fit(SIZE, FILTER), centre crop to WIDTHxHEIGHT",
+        lambda modules, image, size, resample: modules.ops.fit(image, size, resample),
+    ),
+    _sized_step(
+        "pad",
+        "ImageOps.pad(SIZE, FILTER), contain then centre on black WIDTHxHEIGHT",
+        lambda modules, image, size, resample: modules.ops.pad(image, size, resample),
     ),
     _sized_step(
         "thumbnail",
         "Image.thumbnail(SIZE, FILTER) (JPEG files decode with Pillow's draft)",
-        lambda image, size, resample: image.thumbnail(size, resample),
+        lambda modules, image, size, resample: _thumbnail(image, size, resample),
     ),
     StepSpec(
         name="reduce",
         call="Image.reduce(DIVISOR) (integer box reduction)",
         parsers=(("DIVISOR", _integer),),
-        build=lambda image, factor: image.reduce(factor),
+        build=lambda modules, image, factor: image.reduce(factor),
     ),
     StepSpec(
         name="unsharp",
         call="ImageFilter.UnsharpMask(RADIUS, PERCENT, THRESHOLD)",
         parsers=(("RADIUS", _number), ("PERCENT", _integer), ("THRESHOLD", _integer)),
         defaults=(2.0, 150, 3),
-        build=lambda image, radius, percent, threshold: image.filter(
+        build=lambda modules, image, radius, percent, threshold: image.filter(
             ImageFilter.UnsharpMask(radius, percent, threshold)
         ),
     ),
@@ -291,25 +365,25 @@ _SPECS: tuple[StepSpec, ...] = (
         call="ImageFilter.ModeFilter(SIZE)",
         parsers=(("SIZE", _integer),),
         defaults=(3,),
-        build=lambda image, size: image.filter(ImageFilter.ModeFilter(size)),
+        build=lambda modules, image, size: image.filter(ImageFilter.ModeFilter(size)),
     ),
     StepSpec(
         name="sharpness",
         call="ImageEnhance.Sharpness(image).enhance(FACTOR)",
         parsers=(("FACTOR", _number),),
-        build=lambda image, factor: ImageEnhance.Sharpness(image).enhance(factor),
+        build=_enhancer("Sharpness"),
     ),
     StepSpec(
         name="expand",
         call="ImageOps.expand(border=BORDER)",
         parsers=(("BORDER", _integer),),
-        build=ImageOps.expand,
+        build=_module("ops", "expand"),
     ),
     StepSpec(
         name="crop",
         call="ImageOps.crop(border=BORDER)",
         parsers=(("BORDER", _integer),),
-        build=ImageOps.crop,
+        build=_module("ops", "crop"),
     ),
 )
 
@@ -346,9 +420,29 @@ class Chain:
         return ",".join(str(step) for step in self.steps)
 
     def apply(self, image: Image.Image) -> Image.Image:
-        """Record every step on ``image`` and return the lazy result (nothing runs)."""
+        """Record every step on ``image`` and return the lazy result (nothing runs).
+
+        Pillow's result of every step but ``thumbnail`` is a loaded image, which a later
+        ``thumbnail`` can no longer draft; a step that leaves pillow-gpu's undecoded
+        ``Image.open`` leaf as it is (a copy: ``convert`` to the file's own mode, ``rotate:0``)
+        is therefore followed by a full crop when a ``thumbnail`` comes later, as
+        ``ImageOps.exif_transpose`` does.
+        """
+        for index, step in enumerate(self.steps):
+            result = step.spec.build(_LAZY, image, *step.args)
+            if (
+                step.spec.name != "thumbnail"
+                and result.node.op == "open"
+                and any(later.spec.name == "thumbnail" for later in self.steps[index + 1 :])
+            ):
+                result = result.crop((0, 0, *result.size))
+            image = result
+        return image
+
+    def apply_pil(self, image: PILImage.Image) -> PILImage.Image:
+        """Run every step on the live Pillow ``image`` and return the result (the CPU path)."""
         for step in self.steps:
-            image = step.spec.build(image, *step.args)
+            image = step.spec.build(_LIVE, image, *step.args)
         return image
 
 

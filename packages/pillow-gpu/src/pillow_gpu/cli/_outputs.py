@@ -1,0 +1,417 @@
+"""Where ``pillow-gpu apply`` reads and writes: option checks, input discovery, safe writing.
+
+Inputs are de-duplicated by their resolved path (the first mention wins), and every output
+name is claimed once: a later input whose output is already claimed by an earlier input of
+the run (or is an input of the run) is an ``OutputCollision`` failure and nothing is written
+for it. Each output is written to a hidden temporary file in its target folder and renamed
+into place, so a final name never holds a partial file, and a failed save leaves the
+previous file intact. A symlink at an output name is never followed (``--overwrite``
+replaces the link itself), and no output is written through a symlink that leads out of
+``--output-dir``. The output folder is never read as input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image as PILImage
+
+from pillow_gpu.cli._report import Failure
+from pillow_gpu.cli._report import shown as _shown
+
+__all__ = [
+    "QUALITY_FORMATS",
+    "TEMP_SUFFIX",
+    "Discovery",
+    "Input",
+    "OutputError",
+    "Writer",
+    "check_options",
+    "discover",
+    "output_failure",
+    "real_path",
+]
+
+#: The name ending of the temporary file an output is written to before it is renamed into
+#: place (a hidden ``.NAME.XXXXXXXX.pillow-gpu.tmp`` beside the output). Only a killed process
+#: (SIGKILL, power loss) can leave one behind; it is never read as an input or an output.
+TEMP_SUFFIX = ".pillow-gpu.tmp"
+
+#: Pillow formats whose save takes ``--quality`` (as ``quality=``); others are saved without it.
+QUALITY_FORMATS = frozenset({"JPEG", "WEBP"})
+
+_FORMAT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+-]*")
+
+
+class OutputError(Exception):
+    """An output that must not be written; ``kind`` names the failure."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def output_failure(path: Path | str, error: OutputError) -> Failure:
+    """The failure of an output that must not be written."""
+    return Failure(path=str(path), kind=error.kind, stage="output", message=str(error))
+
+
+# -- options ---------------------------------------------------------------------------------
+
+
+def _writable_format(extension: str) -> str | None:
+    """The Pillow format that writes files ending in ``extension`` (``.png``), or None."""
+    name = PILImage.registered_extensions().get(extension.lower())
+    return name if name is not None and name.upper() in PILImage.SAVE else None
+
+
+def _writable_extensions() -> str:
+    extensions = sorted(
+        ext for ext, name in PILImage.registered_extensions().items() if name in PILImage.SAVE
+    )
+    return ", ".join(ext.lstrip(".") for ext in extensions)
+
+
+def _usage(option: str, why: str, observed: str, fix: str) -> str:
+    return f"invalid {option}: why: {why}; observed: {observed}; fix: {fix}"
+
+
+def check_options(args: argparse.Namespace) -> str | None:
+    """The usage error of ``args`` (suffix, format, output folder), or None when valid."""
+    suffix: str = args.suffix
+    separators = [sep for sep in (os.sep, os.altsep, "\0") if sep]
+    if any(sep in suffix for sep in separators):
+        return _usage(
+            "--suffix",
+            "the suffix is added to a file name, so it cannot hold a path separator or NUL",
+            repr(suffix),
+            "pass a plain suffix such as .gpu, or use --output-dir to write elsewhere",
+        )
+    if not suffix and not args.output_dir:
+        return _usage(
+            "--suffix",
+            "outputs written beside their inputs need a suffix, or they would replace the "
+            "inputs and a later run could not tell outputs from inputs",
+            "--suffix '' without --output-dir",
+            "pass a suffix such as .gpu, or --output-dir to keep the names",
+        )
+    if args.format is not None:
+        text = args.format[1:] if args.format.startswith(".") else args.format
+        if not _FORMAT_TEXT.fullmatch(text):
+            return _usage(
+                "--format",
+                "the format is a file extension without dots or path separators",
+                repr(args.format),
+                "pass an extension such as png, jpg or bmp",
+            )
+        if _writable_format(f".{text}") is None:
+            return _usage(
+                "--format",
+                "Pillow has no writer for files with this extension",
+                repr(args.format),
+                f"pass one of: {_writable_extensions()}",
+            )
+        args.format = text
+    if args.output_dir is not None:
+        if not args.output_dir:
+            return _usage(
+                "--output-dir",
+                "an empty folder name is ambiguous",
+                "''",
+                "name the folder, e.g. -o out (or -o . for the current folder)",
+            )
+        root = Path(args.output_dir)
+        if root.exists() and not root.is_dir():
+            return _usage(
+                "--output-dir",
+                "outputs are written into a folder",
+                f"{_shown(args.output_dir)} exists and is not a folder",
+                "name a folder (it is created when missing)",
+            )
+        real = os.path.normcase(os.path.realpath(root))
+        for text in args.paths:
+            if Path(text).is_dir() and os.path.normcase(os.path.realpath(text)) == real:
+                return _usage(
+                    "--output-dir",
+                    "the output folder is an input folder, so outputs would replace their "
+                    "inputs and be read again by the next run",
+                    f"-o {_shown(args.output_dir)} and input {_shown(text)} are one folder",
+                    "choose an output folder that is not an input folder (a sub-folder is "
+                    "fine: it is skipped when reading the input)",
+                )
+    return None
+
+
+# -- discovery -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Input:
+    """One input file, the output it is written to and the Pillow format that writes it."""
+
+    path: Path
+    output: Path
+    format: str
+
+
+def _image_extensions() -> frozenset[str]:
+    return frozenset(ext.lower() for ext in PILImage.registered_extensions())
+
+
+def real_path(path: Path | str) -> str:
+    """``path`` resolved and case-normalised, for comparing paths."""
+    return os.path.normcase(os.path.realpath(path))
+
+
+def _within(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _output_path(source: Path, relative: Path, args: argparse.Namespace) -> Path:
+    suffix = f".{args.format}" if args.format else source.suffix
+    if args.output_dir:
+        return Path(args.output_dir) / relative.with_suffix(suffix)
+    return source.with_name(f"{source.stem}{args.suffix}{suffix}")
+
+
+@dataclass(slots=True, kw_only=True)
+class Discovery:
+    """What :func:`discover` found: inputs to run, failures, ignored duplicates."""
+
+    inputs: list[Input] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    duplicates: int = 0
+
+
+def _folder_files(
+    folder: Path, args: argparse.Namespace, skip: str | None, unreadable: list[OSError]
+) -> tuple[list[Path], int, int]:
+    """Image files of ``folder`` (sorted), files without an image extension, earlier outputs.
+
+    Sub-folders are searched with ``--recursive``; symlinked sub-folders are not followed and
+    the output folder ``skip`` (a resolved path) is never entered. Folders that cannot be
+    listed are appended to ``unreadable``.
+    """
+    extensions = _image_extensions()
+    found: list[Path] = []
+    other = earlier = 0
+    for top, folders, names in os.walk(folder, onerror=unreadable.append):
+        if not args.recursive:
+            folders.clear()
+        elif skip is not None:
+            folders[:] = [name for name in folders if real_path(Path(top) / name) != skip]
+        for name in names:
+            child = Path(top) / name
+            if child.suffix.lower() not in extensions or not child.is_file():
+                other += 1
+            elif not args.output_dir and child.stem.endswith(args.suffix):
+                earlier += 1  # an earlier output written beside its input
+            else:
+                found.append(child)
+    return sorted(found), other, earlier
+
+
+def _no_images(text: str, args: argparse.Namespace, other: int, earlier: int) -> Failure:
+    observed = f"{other} other file(s)"
+    if earlier:
+        observed += f" and {earlier} earlier output(s) ending in {args.suffix!r}, skipped"
+    fix = "check the path" if args.recursive else "pass -r to search sub-folders, or check the path"
+    return Failure(
+        path=text,
+        kind="NoImages",
+        stage="input",
+        message=f"why: the folder holds no image file to process; observed: {observed}; fix: {fix}",
+    )
+
+
+def _missing(text: str, what: str) -> Failure:
+    return Failure(
+        path=text,
+        kind="FileNotFoundError",
+        stage="input",
+        message=f"why: the input is not an image file or folder; observed: {what}; "
+        "fix: check the path",
+    )
+
+
+def discover(
+    paths: Sequence[str], args: argparse.Namespace, interrupted: Callable[[], bool]
+) -> Discovery:
+    """Expand folders into their image files and claim each output name once.
+
+    No file is opened here. Inputs are de-duplicated by resolved path (the first mention
+    wins); an input whose output name is already claimed, or is an input, is a failure.
+    """
+    found = Discovery()
+    skip = real_path(args.output_dir) if args.output_dir else None
+    candidates: list[tuple[Path, Path]] = []
+    for text in paths:
+        if interrupted():
+            break
+        path = Path(text)
+        if path.is_dir():
+            unreadable: list[OSError] = []
+            children, other, earlier = _folder_files(path, args, skip, unreadable)
+            for error in unreadable:
+                where = str(error.filename) if error.filename is not None else text
+                found.failures.append(Failure.from_error(where, error, "input"))
+            if not children and not unreadable:
+                found.failures.append(_no_images(text, args, other, earlier))
+            candidates.extend((child, child.relative_to(path)) for child in children)
+        elif path.is_file():
+            candidates.append((path, Path(path.name)))
+        elif path.exists() or path.is_symlink():
+            what = "a dangling symlink" if not path.exists() else "not a regular file or folder"
+            found.failures.append(_missing(text, what))
+        else:
+            found.failures.append(_missing(text, "no file or folder at this path"))
+    sources: dict[str, Path] = {}
+    unique: list[tuple[Path, Path]] = []
+    for path, relative in candidates:
+        real = real_path(path)
+        if real in sources:
+            found.duplicates += 1
+            continue
+        sources[real] = path
+        unique.append((path, relative))
+    claimed: dict[str, Path] = {}
+    folders: dict[Path, str] = {}  # resolved output folders, cached
+    for path, relative in unique:
+        output = _output_path(path, relative, args)
+        writer = _writable_format(output.suffix)
+        if writer is None:
+            found.failures.append(output_failure(path, _no_writer(output)))
+            continue
+        parent = folders.get(output.parent)
+        if parent is None:
+            parent = folders[output.parent] = os.path.realpath(output.parent)
+        name = os.path.normcase(os.path.join(parent, output.name))
+        if name in claimed or name in sources:
+            owner, role = (
+                (claimed[name], "the output of")
+                if name in claimed
+                else (sources[name], "the input")
+            )
+            found.failures.append(output_failure(path, _collision(output, owner, role)))
+            continue
+        claimed[name] = path
+        found.inputs.append(Input(path=path, output=output, format=writer))
+    return found
+
+
+def _no_writer(output: Path) -> OutputError:
+    return OutputError(
+        "Unsupported",
+        "why: Pillow has no writer for the output's extension; "
+        f"observed: {_shown(str(output))} (extension {output.suffix or 'none'!r}); "
+        "fix: pass --format with a writable extension such as png",
+    )
+
+
+def _collision(output: Path, owner: Path, role: str) -> OutputError:
+    return OutputError(
+        "OutputCollision",
+        "why: two inputs of this run map to one output name, and outputs are never "
+        "overwritten within a run (the first input keeps the name); "
+        f"observed: {_shown(str(output))} is already {role} {_shown(str(owner))}; "
+        "fix: rename one input, run the folders separately with different --output-dir, "
+        "or keep the extensions distinct (no --format)",
+    )
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+@dataclass(slots=True, kw_only=True)
+class Writer:
+    """Writes outputs atomically, never through a symlink and never twice to one file."""
+
+    root: str | None  # the resolved --output-dir, or None when writing beside inputs
+    overwrite: bool
+    quality: int | None = None  # --quality, for the formats in QUALITY_FORMATS
+    mode: int = field(default_factory=_file_mode)
+    written: set[tuple[int, int]] = field(default_factory=set)
+
+    def check(self, item: Input) -> None:
+        """Raise :class:`OutputError` when ``item``'s output must not be written."""
+        parent = item.output.parent
+        if self.root is not None:
+            real = real_path(parent)
+            if not _within(real, self.root):
+                raise OutputError(
+                    "UnsafeOutput",
+                    "why: a symlink inside the output folder leads out of it, and outputs are "
+                    f"never written outside it; observed: {_shown(str(parent))} resolves to "
+                    f"{_shown(real)}; fix: remove the symlink, or choose another --output-dir",
+                )
+        try:
+            status = os.lstat(item.output)
+        except FileNotFoundError:
+            return
+        except NotADirectoryError as error:
+            raise OutputError(
+                "NotADirectoryError",
+                f"why: the output's folder is a file; observed: {error}; "
+                "fix: remove that file, or choose another --output-dir",
+            ) from error
+        if (status.st_dev, status.st_ino) in self.written:
+            raise OutputError(
+                "OutputCollision",
+                "why: another input of this run was already written to this file (the file "
+                "system folds names or links folders); observed: "
+                f"{_shown(str(item.output))}; fix: rename one input or use separate runs",
+            )
+        if stat.S_ISDIR(status.st_mode):
+            raise OutputError(
+                "IsADirectoryError",
+                f"why: a folder sits at the output name; observed: {_shown(str(item.output))}; "
+                "fix: move the folder, or choose another --suffix or --output-dir",
+            )
+        if not self.overwrite:
+            link = " (a symlink, which is never followed)" if stat.S_ISLNK(status.st_mode) else ""
+            raise OutputError(
+                "FileExistsError",
+                f"why: the output already exists{link}; observed: {_shown(str(item.output))}; "
+                "fix: pass --overwrite, another --suffix or --output-dir",
+            )
+
+    def write(self, item: Input, image: PILImage.Image) -> None:
+        """Save ``image`` to a temporary file beside the output, then rename it into place.
+
+        A symlink at the output name is replaced, never followed. On any failure (an
+        interrupt included) the temporary file is removed and the old output is untouched.
+        """
+        self.check(item)
+        parent = item.output.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        self.check(item)  # the folders exist now: resolve them again
+        prefix = f".{item.output.name[:64]}."
+        handle, temp = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=parent)
+        options = {}
+        if self.quality is not None and item.format in QUALITY_FORMATS:
+            options["quality"] = self.quality
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                image.save(stream, format=item.format, **options)
+            os.chmod(temp, self.mode)
+            os.replace(temp, item.output)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        status = os.lstat(item.output)
+        self.written.add((status.st_dev, status.st_ino))

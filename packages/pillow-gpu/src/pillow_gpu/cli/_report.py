@@ -1,0 +1,188 @@
+"""What ``pillow-gpu apply`` tells its user: per-file failures and the end-of-run summary.
+
+Every input ends in exactly one of four outcomes, and the summary counts each: written by
+the GPU (byte-exact), written by the CPU fallback (live Pillow, ``--cpu-fallback``), refused
+by the GPU at admission and not written, or failed (unreadable, undecodable, unwritable, or
+a chain Pillow itself cannot apply). GPU refusals are grouped by their ``why`` text, most
+common first, whether or not the CPU fallback then wrote the file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from PIL import Image as PILImage
+
+from pillow_gpu.errors import GpuError
+
+__all__ = ["TOP_REASONS", "Failure", "Tally", "is_refusal"]
+
+#: How many refusal reasons the summary lists.
+TOP_REASONS = 5
+#: The kinds of GPU error that are refusals at admission (the CPU fallback may run them).
+_REFUSAL_KINDS = frozenset({"Unsupported", "Limit"})
+
+
+def is_refusal(error: BaseException) -> bool:
+    """True when ``error`` is the GPU refusing a job at admission (Unsupported or Limit)."""
+    return (
+        isinstance(error, GpuError) and error.kind in _REFUSAL_KINDS and error.stage == "admission"
+    )
+
+
+def shown(path: str) -> str:
+    """``path`` as printed: quoted and escaped when it holds control or undecodable characters."""
+    return path if path.isprintable() else ascii(path)
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: control and undecodable characters escaped (a message may quote
+    a hostile file name)."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
+
+
+#: (why, fix) of an unstructured exception by the stage it was raised in.
+_STAGE_TEXT = {
+    "open": (
+        "Pillow could not read the file's header",
+        "check that the file is a complete image in a format Pillow reads, or leave it out",
+    ),
+    "record": (
+        "the chain cannot be applied to this file",
+        "change the chain's arguments for files of this size and mode, or leave the file out",
+    ),
+    "save": (
+        "Pillow could not write the output",
+        "choose a --format that can hold the result's mode, or check the output folder",
+    ),
+    "input": (
+        "an input folder could not be listed",
+        "check the folder's permissions, or leave it out",
+    ),
+    "output": (
+        "the output's folder could not be checked",
+        "check the output folder's permissions, or choose another --output-dir",
+    ),
+    "fallback": (
+        "the GPU refused the file and live Pillow (--cpu-fallback) could not apply the chain "
+        "to it either",
+        "check that the file decodes with Pillow and that the chain suits its mode, or leave "
+        "the file out",
+    ),
+    "run": (
+        "the executor failed outside any single input, so the run cannot go on",
+        "run the command again; if it recurs, lower --max-jobs or --gpu-mib and report it",
+    ),
+}
+
+
+def _explain(error: BaseException, stage: str) -> str:
+    observed = f"{error}" or type(error).__name__
+    if isinstance(error, PILImage.DecompressionBombError):
+        why = "the file declares more pixels than Pillow's decompression-bomb bound allows"
+        fix = (
+            "leave the file out; if it is trusted, shrink it first (the GPU path admits at "
+            "most 4096x4096 pixels anyway)"
+        )
+    elif isinstance(error, MemoryError):
+        why = "the host ran out of memory for this file"
+        fix = "free memory, lower --host-mib or --max-jobs, or leave the file out"
+    else:
+        why, fix = _STAGE_TEXT.get(stage, ("the file could not be processed", "see the error"))
+    return f"why: {why}; observed: {observed}; fix: {fix}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Failure:
+    """One input that produced no output: its path, the error kind, the stage, the message."""
+
+    path: str
+    kind: str
+    stage: str
+    message: str
+    #: True for a GPU refusal that was not written (no ``--cpu-fallback``).
+    refusal: bool = False
+
+    @classmethod
+    def from_error(cls, path: str, error: BaseException, stage: str) -> Failure:
+        """Describe ``error`` (structured for GpuError, by exception type otherwise)."""
+        if isinstance(error, GpuError):
+            return cls(path=path, kind=error.kind, stage=error.stage, message=str(error))
+        return cls(
+            path=path, kind=type(error).__name__, stage=stage, message=_explain(error, stage)
+        )
+
+    @classmethod
+    def refused(cls, path: str, error: GpuError) -> Failure:
+        """A GPU refusal without ``--cpu-fallback``: the file is not written."""
+        return cls(
+            path=path,
+            kind=error.kind,
+            stage=error.stage,
+            refusal=True,
+            message=f"why: the GPU refuses this file's job: {error.why}; observed: "
+            f"{error.observed}; fix: pass --cpu-fallback to write refused files with live "
+            f"Pillow, or change the chain (the planner's advice: {error.fix})",
+        )
+
+    def __str__(self) -> str:
+        return f"{shown(self.path)}: {self.kind} at {self.stage}: {printable(self.message)}"
+
+
+@dataclass(slots=True, kw_only=True)
+class Tally:
+    """The outcome counts of one run and the GPU refusals by reason."""
+
+    gpu: int = 0
+    cpu: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    reasons: Counter[str] = field(default_factory=Counter)
+    output_bytes: int = 0
+
+    @property
+    def written(self) -> int:
+        """Outputs written, by the GPU and by the CPU fallback."""
+        return self.gpu + self.cpu
+
+    @property
+    def refused(self) -> int:
+        """GPU refusals that were not written (no ``--cpu-fallback``)."""
+        return sum(failure.refusal for failure in self.failures)
+
+    @property
+    def failed(self) -> int:
+        """Failures that are not GPU refusals (those are counted in :attr:`refused`)."""
+        return len(self.failures) - self.refused
+
+    def lines(self, *, elapsed: float, notes: str, fallback: bool, admitted: str) -> list[str]:
+        """The summary, one string per line (the first line starts ``N written, ``)."""
+        elapsed = max(elapsed, 1e-9)
+        lines = [
+            f"{self.written} written, {self.failed} failed, {self.refused} refused{notes} in "
+            f"{elapsed:.2f} s ({self.written / elapsed:.1f} img/s, "
+            f"{self.output_bytes / elapsed / 1e6:.2f} MB/s)",
+            f"  written: {self.gpu} on the GPU (byte-exact), {self.cpu} on the CPU fallback "
+            f"(live Pillow){'' if fallback else '; --cpu-fallback is off'}",
+        ]
+        total = sum(self.reasons.values())
+        if total:
+            lost = sum(failure.stage == "fallback" for failure in self.failures)
+            after = (
+                f"{self.cpu} written by the CPU fallback, {lost} failed there"
+                if fallback
+                else "none written; --cpu-fallback runs them with live Pillow"
+            )
+            lines.append(f"  refused by the GPU at admission: {total} ({after}); top reasons:")
+            for why, count in self.reasons.most_common(TOP_REASONS):
+                lines.append(f"    {count}x {printable(why)}")
+            if len(self.reasons) > TOP_REASONS:
+                lines.append(f"    ... and {len(self.reasons) - TOP_REASONS} other reason(s)")
+        kinds = Counter(failure.kind for failure in self.failures if not failure.refusal)
+        if kinds:
+            counted = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
+            lines.append(f"  failed: {counted} (each reported on stderr by path)")
+        lines.append(f"  chain {admitted}")
+        return lines
