@@ -1,0 +1,48 @@
+"""Min/max rank kernel: MinFilter, MaxFilter and RankFilter at rank 0 or size² - 1.
+
+Separable min/max (``rank_minmax.wgsl``): a row pass then a column pass over clamped edges,
+which is exact because the clamped window is the product of its clamped rows and columns.
+Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower`.
+"""
+
+from __future__ import annotations
+
+from pillow_gpu.gpu._program import Program
+
+__all__ = ["invocation_work", "lower"]
+
+#: Word loads one ``lanes()`` sample issues: lavapipe runs every branch of a shader, so the
+#: word (1), LA (2) and L (4) packings' loads all execute, whichever the dispatch uses.
+_SAMPLE_LOADS = 7
+
+
+def invocation_work(window: int) -> int:
+    """Units of one line-pass invocation: per sample its word loads and one min/max step."""
+    return window * (_SAMPLE_LOADS + 1)
+
+
+def lower(
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    *,
+    window: int,
+    maximum: bool,
+    byte_mask: int,
+    packing: int,
+) -> int:
+    """The per-lane min (or max) of each ``window``-square neighbourhood: two line passes
+    (one for a 1x1 window, which only masks the bytes)."""
+    steps = [(1, 0), (0, 1)] if window > 1 else [(0, 0)]
+    current = src
+    for step_x, step_y in steps:
+        dst = program.image(size)
+        program.dispatch(
+            "rank_minmax",
+            words=(*size, window, 0, byte_mask, packing, int(maximum), step_x, step_y),
+            bindings=(current, dst),
+            grid=(-(-size[0] // (1 << packing)), size[1]),
+            invocation_work=invocation_work(window),
+        )
+        current = dst
+    return current

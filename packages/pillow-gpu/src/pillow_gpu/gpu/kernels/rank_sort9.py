@@ -1,0 +1,42 @@
+"""3x3 sorting-network rank kernel: RankFilter(3, rank) for ranks 1-3 and 5-7.
+
+``rank_sort9.wgsl`` sorts the nine window samples per lane with a 25-comparator network and
+takes the rank-th. Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower`.
+"""
+
+from __future__ import annotations
+
+from pillow_gpu.gpu._program import Program
+
+__all__ = ["COMPARATORS", "invocation_work", "lower"]
+
+#: Compare-exchanges of the network (each a four-lane min and max).
+COMPARATORS = 25
+
+#: Word loads one ``lanes()`` sample issues: lavapipe runs every branch of a shader, so the
+#: word (1), LA (2) and L (4) packings' loads all execute, whichever the dispatch uses.
+_SAMPLE_LOADS = 7
+
+
+def invocation_work() -> int:
+    """Units of one invocation: nine samples' word loads and two four-lane steps (min, max)
+    per comparator."""
+    return 9 * _SAMPLE_LOADS + 2 * COMPARATORS
+
+
+def lower(
+    program: Program, src: int, size: tuple[int, int], *, rank: int, byte_mask: int, packing: int
+) -> int:
+    """The ``rank``-th smallest per lane of each 3x3 neighbourhood."""
+    if not 0 <= rank < 9:
+        msg = f"a 3x3 window has ranks 0..8; observed {rank}"
+        raise ValueError(msg)
+    dst = program.image(size)
+    program.dispatch(
+        "rank_sort9",
+        words=(*size, 3, rank, byte_mask, packing, 0, 0, 0),
+        bindings=(src, dst),
+        grid=(-(-size[0] // (1 << packing)), size[1]),
+        invocation_work=invocation_work(),
+    )
+    return dst
