@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Run the pillow-gpu benchmark (same options as ``pillow-gpu bench``; see --help).
 
-Example (the recorded lavapipe run):
+Example (the recorded lavapipe run, with the pillow-rs venv made on request):
     .venv/bin/python tools/bench_pillow_gpu.py \
+        --cases=invert_median3:L:256:64,invert_median3:RGB:1024:8,invert_median3:RGBA:256:64,\
+gaussian_blur2:RGB:512:16,chops_invert:L:256:64 \
+        --repeats=5 --sweep-max-jobs= --pillow-rs-venv=.bench/pillow-rs-venv \
         --output packages/pillow-gpu/docs/bench-lavapipe-2core
 """
 

@@ -102,14 +102,19 @@ def test_shared_sources_are_shared_not_copied() -> None:
     assert combined.node.inputs == (left.node, right.node)
 
 
-def test_operations_never_change_their_inputs() -> None:
+def test_in_place_edits_leave_copies_and_earlier_results_alone() -> None:
     base = Image.new("RGB", (4, 4), (1, 2, 3))
-    pasted = base.paste(Image.new("RGB", (2, 2), (9, 9, 9)), (1, 1))
-    pixel = base.putpixel((0, 0), (7, 7, 7))
+    inverted = ImageOps.invert(base)  # recorded on base's node before the edits
+    pasted = base.copy()
+    assert pasted is not base
+    assert pasted.node is base.node
+    assert pasted.paste(Image.new("RGB", (2, 2), (9, 9, 9)), (1, 1)) is None
+    pixel = base.copy()
+    assert pixel.putpixel((0, 0), (7, 7, 7)) is None
     assert base.to_pil().getpixel((1, 1)) == (1, 2, 3)
+    assert inverted.to_pil().getpixel((1, 1)) == (254, 253, 252)
     assert pasted.to_pil().getpixel((1, 1)) == (9, 9, 9)
     assert pixel.to_pil().getpixel((0, 0)) == (7, 7, 7)
-    assert base.copy() is base
 
 
 def test_cpu_evaluation_matches_pillow_for_a_chain() -> None:
@@ -141,7 +146,8 @@ def test_masked_paste_evaluates_on_the_cpu() -> None:
     mask = make_image("L", (3, 3), 3)
     expected = base.copy()
     expected.paste(patch, (2, 1), mask)
-    lazy = Image.from_pil(base).paste(Image.from_pil(patch), (2, 1), Image.from_pil(mask))
+    lazy = Image.from_pil(base)
+    lazy.paste(Image.from_pil(patch), (2, 1), Image.from_pil(mask))
     assert_image_equal(lazy.to_pil(), expected)
 
 

@@ -147,7 +147,8 @@ def test_putalpha_on_the_cpu_matches_pillow(mode: str) -> None:
     for value in (alpha, 99):
         expected = source.copy()
         expected.putalpha(value)
-        lazy = Image.from_pil(source).putalpha(value)  # a PIL alpha image is wrapped
+        lazy = Image.from_pil(source)
+        assert lazy.putalpha(value) is None  # in place, as Pillow; a PIL alpha is wrapped
         assert lazy.mode == expected.mode
         assert_image_equal(lazy.to_pil(), expected)
 

@@ -15,11 +15,9 @@ from pillow_gpu._testing import assert_image_equal, make_image
 
 def _thumbnail(*args: Any) -> Callable[[Any], Any]:
     def call(image: Any) -> Any:
-        if isinstance(image, PILImage.Image):
-            image = image.copy()
-            image.thumbnail(*args)
-            return image
-        return image.thumbnail(*args)
+        image = image.copy()  # Pillow's and ours both change the image in place
+        assert image.thumbnail(*args) is None
+        return image
 
     return call
 
@@ -93,12 +91,16 @@ def test_edge_cases_match_pillow(case: str) -> None:
     assert_image_equal(lazy.to_pil(), expected)
 
 
-def test_thumbnail_returns_a_new_image_and_leaves_the_handle_unchanged() -> None:
+def test_thumbnail_changes_the_handle_in_place_and_leaves_its_copy() -> None:
     lazy = Image.from_pil(make_image("RGB", (40, 30)))
-    small = lazy.thumbnail((10, 10))
-    assert (lazy.size, small.size) == ((40, 30), (10, 8))
-    assert small.node.op == "resize"
-    assert lazy.thumbnail((40, 30)) is lazy  # already fits: Pillow leaves it unchanged too
+    original = lazy.copy()
+    assert lazy.thumbnail((10, 10)) is None
+    assert (lazy.size, original.size) == ((10, 8), (40, 30))
+    assert lazy.node.op == "resize"
+    assert lazy.node.inputs == (original.node,)
+    fitted = lazy.node
+    assert lazy.thumbnail((40, 30)) is None  # already fits: Pillow leaves it unchanged too
+    assert lazy.node is fitted
 
 
 def test_thumbnail_of_a_png_file_has_no_draft_and_matches_pillow() -> None:
@@ -106,7 +108,8 @@ def test_thumbnail_of_a_png_file_has_no_draft_and_matches_pillow() -> None:
     make_image("RGBA", (65, 33)).save(buffer, "PNG")
     with PILImage.open(io.BytesIO(buffer.getvalue())) as expected:
         expected.thumbnail((16, 16))
-        lazy = Image.open(io.BytesIO(buffer.getvalue())).thumbnail((16, 16))
+        lazy = Image.open(io.BytesIO(buffer.getvalue()))
+        lazy.thumbnail((16, 16))
         assert "draft" not in lazy.node.inputs[0].params
         assert_image_equal(lazy.to_pil(), expected)
 
@@ -131,9 +134,11 @@ def test_thumbnail_twice_on_a_drafted_leaf_drafts_once_as_pillow() -> None:
     with PILImage.open(io.BytesIO(data)) as expected:
         expected.thumbnail((8, 8), reducing_gap=1.0)  # the draft alone gives 8x8: no resize
         expected.thumbnail((5, 5), reducing_gap=1.0)  # JPEG's draft refuses a second call
-        lazy = Image.open(io.BytesIO(data)).thumbnail((8, 8), reducing_gap=1.0)
+        lazy = Image.open(io.BytesIO(data))
+        lazy.thumbnail((8, 8), reducing_gap=1.0)
         assert (lazy.node.op, lazy.node.params["draft"]) == ("open", (8, 8))
-        assert_image_equal(lazy.thumbnail((5, 5), reducing_gap=1.0).to_pil(), expected)
+        lazy.thumbnail((5, 5), reducing_gap=1.0)
+        assert_image_equal(lazy.to_pil(), expected)
 
 
 def test_pad_of_a_palette_image_is_rejected_with_why_observed_fix() -> None:

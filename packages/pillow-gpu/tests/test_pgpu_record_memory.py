@@ -37,6 +37,11 @@ _SCRIPT = textwrap.dedent(
 
     warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
     L8 = Image.new("L", (8, 8))
+
+    def thumbnailed(image, size):
+        image.thumbnail(size)  # in place, as in Pillow
+        return image
+
     CASES = {
         "expand-20000": lambda: ImageOps.expand(L8, 20000),
         "expand-99999-rgb": lambda: ImageOps.expand(Image.new("RGB", (1024, 1024)), 99999),
@@ -46,7 +51,7 @@ _SCRIPT = textwrap.dedent(
             (50000, 40000), Image.LANCZOS, reducing_gap=2.0
         ),
         "crop-13000": lambda: L8.crop((-5000, -5000, 8000, 8000)),
-        "thumbnail-30000": lambda: Image.new("L", (60000, 60000)).thumbnail((30000, 30000)),
+        "thumbnail-30000": lambda: thumbnailed(Image.new("L", (60000, 60000)), (30000, 30000)),
         "rotate-45-expand": lambda: Image.new("RGB", (20000, 20000)).rotate(45, expand=True),
         "transform-affine-60000": lambda: L8.transform(
             (60000, 60000), Image.AFFINE, (1, 0, 0, 0, 1, 0)

@@ -1,24 +1,25 @@
-"""Lazy, immutable counterparts of ``PIL.Image``: record operations now, evaluate later.
+"""Lazy counterparts of ``PIL.Image``: record operations now, evaluate later.
 
-``open``, ``new``, ``frombytes`` and ``from_pil`` create an :class:`Image`; each operation returns
-a new :class:`Image` that records one node in an immutable graph. ``mode``, ``size``, ``width``,
-``height`` and ``info`` never evaluate anything. ``to_pil()``, ``tobytes()``, ``save()`` and
-``load()`` evaluate the graph with real Pillow (the normal CPU routing) and cache the result;
-``pillow_gpu.gpu.evaluate(image)`` evaluates it on the GPU instead.
+``open``, ``new``, ``frombytes`` and ``from_pil`` create an :class:`Image`, a handle on one
+node of an immutable graph; each operation returns a new :class:`Image` that records one node.
+``mode``, ``size``, ``width``, ``height`` and ``info`` never evaluate anything. ``to_pil()``,
+``tobytes()``, ``save()`` and ``load()`` evaluate the graph with real Pillow (the normal CPU
+routing) and cache the result; ``pillow_gpu.gpu.evaluate(image)`` evaluates it on the GPU.
 
 Arguments are validated when an operation is recorded, raising the exception types Pillow raises
 for the same call (mode- and parameter-dependent checks are delegated to Pillow itself on a 1x1
-image of the same mode). Recording allocates O(1) memory whatever size is asked for: a target
-size is probed at 2 pixels or fewer per edge (:func:`_tiny_size`), crop boxes are checked as
-Pillow checks them without cropping, and rank filters are probed at size 1. Unlike Pillow,
-``paste``, ``putpixel``, ``putalpha`` and ``thumbnail`` return a new image: handles never change.
+image of the same mode, see :mod:`pillow_gpu._probes`), so recording allocates O(1) memory
+whatever size is asked for.
+
+As in Pillow, ``paste``, ``putpixel``, ``putalpha`` and ``thumbnail`` change the image in place
+and return None: the handle is pointed at a new node (nodes never change, so another handle,
+an earlier operation that used this one as its input, or a job already submitted to an
+executor keeps the graph it had). ``copy()`` returns a new handle on the same node.
 """
 
 from __future__ import annotations
 
-import functools
 import io
-import math
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -27,9 +28,10 @@ from typing import IO, Any, Literal, cast
 from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode
 
-from pillow_gpu import _cpu
-from pillow_gpu._convert_info import convert_info
+from pillow_gpu import _cpu, _edits
+from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._graph import Node
+from pillow_gpu._probes import _check_crop, _filter_probe, _probe, _probe_image, _tiny_size
 from pillow_gpu._rotate import rotate_call
 
 __all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
@@ -56,98 +58,13 @@ LANCZOS = PILImage.Resampling.LANCZOS
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 
 
-def _probe_image(mode: str, size: tuple[int, int] = (1, 1)) -> PILImage.Image:
-    return PILImage.new(mode, size)
-
-
-def _probe(
-    call: Callable[..., PILImage.Image], *modes: str, size: tuple[int, int] = (1, 1)
-) -> PILImage.Image:
-    """Run ``call`` on small Pillow images of ``modes`` so Pillow validates the arguments."""
-    return call(*(_probe_image(mode, size) for mode in modes))
-
-
-#: Largest value of a C ``int``: Pillow's C layer rejects larger edges before allocating.
-_C_INT_MAX = 2**31 - 1
-
-
-def _tiny_size(size: Any) -> tuple[Any, tuple[int, ...] | None]:
-    """(probe size, real edges): ``size`` with every edge in 3..2**31-1 replaced by 2.
-
-    Pillow's checks of a target size depend only on each edge's type, sign, zero-ness and C int
-    range, never on its magnitude, so a probe at the tiny size raises exactly what the real call
-    raises, without allocating the real size. The real edges (ints) come back when every edge
-    is an integer; otherwise None and the probe size is ``size`` unchanged (as a tuple, when
-    it is iterable, so that a one-shot iterator is read once, as Pillow reads it).
-    """
-    try:
-        edges = tuple(size)
-    except TypeError:
-        return size, None
-    if len(edges) != 2 or not all(hasattr(type(edge), "__index__") for edge in edges):
-        return edges, None
-    real = tuple(operator.index(edge) for edge in edges)
-    return tuple(2 if 2 < edge <= _C_INT_MAX else edge for edge in real), real
-
-
-def _check_crop(mode: str, box: Sequence[Any]) -> tuple[int, int, int, int]:
-    """Pillow's ``crop(box)`` checks, in its order, without allocating the cropped area.
-
-    Returns Pillow's integer box (each coordinate rounded). The C layer's checks of the four
-    coordinates (integer range) run on empty crops of a 1x1 image, which allocate nothing.
-    """
-    if box[2] < box[0]:
-        msg = "Coordinate 'right' is less than 'left'"
-        raise ValueError(msg)
-    if box[3] < box[1]:
-        msg = "Coordinate 'lower' is less than 'upper'"
-        raise ValueError(msg)
-    x0, y0, x1, y1 = map(int, map(round, box))
-    PILImage._decompression_bomb_check((abs(x1 - x0), abs(y1 - y0)))
-    image = _probe_image(mode)
-    image.crop((x0, y0, x0, y0))
-    image.crop((x1, y1, x1, y1))
-    return x0, y0, x1, y1
-
-
-#: Pillow's rank filters pad the image by ``size // 2`` before filtering; their checks (mode
-#: and palette) do not depend on the size, which the constructor has already checked.
-_RANK_FILTERS = (
-    ImageFilter.RankFilter,
-    ImageFilter.MedianFilter,
-    ImageFilter.MinFilter,
-    ImageFilter.MaxFilter,
-)
-
-
-def _filter_probe(instance: ImageFilter.Filter) -> ImageFilter.Filter:
-    """The filter to probe ``instance``'s checks with: a size-1 rank filter for a valid one
-    of Pillow's own rank filters (whose probe would pad to (8 + size)**2 and sort size**2
-    values per pixel), else ``instance`` itself."""
-    if type(instance) not in _RANK_FILTERS:
-        return instance
-    size, rank = getattr(instance, "size", None), getattr(instance, "rank", None)
-    valid = (
-        type(size) is int
-        and type(rank) is int
-        and size % 2 == 1
-        and size * size * 4 <= _C_INT_MAX
-        and 0 <= rank < size * size
-    )
-    return ImageFilter.RankFilter(1, 0) if valid else instance
-
-
-@functools.cache
-def _probe_mode(call: Callable[..., PILImage.Image], *modes: str) -> str:
-    """The output mode of a parameterless Pillow ``call`` on ``modes``, probed once per modes.
-
-    Only successful probes are remembered; a rejected combination raises on every call.
-    """
-    return _probe(call, *modes).mode
-
-
 class Image:
-    """A lazy image: a handle on one node of an immutable operation graph."""
+    """A lazy image: a handle on one node of an immutable operation graph.
+
+    The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
+    handle at a new node, as Pillow changes its image; every other operation returns a new
+    handle and leaves this one as it is.
+    """
 
     __slots__ = ("_node",)
 
@@ -213,12 +130,14 @@ class Image:
         _cpu.evaluate(self._node).save(fp, format, **params)
 
     def load(self) -> None:
-        """Evaluate with Pillow and cache the pixels (the handle stays immutable)."""
+        """Evaluate with Pillow and cache the pixels on the handle's current node."""
         _cpu.evaluate(self._node)
 
     def copy(self) -> Image:
-        """Return this image: handles are immutable, so a copy is the same graph."""
-        return self
+        """Return a new handle on the same node: in-place edits of either leave the other."""
+        return Image(self._node)
+
+    __copy__ = copy
 
     # -- recording ---------------------------------------------------------------------------
     def _derive(
@@ -270,7 +189,7 @@ class Image:
     def crop(self, box: tuple[float, float, float, float] | None = None) -> Image:
         """Record ``PIL.Image.Image.crop``; areas outside the source are zero."""
         if box is None:
-            return self
+            return self.copy()
         left, top, right, bottom = _check_crop(self.mode, box)
         size = (right - left, bottom - top)
         return self._derive("crop", {"box": (left, top, right, bottom)}, size=size)
@@ -406,22 +325,29 @@ class Image:
         size: tuple[float, float],
         resample: int = PILImage.Resampling.BICUBIC,
         reducing_gap: float | None = 2.0,
-    ) -> Image:
-        """Return ``PIL.Image.Image.thumbnail``'s result as a new image (this one is unchanged).
+    ) -> None:
+        """``PIL.Image.Image.thumbnail`` in place: shrink to fit ``size``, keeping the aspect.
 
-        Pillow resizes in place and returns None; this replays its code (same size, ``draft``
-        and ``resize`` calls) and returns the result, or this image when it already fits. An
-        unevaluated ``open`` leaf (JPEG, MPO) is decoded with Pillow's ``draft``, as Pillow does.
+        Replays Pillow's code (same size, ``draft`` and ``resize`` calls); an image that already
+        fits is left as it is. An unevaluated ``open`` leaf (JPEG, MPO) is decoded with Pillow's
+        ``draft``, as Pillow does, and stays drafted when the resize then raises, as in Pillow.
         """
-        final_size = _thumbnail_size(self.size, size)
+        final_size = _edits.thumbnail_size(self.size, size)
         if final_size is None:
-            return self
-        source, box = self, None
+            return
+        box = None
         if reducing_gap is not None:
-            source, box = self._draft((int(size[0] * reducing_gap), int(size[1] * reducing_gap)))
-        if source.size != final_size:
-            return source.resize(final_size, resample, box=box, reducing_gap=reducing_gap)
-        return source
+            drafted, box = self._draft((int(size[0] * reducing_gap), int(size[1] * reducing_gap)))
+            self._node = drafted._node
+        if self.size != final_size:
+            resized = self.resize(final_size, resample, box=box, reducing_gap=reducing_gap)
+            self._node = resized._node
+
+    def _thumbnailed(self, *args: Any, **kwargs: Any) -> Image:
+        """A new image with ``thumbnail(*args, **kwargs)`` applied (this one is unchanged)."""
+        out = self.copy()
+        out.thumbnail(*args, **kwargs)
+        return out
 
     def _draft(
         self, request: tuple[int, int]
@@ -449,21 +375,35 @@ class Image:
 
     def paste(
         self,
-        im: Image | PILImage.Image,
-        box: tuple[int, int] | tuple[int, int, int, int] | None = None,
+        im: Image | PILImage.Image | str | float | tuple[float, ...],
+        box: Image | PILImage.Image | tuple[int, int] | tuple[int, int, int, int] | None = None,
         mask: Image | PILImage.Image | None = None,
-    ) -> Image:
-        """Return a new image with ``im`` pasted (``PIL.Image.Image.paste`` semantics)."""
+    ) -> None:
+        """``PIL.Image.Image.paste`` in place: paste ``im`` (an image or a colour) at ``box``.
+
+        Pillow's forms: ``box`` None, a 2-tuple corner or a 4-tuple region, ``paste(im, mask)``;
+        an image source of another mode is converted as Pillow converts it. ``im`` is read now:
+        a pillow-gpu source keeps meaning the node it has at this call, a PIL source is copied.
+        A colour fills the region (unmasked, non-palette modes; others raise ``Unsupported``).
+        Errors are Pillow's and leave this image unchanged.
+        """
+        self._node = self._pasted(im, box, mask)._node
+
+    def _pasted(self, im: Any, box: Any = None, mask: Any = None) -> Image:
+        """A new image with ``paste(im, box, mask)`` applied (this one is unchanged)."""
+        images = (Image, PILImage.Image)
+        region, mask = _edits.paste_box(im, box, mask, images)
+        if not isinstance(im, images):
+            color = _edits.check_fill(self.mode, im, region, masked=mask is not None)
+            clipped = _edits.fill_region(self.size, region)
+            if clipped is None:  # Pillow's fill writes nothing outside the image
+                return self.copy()
+            corner, size = clipped  # the same ink as Pillow's fill, written by Image.new
+            return self._pasted(new(self.mode, size, color), corner)
         source = im if isinstance(im, Image) else from_pil(im)
-        if box is None:
-            box = (0, 0)
-        if len(box) == 4:
-            if (box[2] - box[0], box[3] - box[1]) != source.size:
-                msg = "images do not match"
-                raise ValueError(msg)
-            box = (box[0], box[1])
-        elif len(box) != 2:
-            msg = "cannot determine region size; use 4-item box"
+        _probe(lambda dst, src: dst.paste(src, (0, 0)) or dst, self.mode, source.mode)
+        if (region[2] - region[0], region[3] - region[1]) != source.size:
+            msg = "images do not match"
             raise ValueError(msg)
         extra = [source]
         if mask is not None:
@@ -472,16 +412,18 @@ class Image:
                 _probe_image(source.mode), (0, 0), _probe_image(mask_image.mode)
             )
             if mask_image.size != source.size:
-                msg = "bad transparency mask"
+                msg = "images do not match"
                 raise ValueError(msg)
             extra.append(mask_image)
-        else:
-            _probe(lambda dst, src: dst.paste(src, (0, 0)) or dst, self.mode, source.mode)
-        params = {"box": (int(box[0]), int(box[1])), "masked": mask is not None}
+        params = {"box": (region[0], region[1]), "masked": mask is not None}
         return self._derive("paste", params, extra=extra)
 
-    def putpixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> Image:
-        """Return a new image with one pixel set (``PIL.Image.Image.putpixel`` semantics)."""
+    def putpixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> None:
+        """``PIL.Image.Image.putpixel`` in place: set one pixel (errors leave it unchanged)."""
+        self._node = self._with_pixel(xy, value)._node
+
+    def _with_pixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> Image:
+        """A new image with ``putpixel(xy, value)`` applied (this one is unchanged)."""
         probe = _probe_image(self.mode)
         probe.putpixel((0, 0), value)
         x, y = (int(coordinate) for coordinate in xy)
@@ -492,13 +434,27 @@ class Image:
             raise IndexError(msg)
         return self._derive("putpixel", {"xy": (x, y), "value": value})
 
-    def convert(self, mode: str | None = None) -> Image:
-        """Record ``PIL.Image.Image.convert(mode)`` (no matrix, dither or palette options)."""
-        probe = _probe(lambda im: im.convert(mode), self.mode)
-        if probe.mode == self.mode and mode is None:
-            return self
-        info = convert_info(self._node, probe.mode)  # Pillow rewrites "transparency"
-        return self._derive("convert", {"mode": probe.mode}, mode=probe.mode, info=info)
+    def convert(
+        self, mode: str | None = None, matrix: list[float] | tuple[float, ...] | None = None
+    ) -> Image:
+        """Record ``PIL.Image.Image.convert(mode, matrix)`` (no dither or palette options).
+
+        As in Pillow, converting to the image's own mode (or to no mode) without a matrix is
+        a copy: a new handle on the same node, which costs nothing to evaluate.
+        """
+        probe = _probe(lambda im: im.convert(mode, matrix), self.mode)
+        if mode and matrix:
+            values = tuple(matrix)
+            info = convert_info(self._node, probe.mode, values)
+            params = {"mode": probe.mode, "matrix": values}
+            return self._derive("convert", params, mode=probe.mode, info=info)
+        target = probe.mode
+        if not mode and self.mode == "P":  # Pillow picks the palette's mode (RGBA, ...)
+            target = default_mode(self._node) or target
+        if target == self.mode:
+            return self.copy()
+        info = convert_info(self._node, target)  # Pillow rewrites "transparency"
+        return self._derive("convert", {"mode": target}, mode=target, info=info)
 
     def getchannel(self, channel: int | str) -> Image:
         """Record ``PIL.Image.Image.getchannel``."""
@@ -512,17 +468,33 @@ class Image:
         return ImageMode.getmode(self.mode).bands
 
     def split(self) -> tuple[Image, ...]:
-        """Record ``PIL.Image.Image.split``: one ``getchannel`` per band (1 band: the image)."""
+        """Record ``PIL.Image.Image.split``: one ``getchannel`` per band (1 band: a copy)."""
         count = len(self.getbands())
-        return (self,) if count == 1 else tuple(self.getchannel(i) for i in range(count))
+        return (self.copy(),) if count == 1 else tuple(self.getchannel(i) for i in range(count))
 
-    def putalpha(self, alpha: Image | PILImage.Image | int) -> Image:
-        """Return a new image with ``alpha`` (an L image or an int) as its alpha band.
+    def putalpha(self, alpha: Image | PILImage.Image | int) -> None:
+        """``PIL.Image.Image.putalpha`` in place: ``alpha`` (an L or 1 image, or an int).
 
-        Pillow's ``putalpha`` changes the image in place, converting L to LA and RGB/RGBX to
-        RGBA first; this records the same result as a new image and leaves this handle as is.
+        As in Pillow, an image without alpha is promoted first (L and 1 to LA, P to PA, RGB,
+        RGBX and CMYK to RGBA), so the handle's mode changes; Pillow keeps that promotion
+        (alpha 255) when ``alpha`` is then rejected, and so does this handle.
         """
         probe = _probe_image(self.mode)
+        try:
+            self._node = self._with_alpha(alpha, probe)._node
+        except Exception:
+            if probe.mode != self.mode:  # Pillow promoted its image before rejecting alpha
+                self._node = self._with_alpha(255)._node
+            raise
+
+    def _with_alpha(
+        self, alpha: Image | PILImage.Image | int, probe: PILImage.Image | None = None
+    ) -> Image:
+        """A new image with ``putalpha(alpha)`` applied (this one is unchanged).
+
+        ``probe``, a 1x1 Pillow image of this mode, is where Pillow's checks run.
+        """
+        probe = _probe_image(self.mode) if probe is None else probe
         if isinstance(alpha, (Image, PILImage.Image)):
             source = alpha if isinstance(alpha, Image) else from_pil(alpha)
             same = source.size == self.size
@@ -540,25 +512,6 @@ class Image:
         checked = _filter_probe(instance)
         _probe(lambda im: im.filter(checked), self.mode, size=probe_size)
         return self._derive("filter", {"filter": instance})
-
-
-def _thumbnail_size(current: tuple[int, int], size: tuple[float, float]) -> tuple[int, int] | None:
-    """Pillow 13's thumbnail size (``preserve_aspect_ratio``); None when ``current`` fits."""
-    provided_size = tuple(map(math.floor, size))
-
-    def round_aspect(number: float, key: Callable[[int], float]) -> int:
-        return max(min(math.floor(number), math.ceil(number), key=key), 1)
-
-    x, y = provided_size
-    width, height = current
-    if x >= width and y >= height:
-        return None
-    aspect = width / height
-    if x / y >= aspect:
-        x = round_aspect(y * aspect, key=lambda n: abs(aspect - n / y))
-    else:
-        y = round_aspect(x / aspect, key=lambda n: 0 if n == 0 else abs(aspect - x / n))
-    return x, y
 
 
 def from_pil(image: PILImage.Image) -> Image:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 
-from pillow_gpu.Image import Image, _probe, _probe_mode
+from pillow_gpu._probes import _probe, _probe_mode
+from pillow_gpu.Image import Image
 
 __all__ = [
     "add",

@@ -17,7 +17,8 @@ from PIL import ImageFilter
 
 from pillow_gpu import ImageChops
 from pillow_gpu._convert_info import probe
-from pillow_gpu.Image import Image, _probe
+from pillow_gpu._probes import _probe
+from pillow_gpu.Image import Image
 
 __all__ = ["Brightness", "Color", "Contrast", "Sharpness"]
 
@@ -94,7 +95,7 @@ class Sharpness:
         self.image = image
         degenerate = image.filter(ImageFilter.SMOOTH)
         if "A" in image.getbands():
-            degenerate = degenerate.putalpha(image.getchannel("A"))
+            degenerate = degenerate._with_alpha(image.getchannel("A"))
         self.degenerate = degenerate
 
     def enhance(self, factor: float) -> Image:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast, overload
 
 from PIL import Image as PILImage
 from PIL import ImageColor
@@ -17,16 +17,9 @@ from PIL import ImageOps as PILImageOps
 
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
+from pillow_gpu._probes import _probe, _probe_image, _probe_mode, _tiny_size
 from pillow_gpu.errors import Unsupported
-from pillow_gpu.Image import (
-    Image,
-    _probe,
-    _probe_image,
-    _probe_mode,
-    _tiny_size,
-    from_pil,
-    new,
-)
+from pillow_gpu.Image import Image, from_pil, new
 
 __all__ = [
     "autocontrast",
@@ -182,7 +175,11 @@ def _opened_orientation(image: Image) -> tuple[Any, bool] | None:
         return header.getexif().get(_ORIENTATION, 1), is_tiff  # the IFD is read, not pixels
 
 
-def exif_transpose(image: Image, *, in_place: bool = False) -> Image:
+@overload
+def exif_transpose(image: Image, *, in_place: Literal[True]) -> None: ...
+@overload
+def exif_transpose(image: Image, *, in_place: Literal[False] = False) -> Image: ...
+def exif_transpose(image: Image, *, in_place: bool = False) -> Image | None:
     """Record ``ImageOps.exif_transpose``: the transpose the EXIF orientation asks for.
 
     The orientation comes from the opened file as Pillow's opened image reports it (a JPEG's
@@ -192,14 +189,18 @@ def exif_transpose(image: Image, *, in_place: bool = False) -> Image:
     Without a transpose the result is a copy (an ``Image.open`` leaf becomes a full crop, so a
     later ``thumbnail`` does not draft, as in Pillow, whose ``exif_transpose`` loads the image).
     An oriented TIFF leaf, which Pillow transposes while loading, raises ``Unsupported``.
+    With ``in_place=True`` the handle is pointed at that result and None is returned, as
+    Pillow changes its image in place.
     """
-    if in_place:
-        msg = (
-            "why: exif_transpose(in_place=True) changes a Pillow image in place, and "
-            "pillow-gpu handles are immutable; observed: in_place=True; fix: use the "
-            "returned image, im = ImageOps.exif_transpose(im)"
-        )
-        raise ValueError(msg)
+    result = _exif_transposed(image)
+    if not in_place:
+        return result
+    image._node = result.node
+    return None
+
+
+def _exif_transposed(image: Image) -> Image:
+    """``exif_transpose(image)``'s result as a new image (see :func:`exif_transpose`)."""
     opened = _opened_orientation(image)
     is_tiff = opened is not None and opened[1]
     if is_tiff and opened is not None and opened[0] in _EXIF_METHODS:
@@ -216,7 +217,7 @@ def exif_transpose(image: Image, *, in_place: bool = False) -> Image:
     orientation = probe.getexif().get(_ORIENTATION, 1) if opened is None else opened[0]
     method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
-        return image.crop((0, 0, *image.size)) if image.node.op == "open" else image
+        return image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
     info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
     node = image.transpose(method).node
     params = {**node.params, "info": info}  # the CPU route sets Pillow's info on its result
@@ -380,9 +381,9 @@ def pad(
     out = _new_with_fill(resized, size, color)
     if resized.width != size[0]:
         x = round((size[0] - resized.width) * max(0, min(centering[0], 1)))
-        return out.paste(resized, (x, 0))
+        return out._pasted(resized, (x, 0))
     y = round((size[1] - resized.height) * max(0, min(centering[1], 1)))
-    return out.paste(resized, (0, y))
+    return out._pasted(resized, (0, y))
 
 
 def scale(image: Image, factor: float, resample: int = _BICUBIC) -> Image:

@@ -18,7 +18,7 @@ from PIL import ImagePalette
 
 from pillow_gpu._graph import Node
 
-__all__ = ["convert_info", "probe"]
+__all__ = ["convert_info", "default_mode", "probe"]
 
 _PALETTE_MODES = ("P", "PA")
 
@@ -68,8 +68,13 @@ def probe(node: Node, size: tuple[int, int] = (1, 1)) -> PILImage.Image | None:
     return image
 
 
-def convert_info(node: Node, mode: str) -> Mapping[str, Any]:
-    """The ``info`` of Pillow's ``convert(mode)`` of ``node`` (``node.info`` if unknowable)."""
+def convert_info(
+    node: Node, mode: str, matrix: tuple[float, ...] | None = None
+) -> Mapping[str, Any]:
+    """The ``info`` of Pillow's ``convert(mode, matrix)`` of ``node`` (``node.info`` if unknowable).
+
+    With a matrix Pillow maps an RGB transparency colour through it (its own float formula).
+    """
     if "transparency" not in node.info:
         return node.info
     image = probe(node)
@@ -77,4 +82,17 @@ def convert_info(node: Node, mode: str) -> Mapping[str, Any]:
         return node.info
     with warnings.catch_warnings():  # Pillow warns again when the pixels are converted
         warnings.simplefilter("ignore")
-        return cast("Mapping[str, Any]", dict(image.convert(mode).info))
+        return cast("Mapping[str, Any]", dict(image.convert(mode, matrix).info))
+
+
+def default_mode(node: Node) -> str | None:
+    """The mode Pillow's ``convert()`` (no mode) of a P ``node`` picks, None if unknowable.
+
+    Pillow picks the palette's mode, RGBA for an RGB palette with ``info["transparency"]``.
+    """
+    image = probe(node)
+    if image is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return image.convert().mode

@@ -112,7 +112,7 @@ _OPS: dict[str, _Op] = {
     "reduce": lambda ims, p: ims[0].reduce(list(p["factor"]), p["box"]),  # type: ignore[arg-type]
     "paste": _paste,
     "putpixel": _putpixel,
-    "convert": lambda ims, p: ims[0].convert(p["mode"]),
+    "convert": lambda ims, p: ims[0].convert(p["mode"], p.get("matrix")),
     "getchannel": lambda ims, p: ims[0].getchannel(p["channel"]),
     "merge": lambda ims, p: PILImage.merge(p["mode"], ims),
     "putalpha": _putalpha,

@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 from pillow_gpu.bench import ALL_LANES, BenchConfig, render_markdown, run_benchmark, write_plot
 from pillow_gpu.bench._cli import config_from_args
 from pillow_gpu.bench._runner import default_config
+from pillow_gpu.bench._world import WORLD_LANES
 from pillow_gpu.cli import build_parser, main
 from pillow_gpu.gpu._device import SharedDevice
 
@@ -45,8 +46,15 @@ def test_every_lane_passes_parity_and_is_timed(tiny_result: dict[str, Any]) -> N
     )
     assert case["source_bytes_per_image"] == 2 * 16 * 16 * 3
     assert list(case["lanes"]) == list(ALL_LANES)
+    world = {name: case["lanes"][name]["parity"] for name in WORLD_LANES}
+    assert world["reference"] == "n/a: no reference kernel for workload multiply"
+    assert world["transfer"] == "no kernel (round trip exact)"
+    assert world["pyvips"] in ("not installed", "no parity (libvips kernels)")
     for name, lane in case["lanes"].items():
-        assert lane["parity"] == "ok", (name, lane)
+        if name in ("pyvips", "pillow_rs", "reference"):
+            continue  # checked above / in test_pgpu_bench_world.py
+        if name != "transfer":
+            assert lane["parity"] == "ok", (name, lane)
         assert len(lane["windows_s"]) == TINY.repeats
         assert lane["images_per_s_min"] <= lane["images_per_s"] <= lane["images_per_s_max"]
         assert lane["vs_sequential"] == pytest.approx(

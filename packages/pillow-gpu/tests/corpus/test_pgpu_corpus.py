@@ -98,8 +98,7 @@ from pillow_gpu.gpu._planner import MAX_PIXELS
 
 def _thumbnail_blur(image: Any, ops: Any, filters: Any) -> Any:
     image = ops.exif_transpose(image).convert("RGB")
-    small = image.thumbnail((128, 128))  # Pillow: in place (None); pillow-gpu: the result
-    image = image if small is None else small
+    image.thumbnail((128, 128))  # in place, in Pillow and in pillow_gpu
     return image.filter(filters.GaussianBlur(1))
 
 
@@ -137,8 +136,7 @@ APPLY_PIPELINE = "apply:exif_transpose>thumbnail(128)>GaussianBlur(1)"
 
 def _exif_thumbnail_blur(image: Any, ops: Any, filters: Any) -> Any:
     image = ops.exif_transpose(image)
-    small = image.thumbnail((128, 128))
-    image = image if small is None else small
+    image.thumbnail((128, 128))  # in place, in Pillow and in pillow_gpu
     return image.filter(filters.GaussianBlur(1))
 
 

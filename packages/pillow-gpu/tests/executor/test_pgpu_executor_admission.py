@@ -25,7 +25,9 @@ def _inverted(value: int = 7, size: tuple[int, int] = (8, 8)) -> Image.Image:
 
 def _masked_paste() -> Image.Image:
     """A graph the planner rejects as Unsupported (masked paste has no proven route)."""
-    return Image.new("L", (4, 4)).paste(Image.new("L", (2, 2)), (0, 0), Image.new("L", (2, 2)))
+    image = Image.new("L", (4, 4))
+    image.paste(Image.new("L", (2, 2)), (0, 0), Image.new("L", (2, 2)))
+    return image
 
 
 def test_defaults(make_executor: Factory) -> None:

@@ -42,7 +42,9 @@ def _inverted(value: int = 1) -> Image.Image:
 
 
 def _unsupported() -> Image.Image:
-    return Image.new("L", (4, 4)).paste(Image.new("L", (2, 2)), (0, 0), Image.new("L", (2, 2)))
+    image = Image.new("L", (4, 4))
+    image.paste(Image.new("L", (2, 2)), (0, 0), Image.new("L", (2, 2)))
+    return image
 
 
 def test_error_hierarchy() -> None:

@@ -94,7 +94,8 @@ def _lazy(path: Path, convert: bool) -> Image.Image:
     image = ImageOps.exif_transpose(Image.open(path))
     if convert:
         image = image.convert("RGB")
-    return image.thumbnail(_THUMB).filter(ImageFilter.GaussianBlur(_BLUR))
+    image.thumbnail(_THUMB)  # in place, as in Pillow
+    return image.filter(ImageFilter.GaussianBlur(_BLUR))
 
 
 def _types(info: dict[str, Any]) -> dict[str, Any]:

@@ -19,18 +19,27 @@ def _leaf(mode: str, size: tuple[int, int] = (8, 6)) -> Image.Image:
     return Image.new(mode, size)
 
 
+def _edited(image: Image.Image, method: str, *args: Any) -> Image.Image:
+    """``image`` after the in-place ``image.method(*args)`` (paste, putalpha), as in Pillow."""
+    assert getattr(image, method)(*args) is None
+    return image
+
+
 REJECTED: dict[str, Callable[[], Any]] = {
     "mode-P": lambda: ImageChops.invert(_leaf("P")),
     "mode-PA": lambda: _leaf("PA").transpose(Image.ROTATE_90),
     "mode-1": lambda: _leaf("1").crop((0, 0, 2, 2)),
-    "mode-I": lambda: _leaf("I").transpose(Image.FLIP_TOP_BOTTOM),
-    "mode-F": lambda: _leaf("F").transpose(Image.FLIP_TOP_BOTTOM),
-    "mode-I;16": lambda: _leaf("I;16").crop((0, 0, 2, 2)),
+    # 16/32-bit images are admitted for copies and convert() only (gpu.lowering.wide)
+    "mode-I": lambda: _leaf("I").filter(ImageFilter.MedianFilter(3)),
+    "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
+    "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
     "mode-YCbCr": lambda: _leaf("YCbCr"),
     "convert-to-P": lambda: _leaf("RGB").convert("P"),
-    "convert-RGB-CMYK": lambda: _leaf("RGB").convert("CMYK"),
-    "masked-paste": lambda: _leaf("RGB").paste(_leaf("RGB", (2, 2)), (1, 1), _leaf("L", (2, 2))),
-    "paste-mode-mismatch": lambda: _leaf("RGBA").paste(_leaf("RGB", (2, 2)), (1, 1)),
+    "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),
+    "masked-paste": lambda: _edited(
+        _leaf("RGB"), "paste", _leaf("RGB", (2, 2)), (1, 1), _leaf("L", (2, 2))
+    ),
+    "paste-mode-mismatch": lambda: _edited(_leaf("RGBA"), "paste", _leaf("RGB", (2, 2)), (1, 1)),
     "resize-mks2013": lambda: _leaf("RGB").resize((4, 4), PILImage.Resampling.MKS2013),
     "point-with-mode": lambda: _leaf("L").point(list(range(256)), "L"),
     "chops-mode-mismatch": lambda: ImageChops.multiply(_leaf("RGBA"), _leaf("RGBX")),
@@ -41,8 +50,8 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "unsharp-radius-too-large": lambda: _leaf("L").filter(ImageFilter.UnsharpMask(400)),
     "blur-radius-too-large": lambda: _leaf("L").filter(ImageFilter.BoxBlur(300)),
     "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
-    "putalpha-CMYK": lambda: _leaf("CMYK").putalpha(128),
-    "putalpha-mode-1-alpha": lambda: _leaf("RGB").putalpha(_leaf("1")),
+    "putalpha-CMYK": lambda: _edited(_leaf("CMYK"), "putalpha", 128),
+    "putalpha-mode-1-alpha": lambda: _edited(_leaf("RGB"), "putalpha", _leaf("1")),
     "merge-into-YCbCr": lambda: Image.merge("YCbCr", [_leaf("L")] * 3),
 }
 

@@ -70,6 +70,8 @@ def test_putalpha(mode: str, size: tuple[int, int], alpha: str) -> None:
     expected = source.copy()
     expected.putalpha(alpha_image if value is None else value)
     lazy = Image.from_pil(source)
-    result = lazy.putalpha(Image.from_pil(alpha_image) if value is None else value)
-    assert (result.mode, lazy.mode) == (expected.mode, mode)  # the handle is unchanged
-    assert_image_equal(evaluate(result), expected)
+    original = lazy.copy()
+    assert lazy.putalpha(Image.from_pil(alpha_image) if value is None else value) is None
+    assert (lazy.mode, original.mode) == (expected.mode, mode)  # in place; the copy keeps its
+    assert_image_equal(evaluate(lazy), expected)
+    assert_image_equal(evaluate(original), source)

@@ -42,7 +42,8 @@ def test_diamond_graph_with_paste_blend_and_blur() -> None:
     base = Image.from_pil(source)
     left = ImageEnhance.Brightness(base).enhance(0.7)
     right = base.filter(ImageFilter.GaussianBlur(1.7)).transpose(Image.FLIP_LEFT_RIGHT)
-    lazy = ImageChops.blend(left, right, 0.35).paste(base.resize((9, 9), Image.NEAREST), (-2, 5))
+    lazy = ImageChops.blend(left, right, 0.35)
+    lazy.paste(base.resize((9, 9), Image.NEAREST), (-2, 5))  # in place, as in Pillow
     p_left = PILImageEnhance.Brightness(source).enhance(0.7)
     p_right = source.filter(PILImageFilter.GaussianBlur(1.7)).transpose(
         PILImage.Transpose.FLIP_LEFT_RIGHT
@@ -190,10 +191,8 @@ def _apply(ours: bool, image: Any, step: tuple[str, Any]) -> Any:
         if image.mode == "CMYK":  # converts through CMYK -> RGBA: no GPU route
             return image
         alpha = image.getchannel(0) if arg is None else arg
-        if ours:
-            return image.putalpha(alpha)
         out = image.copy()
-        out.putalpha(alpha)
+        out.putalpha(alpha)  # in place, in Pillow and in pillow_gpu
         return out
     if kind == "colorize":
         gray = (ImageOps if ours else PILImageOps).grayscale(image)

@@ -111,7 +111,8 @@ def test_contrast_at_the_pixel_bound_with_a_half_way_mean() -> None:
     # 4096 x 4096, half 255 and half 254: sum = 254.5 * 2**24, near the u32 limit, and the
     # mean is exactly 254.5 (Pillow rounds it up to 255). Filled on the device: no upload.
     size, half = (4096, 4096), (4096, 2048)
-    lazy = Image.new("L", size, 255).paste(Image.new("L", half, 254), (0, 0))
+    lazy = Image.new("L", size, 255)
+    lazy.paste(254, (0, 0, *half))  # a colour fill: Image.new pasted, in place
     source = PILImage.new("L", size, 255)
     source.paste(254, (0, 0, *half))
     assert _l_sum_count(source) == (254 * 2**24 + 2**23, 2**24)

@@ -217,7 +217,8 @@ def test_equalize_at_the_pixel_bound() -> None:
     # 4096 x 4096 = 2**24 pixels in two bins, filled on the device (no upload): the largest
     # bin counts, step = 2**23 // 255 and n = step // 2 + 2**23 the kernel ever sees.
     size, half = (4096, 4096), (4096, 2048)
-    lazy = Image.new("RGB", size, (255, 0, 7)).paste(Image.new("RGB", half, (254, 1, 9)))
+    lazy = Image.new("RGB", size, (255, 0, 7))
+    lazy.paste((254, 1, 9), (0, 0, *half))  # a colour fill: Image.new pasted, in place
     source = PILImage.new("RGB", size, (255, 0, 7))
     source.paste((254, 1, 9), (0, 0, *half))
     assert_image_equal(evaluate(ImageOps.equalize(lazy)), PILImageOps.equalize(source))

@@ -96,9 +96,11 @@ def test_thumbnail_after_exif_transpose_does_not_draft_as_in_pillow(
     path = _write(tmp_path, "JPEG", "RGB", orientation, size=(200, 150))
     expected = _pillow(path)
     expected.thumbnail((20, 20))  # Pillow: a loaded, transposed image; draft does nothing
-    lazy = ImageOps.exif_transpose(Image.open(path)).thumbnail((20, 20))
+    lazy = ImageOps.exif_transpose(Image.open(path))
+    lazy.thumbnail((20, 20))  # in place, as in Pillow
     assert_image_equal(evaluate(lazy), expected)
-    drafted = Image.open(path).thumbnail((20, 20))  # a JPEG leaf would be drafted instead
+    drafted = Image.open(path)
+    drafted.thumbnail((20, 20))  # a JPEG leaf would be drafted instead
     if orientation == 1:
         assert evaluate(drafted).tobytes() != expected.tobytes(), "the draft changed nothing"
 
@@ -128,10 +130,27 @@ def test_cli_step_transposes_an_oriented_image_like_pillow() -> None:
     assert result.info == expected.info
 
 
-def test_in_place_is_rejected_because_handles_are_immutable(tmp_path: Path) -> None:
-    image = Image.open(_write(tmp_path, "JPEG", "RGB", 6))
-    with pytest.raises(ValueError, match=r"why: .*immutable; observed: in_place=True; fix: "):
-        ImageOps.exif_transpose(image, in_place=True)
+IN_PLACE_ORIENTATIONS = ["none", "orientation-1", "orientation-3", "orientation-6"]
+
+
+@pytest.mark.parametrize("orientation", IN_PLACE_ORIENTATIONS)
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_in_place_changes_the_handle_as_pillow_changes_its_image(
+    fmt: str, orientation: str, tmp_path: Path
+) -> None:
+    path = _write(tmp_path, *FORMATS[fmt], ORIENTATIONS[orientation], size=(40, 24))
+    with PILImage.open(path) as expected:
+        assert PILImageOps.exif_transpose(expected, in_place=True) is None
+        image = Image.open(path)
+        original = image.copy()
+        assert ImageOps.exif_transpose(image, in_place=True) is None
+        assert (image.size, image.info) == (expected.size, expected.info)
+        assert_image_equal(evaluate(image), expected)
+        assert original.size == (40, 24)
+        assert original.node.op == "open"  # the copy keeps the undecoded leaf
+        expected.thumbnail((9, 9))  # loaded by exif_transpose: no draft, in both
+        image.thumbnail((9, 9))
+        assert_image_equal(image.to_pil(), expected)
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,12 @@ HELPERS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
 }
 
 
+def _thumbnailed(image: Image.Image, *args: Any, **kwargs: Any) -> Image.Image:
+    """``image`` after ``image.thumbnail(...)``, which changes it in place as in Pillow."""
+    assert image.thumbnail(*args, **kwargs) is None
+    return image
+
+
 def _gpu_matches(
     source: PILImage.Image, ours: Callable[[Any], Any], pil: Callable[[Any], Any]
 ) -> None:
@@ -67,7 +73,7 @@ def test_thumbnail_matches_pillow(mode: str, method: int, src: _Size, target: st
     expected = source.copy()
     expected.thumbnail(TARGETS[target], method)
     assert_image_equal(
-        evaluate(Image.from_pil(source).thumbnail(TARGETS[target], method)), expected
+        evaluate(_thumbnailed(Image.from_pil(source), TARGETS[target], method)), expected
     )
 
 
@@ -80,7 +86,7 @@ def test_thumbnail_reducing_gap_matches_pillow(mode: str, method: int, gap: str)
     source = make_image(mode, (130, 97))
     expected = source.copy()
     expected.thumbnail((20, 20), method, GAPS[gap])
-    lazy = Image.from_pil(source).thumbnail((20, 20), method, GAPS[gap])
+    lazy = _thumbnailed(Image.from_pil(source), (20, 20), method, GAPS[gap])
     assert_image_equal(evaluate(lazy), expected)
 
 
@@ -191,10 +197,11 @@ def test_thumbnail_of_a_jpeg_file_decodes_with_pillows_draft(
     with PILImage.open(path) as expected:
         expected.thumbnail(size, reducing_gap=gap)
         expected.load()
-        lazy = Image.open(path).thumbnail(size, reducing_gap=gap)
+        lazy = _thumbnailed(Image.open(path), size, reducing_gap=gap)
         assert lazy.size == expected.size
         assert_image_equal(evaluate(lazy), expected)
-        assert_image_equal(Image.open(path).thumbnail(size, reducing_gap=gap).to_pil(), expected)
+        on_cpu = _thumbnailed(Image.open(path), size, reducing_gap=gap)
+        assert_image_equal(on_cpu.to_pil(), expected)
         with PILImage.open(path) as undrafted:  # the same call on loaded pixels: no draft
             undrafted.load()
             undrafted.thumbnail(size, reducing_gap=gap)
@@ -211,7 +218,7 @@ def test_thumbnail_of_an_evaluated_jpeg_does_not_draft_as_pillow_after_load(
         expected.thumbnail((20, 20))
         opened = Image.open(path)
         opened.load()
-        assert_image_equal(evaluate(opened.thumbnail((20, 20))), expected)
+        assert_image_equal(evaluate(_thumbnailed(opened, (20, 20))), expected)
 
 
 def test_executor_runs_jpeg_and_pil_thumbnails_like_pillow(tmp_path: Path) -> None:
@@ -223,7 +230,7 @@ def test_executor_runs_jpeg_and_pil_thumbnails_like_pillow(tmp_path: Path) -> No
         source = make_image("RGBA", (65, 33))
         expected = {"jpeg": drafted, "fit": PILImageOps.fit(source, (16, 16), R.LANCZOS)}
         jobs = [
-            ("jpeg", Image.open(path).thumbnail((30, 30))),
+            ("jpeg", _thumbnailed(Image.open(path), (30, 30))),
             ("fit", ImageOps.fit(Image.from_pil(source), (16, 16), R.LANCZOS)),
         ]
         with GpuBatchExecutor() as executor:

@@ -85,7 +85,9 @@ def test_paste_of_a_lazy_source(mode: str, offset: tuple[int, int]) -> None:
     lazy_patch = ImageChops.invert(Image.from_pil(patch))
     expected = base.copy()
     expected.paste(PILImageChops.invert(patch), offset)
-    assert_image_equal(evaluate(Image.from_pil(base).paste(lazy_patch, offset)), expected)
+    lazy = Image.from_pil(base)
+    lazy.paste(lazy_patch, offset)
+    assert_image_equal(evaluate(lazy), expected)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -94,9 +96,9 @@ def test_paste_with_a_four_tuple_and_a_larger_source(mode: str) -> None:
     patch = make_image(mode, (9, 8), seed=2)
     expected = base.copy()
     expected.paste(patch, (-2, -1, 7, 7))
-    assert_image_equal(
-        evaluate(Image.from_pil(base).paste(Image.from_pil(patch), (-2, -1, 7, 7))), expected
-    )
+    lazy = Image.from_pil(base)
+    lazy.paste(Image.from_pil(patch), (-2, -1, 7, 7))
+    assert_image_equal(evaluate(lazy), expected)
 
 
 @pytest.mark.parametrize("xy", [(0, 0), (18, 16), (-1, -1), (5, 7)], ids=str)
@@ -107,7 +109,9 @@ def test_putpixel(mode: str, xy: tuple[int, int]) -> None:
     value: int | tuple[int, ...] = 77 if bands == 1 else tuple(range(40, 40 + bands))
     expected = base.copy()
     expected.putpixel(xy, value)
-    assert_image_equal(evaluate(Image.from_pil(base).putpixel(xy, value)), expected)
+    lazy = Image.from_pil(base)
+    lazy.putpixel(xy, value)
+    assert_image_equal(evaluate(lazy), expected)
 
 
 RESIZES = {

@@ -247,7 +247,7 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
     ),
     "P-root": (lambda: Image.from_pil(_source("rgb256")), "a mode P image is not returned"),
     "convert-to-P": (lambda: Image.new("RGB", (4, 4)).convert("P"), "a mode P result"),
-    "convert-P-to-I": (lambda: Image.new("P", (4, 4)).convert("I"), "mode I is not a native"),
+    "convert-P-to-I": (lambda: Image.new("P", (4, 4)).convert("I"), "conversion P -> I is not"),
 }
 
 

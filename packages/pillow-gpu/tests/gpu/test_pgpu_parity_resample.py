@@ -12,7 +12,7 @@ from pillow_gpu.gpu import _run as run_plan
 from pillow_gpu.gpu import evaluate, plan_graph
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import terminal_nbytes
-from pillow_gpu.gpu._plan import Plan, Upload
+from pillow_gpu.gpu._plan import Plan, record_upload
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import premultiply
 
@@ -104,12 +104,12 @@ def _convert_on_gpu(
     """Run only the premultiply kernel on ``pairs`` (stored as ``mode``)."""
     leaf = Image.from_pil(pairs).node
     program = Program()
-    upload = program.image(leaf.size)
-    out = premultiply.lower(program, upload, leaf.size, mode, unpremultiply=unpremultiply)
+    upload, working = record_upload(program, leaf)  # LA: Pillow's bytes, widened on the device
+    out = premultiply.lower(program, working, leaf.size, mode, unpremultiply=unpremultiply)
     plan = Plan(
         root=leaf,
         program=program,
-        uploads=(Upload(buffer=upload, node=leaf),),
+        uploads=(upload,),
         terminal=out,
         terminal_nbytes=terminal_nbytes(mode, leaf.size),
         host_bytes=0,

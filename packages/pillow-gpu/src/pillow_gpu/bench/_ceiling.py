@@ -19,7 +19,7 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu.bench._workloads import Workload, job_sources
 from pillow_gpu.gpu._device import SharedDevice, get_device
-from pillow_gpu.gpu._layout import to_words
+from pillow_gpu.gpu._layout import upload_bytes
 from pillow_gpu.gpu._plan import STAGING_ALIGNMENT, Plan
 from pillow_gpu.gpu._planner import plan_graph
 
@@ -84,7 +84,7 @@ class CeilingLane:
         self._upload_inputs = [
             (upload.buffer, positions[id(upload.node)]) for upload in self.plan.uploads
         ]
-        self._words = {id(source): to_words(source).tobytes() for source in sources}
+        self._words = {id(source): upload_bytes(source) for source in sources}
         self._sources = sources
         stride = self.plan.staging_nbytes
         per_job = self.plan.gpu_bytes

@@ -23,6 +23,17 @@ def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in _names(text))
 
 
+def _cases(text: str) -> tuple[tuple[str, str, int, int], ...]:
+    found = []
+    for part in _names(text):
+        fields = part.split(":")
+        if len(fields) != 4:
+            msg = f"a case is WORKLOAD:MODE:SIZE:BATCH, e.g. invert_median3:L:256:64; got {part!r}"
+            raise argparse.ArgumentTypeError(msg)
+        found.append((fields[0], fields[1], int(fields[2]), int(fields[3])))
+    return tuple(found)
+
+
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the benchmark's options to ``parser``."""
     add = parser.add_argument
@@ -35,6 +46,12 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     add("--modes", type=_names, help="comma-separated modes (default L,RGB,RGBA)")
     add("--sizes", type=_ints, help="comma-separated square edges, e.g. 256,1024,4096")
     add("--batches", type=_ints, help="comma-separated batch sizes, e.g. 1,64")
+    add(
+        "--cases",
+        type=_cases,
+        help="explicit cases WORKLOAD:MODE:SIZE:BATCH,... (replace the workload x mode x size "
+        "x batch matrix)",
+    )
     add("--repeats", type=int, help="timed windows per lane")
     add("--lanes", type=_names, help=f"comma-separated, from: {', '.join(ALL_LANES)}")
     add("--max-jobs", type=int, help="executor max_jobs of the queued/resident lanes")
@@ -45,6 +62,17 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     add("--host-mib", type=int, help="executor host_bytes in MiB")
     add("--window-pixels", type=int, help="skip cases whose batch x pixels exceed this")
     add("--processes", type=int, help="workers of the multi-core Pillow baseline (all cores)")
+    add(
+        "--pillow-rs-venv",
+        help="venv of the pillow_rs lane (pillow-rs 12.2.3 + numpy); created with uv if missing",
+    )
+    add(
+        "--no-host-cost",
+        dest="host_cost",
+        action="store_false",
+        default=None,
+        help="skip the untimed per-job host-cost batch of the executor lanes",
+    )
     add(
         "--output",
         default="pillow-gpu-bench",
@@ -68,6 +96,9 @@ _FIELDS: dict[str, tuple[str, Any]] = {
     "host_mib": ("host_bytes", 1 << 20),
     "window_pixels": ("window_pixels", None),
     "processes": ("processes", None),
+    "cases": ("cases", None),
+    "pillow_rs_venv": ("pillow_rs_venv", None),
+    "host_cost": ("host_cost", None),
 }
 
 
@@ -79,6 +110,8 @@ def config_from_args(args: argparse.Namespace, *, adapter_type: str) -> BenchCon
         value = getattr(args, option, None)
         if value is not None:
             changes[field] = value * scale if scale else value
+    if changes.get("pillow_rs_venv"):
+        changes["create_pillow_rs_venv"] = True  # the command line makes the venv on request
     return dataclasses.replace(config, **changes)
 
 

@@ -94,10 +94,19 @@ class ExecutorLane:
             ]
             yield index, self.workload.lazy(self.mode, leaves)
 
-    def run(self, consume: Callable[[int, Any], None]) -> int:
-        """Stream one batch of fresh graphs; call ``consume(input_key, image)`` per result."""
+    def jobs(self) -> Iterator[tuple[int, Image.Image]]:
+        """One batch of fresh ``(input_key, graph)`` pairs."""
+        return self._jobs()
+
+    def run(
+        self,
+        consume: Callable[[int, Any], None],
+        jobs: Iterator[tuple[int, Image.Image]] | None = None,
+    ) -> int:
+        """Stream one batch of fresh graphs (or ``jobs``); ``consume(key, image)`` each result."""
         delivered = 0
-        with self.executor.run(self._jobs(), output=self.output) as results:
+        source = self._jobs() if jobs is None else jobs
+        with self.executor.run(source, output=self.output) as results:
             for result in results:
                 consume(result.input_key, result.image)
                 delivered += 1

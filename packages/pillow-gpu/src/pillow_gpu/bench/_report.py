@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["render_markdown", "render_summary", "write_json", "write_plot"]
+__all__ = ["render_markdown", "render_summary", "render_world", "write_json", "write_plot"]
 
 #: Executor counters shown in the Markdown table (the JSON keeps every stats field).
 _COUNTERS = (
@@ -93,6 +93,103 @@ def render_summary(result: dict[str, Any], *, lane: str = "queued") -> str:
     return "\n".join(lines) + "\n"
 
 
+def _rate(lane: dict[str, Any]) -> str:
+    """``img/s (MB/s)``, or the lane's status when it was not timed."""
+    if "images_per_s" not in lane:
+        return str(lane.get("error") or lane.get("parity") or "not run")
+    return f"{_num(lane['images_per_s'])} ({_num(lane.get('mb_per_s'))} MB/s)"
+
+
+def _peer_status(lane: dict[str, Any]) -> str:
+    return f" [{lane.get('error') or lane['parity']}]" if "images_per_s" in lane else ""
+
+
+def render_world(result: dict[str, Any], *, lane: str = "queued") -> str:
+    """Ours against the peer, the reference kernels and the transfer bound (largest batches).
+
+    One row per workload, mode and size at its largest batch: ``img/s (MB/s)`` of ``lane``, of
+    pillow-rs, of the reference lane and of the transfer bound (each with its parity status),
+    then ``lane`` as a ratio of pillow-rs and of the reference and as a share of the transfer
+    bound. MB/s counts source bytes as everywhere; the transfer cell's second figure is the
+    bytes it moved (up + down).
+    """
+    largest: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for case in result["cases"]:
+        key = (case["workload"], case["mode"], case["size"])
+        if case["batch"] >= largest.get(key, {"batch": 0})["batch"]:
+            largest[key] = case
+    lines = [
+        f"| workload | mode | size | batch | {lane} | pillow-rs | reference | transfer bound "
+        "| x pillow-rs | x reference | transfer share |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for (workload, mode, edge), case in largest.items():
+        lanes = case["lanes"]
+        ours = lanes.get(lane, {})
+        peer, kernel = lanes.get("pillow_rs", {}), lanes.get("reference", {})
+        bound = lanes.get("transfer", {})
+        bound_cell = _rate(bound)
+        if "moved_mb_per_s" in bound:
+            bound_cell = (
+                f"{_num(bound['images_per_s'])} ({_num(bound['moved_mb_per_s'])} MB/s moved)"
+            )
+        lines.append(
+            f"| {workload} | {mode} | {edge}^2 | {case['batch']} | {_rate(ours)} "
+            f"| {_rate(peer)}{_peer_status(peer)} | {_rate(kernel)}{_peer_status(kernel)} "
+            f"| {bound_cell} | {_ratio(ours.get('vs_pillow_rs'))} "
+            f"| {_ratio(ours.get('vs_reference'))} | {_share(ours.get('share_of_transfer'))} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+_HOST_STEPS = ("graph_build", "plan", "allocate", "encode", "build_result")
+
+
+def _host_cost_lines(result: dict[str, Any]) -> list[str]:
+    rows = [
+        (case, name, lane["host_cost"])
+        for case in result["cases"]
+        for name, lane in case["lanes"].items()
+        if lane.get("host_cost")
+    ]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## Host cost per job (executor lanes; one extra untimed batch, microseconds)",
+        "",
+        "Measured with `time.perf_counter` wrappers on each host step during one batch that is "
+        "not timed; `thread CPU` is the driving thread's `time.thread_time` (lavapipe's worker "
+        "threads excluded); `wall` is the whole batch over its jobs; `plan` is the planning call "
+        "the executor makes (`plan_function` in the JSON).",
+        "",
+        "| workload | mode | size | batch | lane | "
+        + " | ".join(_HOST_STEPS)
+        + " | host steps | thread CPU | wall |",
+        "|---|---|---|---|---|" + "---:|" * (len(_HOST_STEPS) + 3),
+    ]
+    for case, name, cost in rows:
+        values = " | ".join(_num(cost.get(f"{step}_us_per_job"), 0) for step in _HOST_STEPS)
+        lines.append(
+            f"| {case['workload']} | {case['mode']} | {case['size']}^2 | {case['batch']} "
+            f"| {name} | {values} | {_num(cost.get('host_steps_us_per_job'), 0)} "
+            f"| {_num(cost.get('driver_thread_cpu_us_per_job'), 0)} "
+            f"| {_num(cost.get('wall_us_per_job'), 0)} |"
+        )
+    return lines
+
+
+def _matrix_line(config: dict[str, Any]) -> str:
+    if config.get("cases"):
+        cases = ", ".join(f"{w} {m} {s}^2 x{b}" for w, m, s, b in config["cases"])
+        return f"Cases: {cases}"
+    return (
+        f"Matrix: workloads {', '.join(config['workloads'])}; modes "
+        f"{', '.join(config['modes'])}; sizes {', '.join(f'{s}^2' for s in config['sizes'])}; "
+        f"batches {', '.join(map(str, config['batches']))}"
+    )
+
+
 def render_markdown(result: dict[str, Any]) -> str:
     """The result document as a Markdown report (tables of every case, the sweep, skips)."""
     machine, config = result["machine"], result["config"]
@@ -104,9 +201,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         f"- Machine: {machine['platform']}, {machine['cpu_count']} CPU cores, load average "
         f"at start {machine['load_average_at_start']}; Python {machine['python']}; {versions}",
         f"- Adapter: {json.dumps(result['adapter'], sort_keys=True)}",
-        f"- Matrix: workloads {', '.join(config['workloads'])}; modes "
-        f"{', '.join(config['modes'])}; sizes {', '.join(f'{s}^2' for s in config['sizes'])}; "
-        f"batches {', '.join(map(str, config['batches']))}; {config['repeats']} timed windows "
+        f"- {_matrix_line(config)}; {config['repeats']} timed windows "
         f"per lane (interleaved); executor max_jobs={config['max_jobs']}, "
         f"max_in_flight={config['max_in_flight']}; multi-core pool of "
         f"{machine.get('pool_processes', '?')} processes",
@@ -121,11 +216,18 @@ def render_markdown(result: dict[str, Any]) -> str:
         "## Summary (largest batch per case)",
         "",
         render_summary(result),
+        "## Against pillow-rs, the reference kernels and the transfer bound",
+        "",
+        "Largest batch per case; each cell is img/s (MB/s of source bytes) with the lane's "
+        "parity in brackets; x pillow-rs / x reference are the `queued` lane's img/s over "
+        "theirs, transfer share its img/s over the transfer bound's.",
+        "",
+        render_world(result),
         "## Every lane",
         "",
         "| workload | mode | size | batch | lane | img/s | spread (img/s) | MB/s | x seq "
-        "| x cores | ceiling share | parity |",
-        "|---|---|---|---|---|---:|---|---:|---:|---:|---:|---|",
+        "| x cores | ceiling share | x pillow-rs | x reference | transfer share | parity |",
+        "|---|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for case in result["cases"]:
         for name, lane in case["lanes"].items():
@@ -140,7 +242,8 @@ def render_markdown(result: dict[str, Any]) -> str:
                 f"| {name} | {_num(lane.get('images_per_s'))} | {spread} "
                 f"| {_num(lane.get('mb_per_s'))} | {_ratio(lane.get('vs_sequential'))} "
                 f"| {_ratio(lane.get('vs_multiprocess'))} | {_share(lane.get('share_of_ceiling'))} "
-                f"| {status} |"
+                f"| {_ratio(lane.get('vs_pillow_rs'))} | {_ratio(lane.get('vs_reference'))} "
+                f"| {_share(lane.get('share_of_transfer'))} | {status} |"
             )
     if result["sweep"]:
         lines += [
@@ -187,6 +290,7 @@ def render_markdown(result: dict[str, Any]) -> str:
                 f"| {case['workload']} | {case['mode']} | {case['size']}^2 | {case['batch']} "
                 f"| {name} | {values} |"
             )
+    lines += _host_cost_lines(result)
     if result["skipped"]:
         lines += ["", "## Skipped cases", ""]
         lines += [

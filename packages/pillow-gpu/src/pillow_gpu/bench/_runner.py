@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
+import json
 import math
 import os
 import platform
@@ -12,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any, Protocol
 
 from PIL import Image as PILImage
@@ -19,22 +21,44 @@ from PIL import Image as PILImage
 from pillow_gpu.bench._baselines import CorePool, sequential_window
 from pillow_gpu.bench._ceiling import CeilingLane
 from pillow_gpu.bench._executor_lanes import ExecutorLane, ExecutorSettings
+from pillow_gpu.bench._host_cost import measure_host_cost
+from pillow_gpu.bench._pillow_rs import PillowRsUnavailable, ensure_venv, venv_python
 from pillow_gpu.bench._timing import interleaved_windows, summarize
 from pillow_gpu.bench._workloads import WORKLOADS, Workload, job_sources, make_sources
 from pillow_gpu.bench._workloads import source_count as _source_count
+from pillow_gpu.bench._world import (
+    WORLD_LANES,
+    PillowRsSetup,
+    add_world_ratios,
+    lane_details,
+    prepare_world_lane,
+)
 
 __all__ = ["ALL_LANES", "BenchConfig", "default_config", "run_benchmark"]
 
 #: Every lane, in report order.
-ALL_LANES = ("sequential", "multiprocess", "ceiling", "eager", "queued", "resident")
+ALL_LANES = (
+    "sequential",
+    "multiprocess",
+    *WORLD_LANES,
+    "ceiling",
+    "eager",
+    "queued",
+    "resident",
+)
 #: Lanes whose throughput is reported as a share of the ceiling.
 _EXECUTOR_LANES = ("eager", "queued", "resident")
-SCHEMA = 1
+SCHEMA = 2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BenchConfig:
-    """What to run. ``window_pixels`` skips cases whose batch x pixels exceed it (0: none)."""
+    """What to run. ``window_pixels`` skips cases whose batch x pixels exceed it (0: none).
+
+    ``cases`` lists explicit (workload, mode, size, batch) cases and replaces the product of
+    workloads x modes x sizes x batches. ``pillow_rs_venv`` is the pillow-rs lane's venv (made
+    first when ``create_pillow_rs_venv``); ``host_cost`` runs the untimed host-cost batch.
+    """
 
     workloads: tuple[str, ...] = tuple(WORKLOADS)
     modes: tuple[str, ...] = ("L", "RGB", "RGBA")
@@ -51,9 +75,14 @@ class BenchConfig:
     window_pixels: int = 0
     processes: int = 0
     seed: int = 0
+    pillow_rs_venv: str = ""
+    cases: tuple[tuple[str, str, int, int], ...] = ()
+    create_pillow_rs_venv: bool = False
+    host_cost: bool = True
 
     def __post_init__(self) -> None:
-        unknown = [name for name in self.workloads if name not in WORKLOADS]
+        named = [*self.workloads, *(case[0] for case in self.cases)]
+        unknown = [name for name in named if name not in WORKLOADS]
         bad_lanes = [name for name in self.lanes if name not in ALL_LANES]
         if unknown or bad_lanes:
             msg = (
@@ -61,7 +90,9 @@ class BenchConfig:
                 f"{', '.join(WORKLOADS)}; known lanes: {', '.join(ALL_LANES)}"
             )
             raise ValueError(msg)
-        if self.repeats < 1 or min(self.sizes, default=0) < 1 or min(self.batches, default=0) < 1:
+        sizes = [*self.sizes, *(case[2] for case in self.cases)]
+        batches = [*self.batches, *(case[3] for case in self.cases)]
+        if self.repeats < 1 or min(sizes, default=0) < 1 or min(batches, default=0) < 1:
             msg = f"repeats, sizes and batches must be >= 1; observed {self.repeats}, "
             msg += f"{self.sizes}, {self.batches}"
             raise ValueError(msg)
@@ -159,6 +190,9 @@ class _Log(Protocol):
     def __call__(self, message: str) -> None: ...
 
 
+_NO_PILLOW_RS = PillowRsSetup(None, "the case was built without a pillow-rs setup")
+
+
 @dataclass(slots=True, kw_only=True)
 class _Case:
     workload: Workload
@@ -167,6 +201,7 @@ class _Case:
     batch: int
     sources: list[PILImage.Image]
     reference: list[PILImage.Image]
+    pillow_rs: PillowRsSetup = _NO_PILLOW_RS
 
     @property
     def source_bytes(self) -> int:
@@ -187,6 +222,23 @@ def _prepare_lane(
         want = [hashlib.sha256(image.tobytes()).hexdigest() for image in case.reference]
         status = "ok" if digests == want else "failed: a worker's output differs from Pillow"
         return status, pool.window(workload, mode, spec, batch), None
+    if name in WORLD_LANES:
+        executor = {
+            "max_jobs": config.max_jobs,
+            "max_in_flight": config.max_in_flight,
+            "gpu_bytes": config.gpu_bytes,
+            "host_bytes": config.host_bytes,
+        }
+        return prepare_world_lane(
+            name,
+            workload=workload,
+            mode=mode,
+            sources=case.sources,
+            reference=case.reference,
+            batch=batch,
+            executor=executor,
+            pillow_rs=case.pillow_rs,
+        )
     if name == "ceiling":
         lane = CeilingLane(workload, mode, case.sources, batch=batch, byte_budget=config.gpu_bytes)
         try:
@@ -250,7 +302,7 @@ def _run_case(case: _Case, config: BenchConfig, pool: CorePool | None, log: _Log
             if lane is not None:
                 objects[name] = lane
             lanes[name] = {"parity": status}
-            if status == "ok" and window is not None:
+            if window is not None and (status == "ok" or name in WORLD_LANES):
                 windows[name] = window
             else:
                 log(f"    {name}: {status}")
@@ -263,10 +315,15 @@ def _run_case(case: _Case, config: BenchConfig, pool: CorePool | None, log: _Log
         for name, lane in objects.items():
             if isinstance(lane, ExecutorLane):
                 lanes[name]["executor_stats"] = lane.stats()
+                if config.host_cost and name in seconds:
+                    lanes[name]["host_cost"] = measure_host_cost(lane)
+            elif name in WORLD_LANES:
+                lanes[name].update(lane_details(lane))
     finally:
         for lane in objects.values():
             lane.close()
     _ratios(lanes)
+    add_world_ratios(lanes)
     return lanes
 
 
@@ -334,54 +391,81 @@ def run_benchmark(
         "created": started.isoformat(timespec="seconds"),
         "machine": machine_info(),
         "adapter": adapter if adapter is not None else adapter_summary(),
-        "config": {
-            key: list(value) if isinstance(value, tuple) else value
-            for key, value in dataclasses.asdict(config).items()
+        "config": json.loads(json.dumps(dataclasses.asdict(config))),
+        "workloads": {
+            name: WORKLOADS[name].description
+            for name in dict.fromkeys(case[0] for case in _matrix(config))
         },
-        "workloads": {name: WORKLOADS[name].description for name in config.workloads},
         "cases": [],
         "skipped": [],
         "sweep": [],
     }
+    pillow_rs = _pillow_rs_setup(config, log)
+    result["pillow_rs"] = {"python": str(pillow_rs.python or ""), "why": pillow_rs.why}
     pool = CorePool(config.processes or None) if "multiprocess" in config.lanes else None
     result["machine"]["pool_processes"] = pool.processes if pool else 0
     try:
-        for name in config.workloads:
+        for name, mode, edge, batch in _matrix(config):
             workload = WORKLOADS[name]
-            for mode in config.modes:
-                for edge in config.sizes:
-                    for batch in config.batches:
-                        where = {"workload": name, "mode": mode, "size": edge, "batch": batch}
-                        if config.window_pixels and batch * edge * edge > config.window_pixels:
-                            result["skipped"].append(
-                                {**where, "why": "batch x pixels above window_pixels"}
-                            )
-                            continue
-                        log(f"{name} {mode} {edge}^2 batch {batch}")
-                        sources = make_sources(
-                            mode, edge, _source_count(workload, batch), config.seed
-                        )
-                        case = _Case(
-                            workload=workload,
-                            mode=mode,
-                            edge=edge,
-                            batch=batch,
-                            sources=sources,
-                            reference=_reference(workload, mode, sources, batch),
-                        )
-                        lanes = _run_case(case, config, pool, log)
-                        for lane_name, lane in lanes.items():
-                            if "images_per_s" in lane:
-                                log(f"    {lane_name}: {lane['images_per_s']:.1f} img/s")
-                        result["cases"].append(
-                            {**where, "source_bytes_per_image": case.source_bytes, "lanes": lanes}
-                        )
+            where = {"workload": name, "mode": mode, "size": edge, "batch": batch}
+            if config.window_pixels and batch * edge * edge > config.window_pixels:
+                result["skipped"].append({**where, "why": "batch x pixels above window_pixels"})
+                continue
+            log(f"{name} {mode} {edge}^2 batch {batch}")
+            sources = make_sources(mode, edge, _source_count(workload, batch), config.seed)
+            case = _Case(
+                workload=workload,
+                mode=mode,
+                edge=edge,
+                batch=batch,
+                sources=sources,
+                reference=_reference(workload, mode, sources, batch),
+                pillow_rs=pillow_rs,
+            )
+            lanes = _run_case(case, config, pool, log)
+            for lane_name, lane in lanes.items():
+                if "images_per_s" in lane:
+                    log(f"    {lane_name}: {lane['images_per_s']:.1f} img/s")
+            result["cases"].append(
+                {**where, "source_bytes_per_image": case.source_bytes, "lanes": lanes}
+            )
         result["sweep"] = _run_sweeps(config, result["cases"], log)
     finally:
         if pool is not None:
             pool.close()
     result["finished"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     return result
+
+
+def _matrix(config: BenchConfig) -> list[tuple[str, str, int, int]]:
+    """The (workload, mode, size, batch) cases: ``config.cases``, else the full product."""
+    if config.cases:
+        return list(config.cases)
+    return [
+        (name, mode, edge, batch)
+        for name in config.workloads
+        for mode in config.modes
+        for edge in config.sizes
+        for batch in config.batches
+    ]
+
+
+def _pillow_rs_setup(config: BenchConfig, log: _Log) -> PillowRsSetup:
+    """The pillow-rs venv's interpreter (made first with ``create_pillow_rs_venv``), or why not."""
+    if "pillow_rs" not in config.lanes:
+        return PillowRsSetup(None, "lane not selected")
+    if not config.pillow_rs_venv:
+        return PillowRsSetup(None, "no venv given (pass --pillow-rs-venv PATH)")
+    venv = Path(config.pillow_rs_venv)
+    if config.create_pillow_rs_venv:
+        try:
+            return PillowRsSetup(ensure_venv(venv, log=log))
+        except PillowRsUnavailable as error:
+            return PillowRsSetup(None, str(error))
+    python = venv_python(venv)
+    if not python.exists():
+        return PillowRsSetup(None, f"no interpreter at {python} (the venv is not made here)")
+    return PillowRsSetup(python)
 
 
 def _run_sweeps(

@@ -89,6 +89,14 @@ def _lazy_multiply(mode: str, images: Sequence[Image.Image]) -> Image.Image:
     return ImageChops.multiply(images[0], images[1])
 
 
+def _pil_chops_invert(mode: str, images: Sequence[PILImage.Image]) -> PILImage.Image:
+    return PILImageChops.invert(images[0])
+
+
+def _lazy_chops_invert(mode: str, images: Sequence[Image.Image]) -> Image.Image:
+    return ImageChops.invert(images[0])
+
+
 def _thumbnail_size(image: PILImage.Image | Image.Image) -> tuple[int, int]:
     return max(1, image.width // 4), max(1, image.height // 4)
 
@@ -134,6 +142,13 @@ WORKLOADS: Mapping[str, Workload] = {
             inputs=1,
             pillow=_pil_thumbnail,
             lazy=_lazy_thumbnail,
+        ),
+        Workload(
+            name="chops_invert",
+            description="ImageChops.invert (every band, alpha included)",
+            inputs=1,
+            pillow=_pil_chops_invert,
+            lazy=_lazy_chops_invert,
         ),
         Workload(
             name="multiply",

@@ -38,7 +38,7 @@ from pillow_gpu.executor._queues import WorkQueues
 from pillow_gpu.executor._results import ERRORS, BatchFailure, BatchResult, Results, Stream
 from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS
 from pillow_gpu.gpu._device import get_device
-from pillow_gpu.gpu._planner import plan_graph
+from pillow_gpu.gpu._plan_cache import plan_cached
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
 __all__ = ["GpuBatchExecutor"]
@@ -328,7 +328,7 @@ class GpuBatchExecutor(WorkQueues):
             raise TypeError(msg)
         job_id = self._ids.take()
         try:
-            plan = plan_graph(node, limits=self._shared.limits, max_work=self.max_submission_work)
+            plan = plan_cached(node, limits=self._shared.limits, max_work=self.max_submission_work)
             info = snapshot_info(node.info)
         except GpuError as error:
             raise for_job(error, job_id, key) from error

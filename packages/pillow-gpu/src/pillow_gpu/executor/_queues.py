@@ -26,7 +26,7 @@ from pillow_gpu.executor._results import BatchResult, Stream
 from pillow_gpu.executor._stats import Counters, Outcomes
 from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS, Submission
 from pillow_gpu.gpu._device import SharedDevice
-from pillow_gpu.gpu._planner import plan_graph
+from pillow_gpu.gpu._plan_cache import plan_cached
 
 __all__ = ["WorkQueues"]
 
@@ -182,7 +182,7 @@ class WorkQueues:
         root = job.plan.root
         job.release_plan()
         try:
-            job.plan = plan_graph(
+            job.plan = plan_cached(
                 root, limits=self._shared.limits, max_work=self.max_submission_work
             )
         except GpuError as error:

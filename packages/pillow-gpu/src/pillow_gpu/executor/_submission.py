@@ -181,9 +181,7 @@ class Submission:
             counters.dispatches += len(program.dispatches)
             work += program.work
             counters.upload_bytes += program.bytes_of("table") + program.bytes_of("params")
-            counters.upload_bytes += sum(
-                upload.node.size[0] * upload.node.size[1] * 4 for upload in job.plan.uploads
-            )
+            counters.upload_bytes += sum(upload.nbytes for upload in job.plan.uploads)
         counters.shader_work += work
         counters.largest_submission_work = max(counters.largest_submission_work, work)
         freed = Charge()

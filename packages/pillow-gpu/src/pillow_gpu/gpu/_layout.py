@@ -1,11 +1,20 @@
-"""Pixel layout on the device: one little-endian u32 (Pillow's four stored bytes) per pixel.
+"""Pixel layout on the device: one little-endian u32 per pixel in every working buffer.
 
 Pillow stores LA/RGB/RGBA/RGBX/CMYK with four bytes per pixel (RGB keeps a padding byte, LA
-keeps L in byte 0 and A in byte 3); L samples live in byte 0 of their word. Terminal bytes are
-Pillow's internal bytes (L packed to one byte per pixel), so RGB padding survives the trip.
+keeps L in byte 0 and A in byte 3); L samples live in byte 0 of their word. The wide modes
+hold their value in the word: I;16, I;16L and I;16B the 16-bit value in the low half (whatever
+byte order the mode stores), I the int32, F the float32 bits.
+
+Uploads carry Pillow's stored bytes where they are narrower than a word (L, P, 1 one byte per
+pixel, LA and I;16* two), padded to a multiple of four bytes; the ``unpack`` kernel widens them
+into the working buffer on the device. Terminal bytes are Pillow's stored bytes (L packed by
+``pack_l``, I;16* by ``pack16`` in the mode's byte order), so RGB padding survives the trip and
+an I;16B result's ``tobytes()`` equals Pillow's.
 """
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 import numpy.typing as npt
@@ -15,13 +24,18 @@ __all__ = [
     "BYTE_BANDS",
     "INDEXED_MODES",
     "NATIVE_MODES",
+    "PACKED_UPLOADS",
+    "WIDE16_MODES",
+    "WIDE_MODES",
     "band_bytes",
     "band_mask",
     "image_from_terminal",
     "ink",
+    "stored_nbytes",
     "terminal_nbytes",
     "to_words",
-    "upload_words",
+    "upload_bytes",
+    "upload_nbytes",
 ]
 
 #: The 8-bit layouts the GPU path stores natively.
@@ -43,6 +57,34 @@ BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
 }
 
 
+#: 16- and 32-bit single-band modes: the value in the word (see the module docstring). Only
+#: pure copies (transpose, crop, expand, paste, putpixel, resize NEAREST) and the conversions
+#: of gpu.lowering.wide read or produce them.
+WIDE_MODES = ("I;16", "I;16B", "I;16L", "I", "F")
+#: The 16-bit wide modes (two stored bytes per pixel; I;16B big-endian).
+WIDE16_MODES = ("I;16", "I;16B", "I;16L")
+
+#: Modes uploaded as Pillow's packed bytes: (stored bytes per pixel, ``unpack`` kernel kind).
+#: Kinds: 0 byte -> word; 1 byte repeated in all four bytes (P index, 1's 0/255); 2 an LA pair
+#: -> L in bytes 0..2 and A in byte 3; 3 a little-endian u16; 4 a big-endian u16.
+PACKED_UPLOADS: dict[str, tuple[int, int]] = {
+    "L": (1, 0),
+    "P": (1, 1),
+    "1": (1, 1),
+    "LA": (2, 2),
+    "I;16": (2, 3),
+    "I;16L": (2, 3),
+    "I;16B": (2, 4),
+}
+
+#: Bytes per pixel of Pillow's ``tobytes()`` for every mode the GPU path stores.
+_STORED_BYTES = {
+    "L": 1, "P": 1, "LA": 2, "RGB": 3, "RGBA": 4, "CMYK": 4, "RGBX": 4,
+    "I;16": 2, "I;16B": 2, "I;16L": 2, "I": 4, "F": 4,
+}  # fmt: skip
+_WIDE16_DTYPES = {"I;16": "<u2", "I;16L": "<u2", "I;16B": ">u2"}
+
+
 def band_bytes(mode: str) -> tuple[int, ...]:
     """The stored byte of each band of native ``mode``, in band order (LA: ``(0, 3)``)."""
     owned = [(band, byte) for byte, band in enumerate(BYTE_BANDS[mode]) if band is not None]
@@ -55,7 +97,11 @@ def band_mask(mode: str) -> int:
 
 
 def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
-    """Return the pixels of ``image`` (a native or indexed mode) as one u32 per pixel."""
+    """Return the pixels of ``image`` (a native, indexed or wide mode) as one u32 per pixel."""
+    if image.mode in WIDE16_MODES:
+        return np.frombuffer(image.tobytes(), dtype=_WIDE16_DTYPES[image.mode]).astype(np.uint32)
+    if image.mode in ("I", "F"):  # the native int32 / float32 bits
+        return np.frombuffer(image.tobytes(), dtype=np.uint32).copy()
     if image.mode in INDEXED_MODES:
         stored = image.tobytes("raw", "L") if image.mode == "1" else image.tobytes()
         return np.frombuffer(stored, dtype=np.uint8).astype(np.uint32) * np.uint32(0x01010101)
@@ -71,13 +117,30 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
     return np.frombuffer(raw, dtype="<u4").copy()
 
 
-def upload_words(image: PILImage.Image) -> bytes | npt.NDArray[np.uint32]:
-    """The bytes of :func:`to_words` for an upload, without copies beyond Pillow's own."""
+def upload_nbytes(mode: str, size: tuple[int, int]) -> int:
+    """Bytes an upload of a ``mode`` image moves: :func:`upload_bytes`' length."""
+    per_pixel = PACKED_UPLOADS[mode][0] if mode in PACKED_UPLOADS else 4
+    return -(-size[0] * size[1] * per_pixel // 4) * 4
+
+
+def upload_bytes(image: PILImage.Image) -> bytes:
+    """The bytes of an upload of ``image``: Pillow's stored bytes, padded to four bytes.
+
+    Packed modes (:data:`PACKED_UPLOADS`) are widened by the ``unpack`` kernel; the others are
+    already one little-endian word per pixel (RGB with its padding byte, I and F native).
+    """
     if image.mode == "RGB":
         return image.tobytes("raw", "RGBX")
-    if image.mode in ("L", "LA", *INDEXED_MODES):
-        return to_words(image)
-    return image.tobytes()  # RGBA, CMYK, RGBX: already one little-endian word per pixel
+    if image.mode == "1":
+        data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
+    elif image.mode == "LA":
+        data = image.tobytes("raw", "LA")
+    elif image.mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
+        return to_words(image).astype("<u4").tobytes()
+    else:
+        data = image.tobytes()
+    pad = -len(data) % 4
+    return data + bytes(pad) if pad else data
 
 
 def ink(mode: str, color: object) -> int:
@@ -85,10 +148,21 @@ def ink(mode: str, color: object) -> int:
     return int(to_words(PILImage.new(mode, (1, 1), color))[0])  # type: ignore[arg-type]
 
 
+def stored_nbytes(mode: str, size: tuple[int, int]) -> int:
+    """Length of Pillow's ``tobytes()`` for a ``mode`` image of ``size``."""
+    if mode == "1":  # packed bits, rows padded to a byte
+        return -(-size[0] // 8) * size[1]
+    return size[0] * size[1] * _STORED_BYTES[mode]
+
+
 def terminal_nbytes(mode: str, size: tuple[int, int]) -> int:
-    """Bytes the terminal copy moves for an image (L packed, others four per pixel)."""
+    """Bytes the terminal copy moves (L and I;16* packed, others four per pixel)."""
     pixels = size[0] * size[1]
-    return -(-pixels // 4) * 4 if mode == "L" else pixels * 4
+    if mode == "L":
+        return -(-pixels // 4) * 4
+    if mode in WIDE16_MODES:
+        return -(-pixels // 2) * 4
+    return pixels * 4
 
 
 def image_from_terminal(
@@ -98,6 +172,11 @@ def image_from_terminal(
     pixels = size[0] * size[1]
     if mode == "L":
         return PILImage.frombytes("L", size, data[:pixels])
+    if mode in WIDE16_MODES:  # already in the mode's byte order (pack16)
+        return PILImage.frombytes(mode, size, data[: pixels * 2])
+    if mode in ("I", "F"):
+        rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
+        return PILImage.frombytes(mode, size, data[: pixels * 4], "raw", rawmode)
     words = data[: pixels * 4]
     if mode == "LA":
         quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)

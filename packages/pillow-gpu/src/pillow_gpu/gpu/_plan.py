@@ -8,19 +8,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import DecodeError, DeviceError
 from pillow_gpu.gpu._device import SharedDevice, get_device
-from pillow_gpu.gpu._layout import image_from_terminal, upload_words
+from pillow_gpu.gpu._layout import (
+    PACKED_UPLOADS,
+    WIDE16_MODES,
+    image_from_terminal,
+    stored_nbytes,
+    upload_bytes,
+    upload_nbytes,
+)
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu._slots import Slot
+from pillow_gpu.gpu.kernels import pack16, pack_l, unpack
 
-__all__ = ["STAGING_ALIGNMENT", "Plan", "Upload"]
+__all__ = ["STAGING_ALIGNMENT", "Plan", "Upload", "record_terminal", "record_upload"]
 
 #: Terminal copies land at staging offsets that are multiples of this.
 STAGING_ALIGNMENT = 256
@@ -28,10 +34,39 @@ STAGING_ALIGNMENT = 256
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Upload:
-    """A leaf whose host pixels are written into working buffer ``buffer``."""
+    """A leaf whose host pixels (:func:`~pillow_gpu.gpu._layout.upload_bytes`) are written
+    into buffer ``buffer``: the working image itself, or the packed buffer ``unpack`` widens."""
 
     buffer: int
     node: Node
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this upload writes (Pillow's stored bytes, padded to four)."""
+        return upload_nbytes(self.node.mode, self.node.size)
+
+
+def record_upload(program: Program, node: Node) -> tuple[Upload, int]:
+    """Record the upload of leaf ``node``; return it and the node's working image buffer.
+
+    Packed modes (``_layout.PACKED_UPLOADS``) upload Pillow's bytes into a buffer of their own
+    and one ``unpack`` dispatch widens them into the working image.
+    """
+    if node.mode not in PACKED_UPLOADS:
+        buffer = program.image(node.size)
+        return Upload(buffer=buffer, node=node), buffer
+    packed = program.words(upload_nbytes(node.mode, node.size) // 4)
+    kind = PACKED_UPLOADS[node.mode][1]
+    return Upload(buffer=packed, node=node), unpack.unpack(program, packed, node.size, kind)
+
+
+def record_terminal(program: Program, root: Node, buffer: int) -> int:
+    """The buffer the terminal copy reads: L and I;16* results packed to Pillow's bytes."""
+    if root.mode == "L":
+        return pack_l.pack_l(program, buffer, root.size)
+    if root.mode in WIDE16_MODES:
+        return pack16.pack16(program, buffer, root.size, big_endian=root.mode == "I;16B")
+    return buffer
 
 
 class Plan:
@@ -75,7 +110,7 @@ class Plan:
     @property
     def output_nbytes(self) -> int:
         """Length of the output's ``tobytes()``."""
-        return self.size[0] * self.size[1] * PILImage.getmodebands(self.mode)
+        return stored_nbytes(self.mode, self.size)
 
     @property
     def staging_nbytes(self) -> int:
@@ -254,7 +289,7 @@ class Plan:
             shared.slots.give(self._key, slot)
 
 
-def _host_pixels(node: Node) -> bytes | npt.NDArray[np.uint32]:
+def _host_pixels(node: Node) -> bytes:
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
     # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.
@@ -272,4 +307,4 @@ def _host_pixels(node: Node) -> bytes | npt.NDArray[np.uint32]:
             fix="do not change files between Image.open() and evaluation",
             stage="decode",
         )
-    return upload_words(image)
+    return upload_bytes(image)

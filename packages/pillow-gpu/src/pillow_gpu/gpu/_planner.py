@@ -12,13 +12,15 @@ Plan API (the batch executor builds on it)::
     plan.release()                    # give the buffers back to the pool (idempotent)
 
 Reservations: ``gpu_bytes`` charges every working image buffer (one u32 per pixel per node,
-uploads included), host tables (LUTs, index and coefficient tables), one parameter block per
-dispatch (each rounded up to 256 bytes) and the terminal staging range. ``host_bytes`` charges
-per source its decode temporary, upload words and encoded bytes, plus the terminal copy, the
-output CPU pixels (4 bytes per pixel) and the metadata (measured as the executor's snapshot
-measures it, running no code of the caller's ``info`` values). Pass ``limits=device.limits``
-to check the device's binding/buffer/workgroup limits too. The staging buffer passed to
-``encode`` needs ``MAP_READ | COPY_DST`` usage and at least ``offset + staging_nbytes`` bytes.
+uploads included, plus the packed upload buffer an L/LA/P/1/I;16* leaf is widened from), host
+tables (LUTs, index and coefficient tables), one parameter block per dispatch (each rounded up
+to 256 bytes) and the terminal staging range. ``host_bytes`` charges per source its decode
+temporary, upload bytes (``Upload.nbytes``: Pillow's stored bytes) and encoded bytes, plus the
+terminal copy, the output CPU pixels (4 bytes per pixel) and the metadata (measured as the
+executor's snapshot measures it, running no code of the caller's ``info`` values). Pass
+``limits=device.limits`` to check the device's binding/buffer/workgroup limits too. The
+staging buffer passed to ``encode`` needs ``MAP_READ | COPY_DST`` usage and at least
+``offset + staging_nbytes`` bytes.
 ``allocate`` raises ``DecodeError`` (kind ``"Decode"``) when a source fails to decode.
 
 ``plan_graph`` walks the graph inputs-first and checks every node's (operation, mode,
@@ -38,14 +40,22 @@ from typing import Any
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit
 from pillow_gpu.gpu._device import DeviceLimits
-from pillow_gpu.gpu._layout import INDEXED_MODES, NATIVE_MODES, ink, terminal_nbytes
-from pillow_gpu.gpu._plan import Plan, Upload
+from pillow_gpu.gpu._layout import (
+    INDEXED_MODES,
+    NATIVE_MODES,
+    WIDE_MODES,
+    ink,
+    terminal_nbytes,
+    upload_nbytes,
+)
+from pillow_gpu.gpu._plan import Plan, Upload, record_terminal, record_upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
-from pillow_gpu.gpu.kernels import fill, pack_l
+from pillow_gpu.gpu.kernels import fill
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering.indexed import INDEX_COPIES, check_consumer
+from pillow_gpu.gpu.lowering.wide import check_wide
 
 __all__ = ["MAX_PIXELS", "plan_graph"]
 
@@ -62,10 +72,11 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
             "only as uploaded inputs of convert(), transpose and crop)",
             fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
         )
-    if node.mode not in (*NATIVE_MODES, *INDEXED_MODES):
+    if node.mode not in (*NATIVE_MODES, *INDEXED_MODES, *WIDE_MODES):
         raise unsupported(
             node,
-            f"mode {node.mode} is not a native GPU layout ({', '.join(NATIVE_MODES)})",
+            f"mode {node.mode} is not a native GPU layout "
+            f"({', '.join((*NATIVE_MODES, *WIDE_MODES))})",
             fix="convert to a native mode first or evaluate with to_pil()",
         )
     width, height = node.size
@@ -96,7 +107,8 @@ def _leaf_host_bytes(node: Node) -> int:
     pixels = node.size[0] * node.size[1]
     encoded = node.params["encoded_nbytes"] if node.op == "open" else 0
     decoded = pixels * 4 if node.op == "open" and node.cache.get() is None else 0
-    return decoded + pixels * 4 + encoded  # decode temporary, upload words, encoded bytes
+    upload = upload_nbytes(node.mode, node.size)  # Pillow's stored bytes, padded
+    return decoded + upload + encoded  # decode temporary, upload bytes, encoded bytes
 
 
 def plan_graph(
@@ -113,10 +125,11 @@ def plan_graph(
     host_bytes = 0
     for node in walk(root):
         check_consumer(node)
+        check_wide(node)
         _check_image(node, limits)
         if node.cache.get() is not None or (node.is_leaf and node.op != "new"):
-            buffers[id(node)] = program.image(node.size)
-            uploads.append(Upload(buffer=buffers[id(node)], node=node))
+            upload, buffers[id(node)] = record_upload(program, node)
+            uploads.append(upload)
             host_bytes += _leaf_host_bytes(node)
         elif node.op == "new":
             buffers[id(node)] = fill.fill(program, node.size, ink(node.mode, node.params["color"]))
@@ -132,9 +145,7 @@ def plan_graph(
             f"a mode {root.mode} image is not returned from the GPU (no native layout)",
             fix='convert to RGB/RGBA/L first, e.g. image.convert("RGB")',
         )
-    terminal = buffers[id(root)]
-    if root.mode == "L":
-        terminal = pack_l.pack_l(program, terminal, root.size)
+    terminal = record_terminal(program, root, buffers[id(root)])
     if program.work > max_work:
         raise over_bound(root, program.work, max_work)
     nbytes = terminal_nbytes(root.mode, root.size)

@@ -7,11 +7,14 @@ and are joined there; anything not listed is rejected at admission with ``Unsupp
 
 from __future__ import annotations
 
-from pillow_gpu.gpu._layout import NATIVE_MODES
+from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE_MODES
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 from pillow_gpu.gpu.lowering import ROUTES, Route
 
 __all__ = ["ROUTES", "Route", "render_routes_markdown"]
+
+#: The table's mode columns: the 8-bit layouts, then the 16/32-bit ones.
+_COLUMNS = (*NATIVE_MODES, *WIDE_MODES)
 
 
 def render_routes_markdown() -> str:
@@ -26,10 +29,10 @@ def render_routes_markdown() -> str:
         f"shader work exceeds {MAX_SUBMISSION_WORK:_} units (each dispatch: invocations x",
         "(8 + the kernel's inner-loop samples); see `docs/executor.md`).",
         "",
-        "| Operation | " + " | ".join(NATIVE_MODES) + " | Kernel | Contexts |",
-        "|---|" + "---|" * len(NATIVE_MODES) + "---|---|",
+        "| Operation | " + " | ".join(_COLUMNS) + " | Kernel | Contexts |",
+        "|---|" + "---|" * len(_COLUMNS) + "---|---|",
     ]
     for route in ROUTES:
-        marks = " | ".join("yes" if mode in route.modes else "-" for mode in NATIVE_MODES)
+        marks = " | ".join("yes" if mode in route.modes else "-" for mode in _COLUMNS)
         lines.append(f"| {route.operation} | {marks} | {route.kernel} | {route.contexts} |")
     return "\n".join(lines) + "\n"

@@ -1,7 +1,11 @@
-// Channel selection: each output byte j takes sel[j] = 0..3 (input byte), 4 (ITU-R 601-2
-// luma of bytes 0..2, Pillow's integer form), 5 (luma of CMYK through RGB) or 6 (constant).
-// With keyed != 0 an output word equal to `key` (Pillow's rgbT2rgba: the transparent colour
-// with alpha 255) gets alpha 0, its colour bytes kept.
+// Pillow's convert() between the native 8-bit layouts, one table-free kernel. Each output
+// byte j takes sel[j]:
+//   0..3   input byte sel          4  ITU-R 601-2 luma of bytes 0..2 (Pillow's L24 >> 16)
+//   5      luma of the CMYK -> RGB colour                 6  the constant konst[j]
+//   7..9   CMYK -> RGB channel sel - 7 (cmyk2rgb)         10..13  255 - input byte sel - 10
+// keyed (Pillow's rgbT2a, convert_transparent): 1 = an output word equal to `key` (the
+// transparent colour with alpha 255) gets alpha 0, colour kept; 2 = an output whose SOURCE
+// word equals `key` becomes key & 0x00ffffff (RGB -> LA compares the source, padding included).
 struct Params {
     width: u32, height: u32, keyed: u32, key: u32,
     sel: vec4<u32>,
@@ -12,8 +16,8 @@ struct Params {
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
-fn luma(r: u32, g: u32, b: u32) -> u32 {
-    return (19595u * r + 38470u * g + 7471u * b + 0x8000u) >> 16u;
+fn luma(c: vec3<u32>) -> u32 {
+    return (19595u * c.x + 38470u * c.y + 7471u * c.z + 0x8000u) >> 16u;
 }
 
 fn muldiv255(a: u32, b: u32) -> u32 {
@@ -30,8 +34,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = src[i];
     let b = vec4<u32>(v & 255u, (v >> 8u) & 255u, (v >> 16u) & 255u, v >> 24u);
     let nk = 255u - b.w;
-    let cmyk = luma(nk - muldiv255(b.x, nk), nk - muldiv255(b.y, nk), nk - muldiv255(b.z, nk));
-    let gray = luma(b.x, b.y, b.z);
+    let rgb = vec3<u32>(nk - muldiv255(b.x, nk), nk - muldiv255(b.y, nk), nk - muldiv255(b.z, nk));
+    let gray = luma(b.xyz);
+    let cmyk_gray = luma(rgb);
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         let s = p.sel[j];
@@ -41,12 +46,18 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         } else if (s == 4u) {
             o = gray;
         } else if (s == 5u) {
-            o = cmyk;
+            o = cmyk_gray;
+        } else if (s >= 7u && s <= 9u) {
+            o = rgb[s - 7u];
+        } else if (s >= 10u && s <= 13u) {
+            o = 255u - b[s - 10u];
         }
         out = out | ((o & 255u) << (8u * j));
     }
-    if (p.keyed != 0u && out == p.key) {
+    if (p.keyed == 1u && out == p.key) {
         out = out & 0x00ffffffu;
+    } else if (p.keyed == 2u && v == p.key) {
+        out = p.key & 0x00ffffffu;
     }
     dst[i] = out;
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from pillow_gpu.gpu._layout import NATIVE_MODES
+from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE_MODES
 from pillow_gpu.gpu.lowering import (
     affine,
     autocontrast,
@@ -24,6 +24,7 @@ from pillow_gpu.gpu.lowering import (
     indexed,
     pointwise,
     resample,
+    wide,
 )
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
@@ -32,9 +33,10 @@ __all__ = ["LEAF_ROUTE", "LOWERINGS", "ROUTES", "Inputs", "Lowering", "Route"]
 #: Leaves have no lowering: the planner uploads or fills them.
 LEAF_ROUTE = Route(
     operation="leaf upload / Image.new / cached result",
-    modes=NATIVE_MODES,
+    modes=(*NATIVE_MODES, *WIDE_MODES),
     kernel="fill",
-    contexts="decoded or PIL pixels uploaded once; Image.new filled on the device",
+    contexts="decoded or PIL pixels uploaded once (L, LA, P, 1 and I;16* as Pillow's packed "
+    "bytes, widened by unpack); Image.new filled on the device",
 )
 
 #: The families, in the order docs/routes.md lists them.
@@ -51,6 +53,7 @@ _FAMILIES: tuple[ModuleType, ...] = (
     contrast,
     equalize,
     autocontrast,
+    wide,
 )
 
 

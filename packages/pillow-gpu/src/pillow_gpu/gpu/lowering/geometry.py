@@ -1,5 +1,5 @@
 """Lowerings that move stored words without changing them: transpose, crop, expand, paste,
-putpixel (every native layout; the kernels copy whole u32 words)."""
+putpixel (every native layout and the wide modes; the kernels copy whole u32 words)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,16 @@ from PIL import Image as PILImage
 from PIL import ImageOps
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES, to_words
+from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE_MODES, to_words
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import paste, remap
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
 __all__ = ["LOWERINGS", "ROUTES"]
+
+#: Modes whose pixels these routes copy as opaque words (the wide modes hold their value).
+_COPY_MODES = (*NATIVE_MODES, *WIDE_MODES)
 
 
 def _transpose(program: Program, node: Node, ins: Inputs) -> int:
@@ -69,29 +72,27 @@ LOWERINGS: dict[str, Lowering] = {
 ROUTES = (
     Route(
         operation="transpose / ImageOps.flip / mirror / exif_transpose",
-        modes=NATIVE_MODES,
+        modes=_COPY_MODES,
         kernel="remap",
         contexts="all seven Transpose methods; exif_transpose orientations 2..8",
     ),
     Route(
         operation="crop / ImageOps.crop",
-        modes=NATIVE_MODES,
+        modes=_COPY_MODES,
         kernel="remap",
         contexts="any box; areas outside the source are zero",
     ),
     Route(
         operation="ImageOps.expand",
-        modes=NATIVE_MODES,
+        modes=_COPY_MODES,
         kernel="remap",
         contexts="any border and fill",
     ),
     Route(
         operation="paste (unmasked)",
-        modes=NATIVE_MODES,
+        modes=_COPY_MODES,
         kernel="paste",
         contexts="same source mode; any offset incl. negative; lazy sources",
     ),
-    Route(
-        operation="putpixel", modes=NATIVE_MODES, kernel="paste", contexts="in-range coordinates"
-    ),
+    Route(operation="putpixel", modes=_COPY_MODES, kernel="paste", contexts="in-range coordinates"),
 )

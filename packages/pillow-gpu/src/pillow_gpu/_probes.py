@@ -1,0 +1,116 @@
+"""Pillow's own argument checks, run on tiny probe images so recording allocates O(1) memory.
+
+A recorded operation is first called on a 1x1 (or at most 8x8) Pillow image of the same
+mode, so it raises the exception Pillow raises for the real call; target sizes are probed at
+2 pixels or fewer per edge (:func:`_tiny_size`), crop boxes are checked without cropping and
+rank filters are probed at size 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PIL import Image as PILImage
+from PIL import ImageFilter
+
+__all__ = [
+    "_check_crop",
+    "_filter_probe",
+    "_probe",
+    "_probe_image",
+    "_probe_mode",
+    "_tiny_size",
+]
+
+
+def _probe_image(mode: str, size: tuple[int, int] = (1, 1)) -> PILImage.Image:
+    return PILImage.new(mode, size)
+
+
+def _probe(
+    call: Callable[..., PILImage.Image], *modes: str, size: tuple[int, int] = (1, 1)
+) -> PILImage.Image:
+    """Run ``call`` on small Pillow images of ``modes`` so Pillow validates the arguments."""
+    return call(*(_probe_image(mode, size) for mode in modes))
+
+
+#: Largest value of a C ``int``: Pillow's C layer rejects larger edges before allocating.
+_C_INT_MAX = 2**31 - 1
+
+
+def _tiny_size(size: Any) -> tuple[Any, tuple[int, ...] | None]:
+    """(probe size, real edges): ``size`` with every edge in 3..2**31-1 replaced by 2.
+
+    Pillow's checks of a target size depend only on each edge's type, sign, zero-ness and C int
+    range, never on its magnitude, so a probe at the tiny size raises exactly what the real call
+    raises, without allocating the real size. The real edges (ints) come back when every edge
+    is an integer; otherwise None and the probe size is ``size`` unchanged (as a tuple, when
+    it is iterable, so that a one-shot iterator is read once, as Pillow reads it).
+    """
+    try:
+        edges = tuple(size)
+    except TypeError:
+        return size, None
+    if len(edges) != 2 or not all(hasattr(type(edge), "__index__") for edge in edges):
+        return edges, None
+    real = tuple(operator.index(edge) for edge in edges)
+    return tuple(2 if 2 < edge <= _C_INT_MAX else edge for edge in real), real
+
+
+def _check_crop(mode: str, box: Sequence[Any]) -> tuple[int, int, int, int]:
+    """Pillow's ``crop(box)`` checks, in its order, without allocating the cropped area.
+
+    Returns Pillow's integer box (each coordinate rounded). The C layer's checks of the four
+    coordinates (integer range) run on empty crops of a 1x1 image, which allocate nothing.
+    """
+    if box[2] < box[0]:
+        msg = "Coordinate 'right' is less than 'left'"
+        raise ValueError(msg)
+    if box[3] < box[1]:
+        msg = "Coordinate 'lower' is less than 'upper'"
+        raise ValueError(msg)
+    x0, y0, x1, y1 = map(int, map(round, box))
+    PILImage._decompression_bomb_check((abs(x1 - x0), abs(y1 - y0)))
+    image = _probe_image(mode)
+    image.crop((x0, y0, x0, y0))
+    image.crop((x1, y1, x1, y1))
+    return x0, y0, x1, y1
+
+
+#: Pillow's rank filters pad the image by ``size // 2`` before filtering; their checks (mode
+#: and palette) do not depend on the size, which the constructor has already checked.
+_RANK_FILTERS = (
+    ImageFilter.RankFilter,
+    ImageFilter.MedianFilter,
+    ImageFilter.MinFilter,
+    ImageFilter.MaxFilter,
+)
+
+
+def _filter_probe(instance: ImageFilter.Filter) -> ImageFilter.Filter:
+    """The filter to probe ``instance``'s checks with: a size-1 rank filter for a valid one
+    of Pillow's own rank filters (whose probe would pad to (8 + size)**2 and sort size**2
+    values per pixel), else ``instance`` itself."""
+    if type(instance) not in _RANK_FILTERS:
+        return instance
+    size, rank = getattr(instance, "size", None), getattr(instance, "rank", None)
+    valid = (
+        type(size) is int
+        and type(rank) is int
+        and size % 2 == 1
+        and size * size * 4 <= _C_INT_MAX
+        and 0 <= rank < size * size
+    )
+    return ImageFilter.RankFilter(1, 0) if valid else instance
+
+
+@functools.cache
+def _probe_mode(call: Callable[..., PILImage.Image], *modes: str) -> str:
+    """The output mode of a parameterless Pillow ``call`` on ``modes``, probed once per modes.
+
+    Only successful probes are remembered; a rejected combination raises on every call.
+    """
+    return _probe(call, *modes).mode

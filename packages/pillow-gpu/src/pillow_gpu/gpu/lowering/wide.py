@@ -1,0 +1,175 @@
+"""16- and 32-bit images (I;16, I;16B, I;16L, I, F): admission and ``convert``.
+
+A wide image holds its value in the word (:mod:`pillow_gpu.gpu._layout`). Pillow treats such
+pixels as opaque units in transpose, crop, paste (same mode), putpixel, expand (the fill
+converted by Pillow itself on a probe) and resize NEAREST or the same-size copy, so those
+routes copy words (their lowerings live in ``geometry`` and ``resample``). ``convert`` applies
+Pillow's per-pixel converters of ``libImaging/Convert.c`` (``I16*_L`` and ``I16_RGB`` clip at
+255, ``i2l`` to 0..255, ``f2l`` truncates inside 0..255, ``I_I16*`` clip to 0..65535, ``i2f``
+rounds to nearest even, ``f2i`` truncates) as one ``convert_wide`` dispatch; a pair Pillow has
+no converter for goes through L, as ``Image.convert`` does (``getmodebase``), the L -> target
+step being the 8-bit ``convert`` route. Every other operation on a wide image is refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from PIL import Image as PILImage
+
+from pillow_gpu._graph import Node
+from pillow_gpu.gpu._layout import WIDE16_MODES, WIDE_MODES, to_words
+from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import convert, convert_wide
+from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
+
+__all__ = ["LOWERINGS", "ROUTES", "WIDE_MODES", "check_wide", "lower_wide_convert"]
+
+#: Operations that copy wide pixels as opaque units (resize: NEAREST or the same-size copy).
+WIDE_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize")
+_FIX = 'convert to L or RGB first (e.g. image.convert("L")), or evaluate with to_pil()'
+_ALL = 0xFFFFFFFF
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+_MASKS = {"L": 0xFF, "I;16": 0xFFFF, "I;16L": 0xFFFF, "I;16B": 0xFFFF, "I": _ALL, "F": _ALL}
+
+
+def _clamp(lo: int, hi: int) -> tuple[int, tuple[int, int, int]]:
+    return convert_wide.CLAMP, (lo, hi, 0)
+
+
+#: (source, target) -> (operation, args): Pillow's direct converters between L and wide modes.
+_DIRECT: dict[tuple[str, str], tuple[int, tuple[int, int, int]]] = {
+    **{(m, "L"): _clamp(0, 255) for m in WIDE16_MODES},  # I16L_L / I16B_L
+    **{(m, "I"): _clamp(0, 65535) for m in WIDE16_MODES},  # I16L_I / I16B_I
+    **{(m, "F"): (convert_wide.TO_F, (0, 0, 0)) for m in WIDE16_MODES},  # I16L_F / I16B_F
+    **{("L", m): _clamp(0, 255) for m in WIDE16_MODES},  # L_I16L / L_I16B
+    **{("I", m): _clamp(0, 65535) for m in WIDE16_MODES},  # I_I16L / I_I16B (CLIP16)
+    ("I", "L"): _clamp(0, 255),  # i2l
+    ("I", "F"): (convert_wide.TO_F, (0, 0, 0)),  # i2f
+    ("L", "I"): _clamp(0, 255),  # l2i
+    ("L", "F"): (convert_wide.TO_F, (0, 0, 0)),  # l2f
+}
+
+
+def check_wide(node: Node) -> None:
+    """Reject an operation that reads or produces a wide image unless it has a wide route."""
+    if node.is_leaf or node.cache.get() is not None:  # uploaded or filled: no operation runs
+        return
+    wide = sorted({node.mode, *(child.mode for child in node.inputs)} & set(WIDE_MODES))
+    if not wide or node.op == "convert":
+        return
+    if node.op == "resize":
+        source = node.inputs[0]
+        same = node.size == source.size and tuple(node.params["box"]) == (0, 0, *source.size)
+        if same or node.params["resample"] == PILImage.Resampling.NEAREST:
+            return
+        raise unsupported(
+            node,
+            f"resize of a mode {wide[0]} image is proven only for NEAREST (Pillow's other "
+            "filters compute in floats on these modes)",
+            fix="use Image.Resampling.NEAREST, " + _FIX,
+        )
+    if node.op not in WIDE_COPIES:
+        raise unsupported(
+            node,
+            f"operation {node.op!r} on a mode {wide[0]} image has no GPU route: 16/32-bit "
+            f"images are admitted only for {', '.join(WIDE_COPIES)} (NEAREST) and convert()",
+            fix=_FIX,
+        )
+
+
+@functools.cache
+def _float_specials() -> tuple[int, tuple[int, int, int]] | None:
+    """Live Pillow's f2l NaN result and f2i (NaN, >= 2^31, < -2^31) results, or None for f2i
+    when the platform does not give one value per class (then F -> I is refused)."""
+    values = [math.nan, -math.nan, math.inf, 3e9, 2.0**31, -math.inf, -3e9, -(2.0**32)]
+    floats = PILImage.frombytes("F", (len(values), 1), np.array(values, "<f4").tobytes())
+    as_l = floats.convert("L").tobytes()
+    as_i = [int(word) for word in to_words(floats.convert("I"))]
+    if as_l[0] != as_l[1] or len(set(as_i[0:2])) + len(set(as_i[2:5])) + len(set(as_i[5:])) > 3:
+        return None
+    return as_l[0], (as_i[0], as_i[2], as_i[5])
+
+
+def _step(program: Program, node: Node, src: int, pair: tuple[str, str]) -> int:
+    if pair == ("F", "L"):
+        specials = _float_specials()
+        if specials is None:  # pragma: no cover - platform dependent
+            raise unsupported(node, "this Pillow's f2l NaN result is not uniform")
+        op, args = convert_wide.F_TO_L, (specials[0], 0, 0)
+    else:
+        op, args = _DIRECT[pair]
+    return convert_wide.lower(program, src, node.size, op, mask=_MASKS[pair[0]], args=args)
+
+
+def lower_wide_convert(program: Program, node: Node, ins: Inputs) -> int:
+    """``convert`` from or to a wide mode (Pillow's converter, or through L as Pillow does)."""
+    src, source = ins[0]
+    pair = (source.mode, node.mode)
+    if node.params.get("matrix") is not None:
+        raise unsupported(node, f"convert({node.mode!r}, matrix) of {source.mode} is not proven")
+    if node.mode in ("LA", "RGBA", "La", "RGBa", "PA") and "transparency" in source.info:
+        raise unsupported(
+            node,
+            f"conversion {pair[0]} -> {pair[1]} with info['transparency'] (Pillow's "
+            "convert_transparent) is not proven on the GPU",
+            fix="remove info['transparency'] first, or evaluate with to_pil()",
+        )
+    if pair == ("F", "I"):
+        specials = _float_specials()
+        if specials is None:  # pragma: no cover - platform dependent
+            raise unsupported(node, "this Pillow's f2i out-of-range results are not uniform")
+        op, args = convert_wide.F_TO_I, specials[1]
+        return convert_wide.lower(program, src, node.size, op, mask=_ALL, args=args)
+    if pair in _DIRECT or pair == ("F", "L"):
+        return _step(program, node, src, pair)
+    if source.mode in WIDE_MODES:  # no converter: Pillow converts to getmodebase (L) first
+        if ("L", node.mode) in _DIRECT:
+            gray = _step(program, node, src, (source.mode, "L"))
+            return _step(program, node, gray, ("L", node.mode))
+        if ("L", node.mode) in convert.CONVERSIONS:
+            gray = _step(program, node, src, (source.mode, "L"))
+            return convert.lower(program, gray, node.size, "L", node.mode)
+    raise unsupported(
+        node,
+        f"conversion {pair[0]} -> {pair[1]} is not proven on the GPU (the 16/32-bit pairs "
+        "admitted are listed in docs/routes.md)",
+        fix=f'convert to L first, e.g. image.convert("L").convert("{pair[1]}"), or evaluate '
+        "with to_pil()",
+    )
+
+
+def _admitted_pairs() -> str:
+    direct = [f"{a}->{b}" for a, b in (*_DIRECT, ("F", "L"), ("F", "I"))]
+    return ", ".join(direct) + "; other wide sources -> L -> the L routes of convert"
+
+
+_PAIRS = _admitted_pairs()
+
+LOWERINGS: dict[str, Lowering] = {}  # convert is dispatched by lowering.convert's _convert
+
+ROUTES = (
+    Route(
+        operation="convert from/to 16/32-bit (Pillow's Convert.c)",
+        modes=WIDE_MODES,
+        kernel="convert_wide(+convert)",
+        contexts="pairs: " + _PAIRS + " (e.g. I;16->RGB clips at 255); f2l/f2i NaN and "
+        "out-of-range results as this Pillow gives them; transparency to an alpha mode refused",
+    ),
+    Route(
+        operation="resize NEAREST / same-size copy (16/32-bit)",
+        modes=WIDE_MODES,
+        kernel="resize_nearest",
+        contexts="any size and box; other filters refused",
+    ),
+    Route(
+        operation="leaf upload (16-bit)",
+        modes=WIDE16_MODES,
+        kernel="unpack/pack16",
+        contexts="Pillow's two stored bytes per pixel uploaded and widened on the device; "
+        "results packed back in the mode's byte order",
+    ),
+)
