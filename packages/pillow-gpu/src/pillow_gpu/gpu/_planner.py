@@ -43,15 +43,17 @@ from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._layout import (
     INDEXED_MODES,
     NATIVE_MODES,
+    PACKED_UPLOADS,
     WIDE_MODES,
     ink,
     terminal_nbytes,
     upload_nbytes,
 )
+from pillow_gpu.gpu._packed_l import grid, lower_packed
 from pillow_gpu.gpu._plan import Plan, Upload, record_terminal, record_upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
-from pillow_gpu.gpu.kernels import fill
+from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering.indexed import INDEX_COPIES, check_consumer
@@ -111,6 +113,24 @@ def _leaf_host_bytes(node: Node) -> int:
     return decoded + upload + encoded  # decode temporary, upload bytes, encoded bytes
 
 
+class _Buffers:
+    """Each node's buffer: one word per pixel (``words``) and/or packed L (``packed``)."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.words: dict[int, int] = {}
+        self.packed: dict[int, int] = {}
+
+    def unpacked(self, node: Node) -> int:
+        """The one-word-per-pixel buffer of ``node``, widened from packed L once if needed."""
+        if id(node) not in self.words:
+            kind = PACKED_UPLOADS["L"][1]
+            self.words[id(node)] = unpack.unpack(
+                self.program, self.packed[id(node)], node.size, kind
+            )
+        return self.words[id(node)]
+
+
 def plan_graph(
     image: Any, *, limits: DeviceLimits | None = None, max_work: int = MAX_SUBMISSION_WORK
 ) -> Plan:
@@ -120,7 +140,7 @@ def plan_graph(
     """
     root: Node = getattr(image, "node", image)
     program = Program()
-    buffers: dict[int, int] = {}
+    buffers = _Buffers(program)
     uploads: list[Upload] = []
     host_bytes = 0
     for node in walk(root):
@@ -128,24 +148,37 @@ def plan_graph(
         check_wide(node)
         _check_image(node, limits)
         if node.cache.get() is not None or (node.is_leaf and node.op != "new"):
-            upload, buffers[id(node)] = record_upload(program, node)
+            if node.mode == "L":  # Pillow's bytes, kept packed (gpu._packed_l)
+                packed_grid = grid(node.size)
+                buffers.packed[id(node)] = program.words(packed_grid[0] * packed_grid[1])
+                upload = Upload(buffer=buffers.packed[id(node)], node=node)
+            else:
+                upload, buffers.words[id(node)] = record_upload(program, node)
             uploads.append(upload)
             host_bytes += _leaf_host_bytes(node)
         elif node.op == "new":
-            buffers[id(node)] = fill.fill(program, node.size, ink(node.mode, node.params["color"]))
+            color = ink(node.mode, node.params["color"])
+            buffers.words[id(node)] = fill.fill(program, node.size, color)
         else:
             lowering = LOWERINGS.get(node.op)
             if lowering is None:
                 raise unsupported(node, f"operation {node.op!r} has no proven GPU route")
-            inputs = [(buffers[id(child)], child) for child in node.inputs]
-            buffers[id(node)] = lowering(program, node, inputs)
+            packed = lower_packed(program, node, [buffers.packed.get(id(c)) for c in node.inputs])
+            if packed is not None:
+                buffers.packed[id(node)] = packed
+                continue
+            inputs = [(buffers.unpacked(child), child) for child in node.inputs]
+            buffers.words[id(node)] = lowering(program, node, inputs)
     if root.mode in INDEXED_MODES:
         raise unsupported(
             root,
             f"a mode {root.mode} image is not returned from the GPU (no native layout)",
             fix='convert to RGB/RGBA/L first, e.g. image.convert("RGB")',
         )
-    terminal = record_terminal(program, root, buffers[id(root)])
+    if id(root) in buffers.packed:  # already Pillow's bytes
+        terminal = buffers.packed[id(root)]
+    else:
+        terminal = record_terminal(program, root, buffers.unpacked(root))
     if program.work > max_work:
         raise over_bound(root, program.work, max_work)
     nbytes = terminal_nbytes(root.mode, root.size)
