@@ -31,7 +31,15 @@ def _l() -> Image.Image:
 
 
 def _pasted() -> Image.Image:
-    return _rgba().paste(_rgba().crop((0, 0, 8, 8)), (3, 4))
+    image = _rgba()
+    image.paste(_rgba().crop((0, 0, 8, 8)), (3, 4))  # in place, as in Pillow
+    return image
+
+
+def _with_alpha(alpha: int) -> Image.Image:
+    image = _rgb()
+    image.putalpha(alpha)  # in place, as in Pillow
+    return image
 
 
 # graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
@@ -64,14 +72,25 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: ImageEnhance.Color(_rgba()).enhance(0.5),
         [(PIXELS, 4), (PIXELS, 4), (PIXELS, 4)],  # RGBA->LA, LA->RGBA, blend
     ),
-    "boxblur-r1": (lambda: _rgba().filter(ImageFilter.BoxBlur(1)), [(PIXELS, 2 + 3)] * 2),
-    "boxblur-r16": (lambda: _rgba().filter(ImageFilter.BoxBlur(16)), [(PIXELS, 32 + 3)] * 2),
+    # box blur: one invocation per line segment (a whole 40-pixel row or 30-pixel column
+    # here); the first window (min(2r + 1, line) reads, two clamped ends, the left edge), then
+    # 5 units per output (two reads, the rounding and the store)
+    "boxblur-r1": (
+        lambda: _rgba().filter(ImageFilter.BoxBlur(1)),
+        [(H, 3 + 3 + 5 * W), (W, 3 + 3 + 5 * H)],
+    ),
+    "boxblur-r16": (
+        lambda: _rgba().filter(ImageFilter.BoxBlur(16)),
+        [(H, 33 + 3 + 5 * W), (W, H + 3 + 5 * H)],
+    ),
     "gaussian-r2-six-passes": (  # Pillow's box radius for sigma 2 is 1.375: r = 1
         lambda: _rgba().filter(ImageFilter.GaussianBlur(2)),
-        [(PIXELS, 2 + 3)] * 6,
+        [(H, 3 + 3 + 5 * W)] * 3 + [(W, 3 + 3 + 5 * H)] * 3,
     ),
-    "rank-3": (lambda: _rgba().filter(ImageFilter.MedianFilter(3)), [(PIXELS, 9 + 81)]),
-    "rank-7": (lambda: _rgba().filter(ImageFilter.MaxFilter(7)), [(PIXELS, 49 + 2401)]),
+    # rank: 7 word loads per sample (lavapipe runs every packing's loads), then the method's
+    # four-lane steps: the 3x3 median's 30, a max line pass's 1 per sample (two passes)
+    "rank-3": (lambda: _rgba().filter(ImageFilter.MedianFilter(3)), [(PIXELS, 9 * 7 + 30)]),
+    "rank-7": (lambda: _rgba().filter(ImageFilter.MaxFilter(7)), [(PIXELS, 7 * (7 + 1))] * 2),
     "convolve-3x3-rgba": (lambda: _rgba().filter(ImageFilter.SMOOTH), [(PIXELS, 2 * 9 * 4)]),
     "convolve-5x5-rgba": (
         lambda: _rgba().filter(ImageFilter.SMOOTH_MORE),
@@ -86,7 +105,7 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "unsharp-r2-six-blur-passes-then-combine": (  # box radius 1.375: r = 1 per pass
         lambda: _rgba().filter(ImageFilter.UnsharpMask(2, 150, 3)),
-        [(PIXELS, 2 + 3)] * 6 + [(PIXELS, 4)],
+        [(H, 3 + 3 + 5 * W)] * 3 + [(W, 3 + 3 + 5 * H)] * 3 + [(PIXELS, 4)],
     ),
     "unsharp-r0-combine-only": (
         lambda: _rgba().filter(ImageFilter.UnsharpMask(0, 150, 3)),
@@ -94,9 +113,9 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "bands-merge-rgba": (
         lambda: Image.merge("RGBA", [Image.from_pil(PILImage.new("L", (W, H)))] * 4),
-        [(PIXELS, 4 + 4)],  # four source reads, then the per-byte loop
+        [(PIXELS, 1), (PIXELS, 4 + 4)],  # L unpack; four source reads, the per-byte loop
     ),
-    "bands-putalpha-int": (lambda: _rgb().putalpha(128), [(PIXELS, 4 + 4)]),
+    "bands-putalpha-int": (lambda: _with_alpha(128), [(PIXELS, 4 + 4)]),
     "sharpness-rgba": (  # SMOOTH, getchannel A, putalpha, blend
         lambda: ImageEnhance.Sharpness(_rgba()).enhance(2.0),
         [(PIXELS, 2 * 9 * 4), (PIXELS, 4), (PIXELS, 4 + 4), (PIXELS, 4)],
@@ -113,7 +132,7 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "equalize-l-masked-then-pack-l": (
         lambda: ImageOps.equalize(_l(), _l()),
-        [(PIXELS, 1 + 3 * 1), (4, 2 * 256), (PIXELS, 1), (-(-PIXELS // 4), 4)],
+        [*[(PIXELS, 1)] * 2, (PIXELS, 1 + 3 * 1), (4, 2 * 256), (PIXELS, 1), (-(-PIXELS // 4), 4)],
     ),
     # histogram, the table choice (4 invocations: load, two trims, two scans, the row copy,
     # 256 steps each), the lut reading it; preserve_tone histograms convert("L")
@@ -123,11 +142,11 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "autocontrast-rgb-preserve-tone-masked": (
         lambda: ImageOps.autocontrast(_rgb(), (1, 10), 0, _l(), preserve_tone=True),
-        [(PIXELS, 4), (PIXELS, 1 + 3 * 1), (4, 6 * 256), (PIXELS, 1)],
+        [(PIXELS, 1), (PIXELS, 4), (PIXELS, 1 + 3 * 1), (4, 6 * 256), (PIXELS, 1)],
     ),
     "colorize-convert-then-lut": (
         lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),
-        [(PIXELS, 4), (PIXELS, 1)],
+        [(PIXELS, 1), (PIXELS, 4), (PIXELS, 1)],  # L unpack, convert, lut
     ),
 }
 
@@ -142,11 +161,22 @@ def test_dispatch_work_is_invocations_times_overhead_plus_inner_loop(name: str) 
 
 
 def test_l_terminal_packing_counts_four_pixels_per_invocation() -> None:
-    plan = plan_graph(ImageOps.invert(Image.from_pil(PILImage.new("L", (W, H)))))
-    words = -(-PIXELS // 4)
-    assert plan.shader_work == PIXELS * (INVOCATION_OVERHEAD + 1) + words * (
+    flipped = Image.from_pil(PILImage.new("L", (W, H))).transpose(
+        PILImage.Transpose.FLIP_LEFT_RIGHT
+    )
+    plan = plan_graph(flipped)
+    words = -(-PIXELS // 4)  # the L upload's unpack, the flip, the packing
+    assert plan.shader_work == 2 * PIXELS * (INVOCATION_OVERHEAD + 1) + words * (
         INVOCATION_OVERHEAD + 4
     )
+
+
+def test_l_lookups_stay_packed_four_pixels_per_invocation() -> None:
+    plan = plan_graph(ImageOps.invert(Image.from_pil(PILImage.new("L", (W, H)))))
+    words = -(-PIXELS // 4)  # one lookup over Pillow's packed bytes: no unpack, no packing
+    assert [d.shader for d in plan.program.dispatches] == ["lut"]
+    assert plan.shader_work >= words * (INVOCATION_OVERHEAD + 1)
+    assert plan.shader_work < PIXELS * (INVOCATION_OVERHEAD + 1) / 2
 
 
 @pytest.mark.parametrize(
@@ -177,12 +207,13 @@ def test_a_graph_above_the_work_bound_is_unsupported_before_decode(tmp_path: Pat
     path = tmp_path / "big.png"
     PILImage.new("L", (4096, 4096)).save(path)
     opened = Image.open(path)
-    lazy = opened.filter(ImageFilter.MedianFilter(5))  # 16.7 Mpx x (8 + 25 + 625) units
+    lazy = opened.filter(ImageFilter.MedianFilter(5))  # radix select, four L pixels per lane
     with pytest.raises(Unsupported) as info:
         plan_graph(lazy)
     error = info.value
     assert (error.kind, error.stage) == ("Unsupported", "admission")
-    work = 4096 * 4096 * (INVOCATION_OVERHEAD + 25 + 625) + 4096 * 4096 // 4 * 12
+    work = 4096 * 4096 // 4 * (INVOCATION_OVERHEAD + 25 * (7 + 2 + 16)) + 4096 * 4096 // 4 * 12
+    work += 4096 * 4096 * (INVOCATION_OVERHEAD + 1)  # the L upload's unpack
     assert f"{work} shader-work units" in error.observed
     assert f"bound {MAX_SUBMISSION_WORK}" in error.observed
     assert "smaller image" in error.fix

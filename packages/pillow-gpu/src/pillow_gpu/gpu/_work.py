@@ -1,9 +1,10 @@
 """Shader work: the per-dispatch estimate every kernel states, and the per-submission bound.
 
 A shader-work *unit* is about one four-byte sample step of a kernel's inner loop: one storage
-read of a pixel word with its per-byte arithmetic (a rank filter's comparison of one sample
-pair on all four bytes counts as one unit too). A dispatch's work is its invocations times
-(:data:`INVOCATION_OVERHEAD` + the kernel's inner-loop units per invocation); each kernel
+read of a pixel word with its per-byte arithmetic (a rank filter's compare-exchange step on
+four byte lanes counts as one unit too, and each of its window samples as 7 word loads). A
+dispatch's work is its invocations times (:data:`INVOCATION_OVERHEAD` + the kernel's
+inner-loop units per invocation); each kernel
 states the latter where it records its dispatch (``Program.dispatch(invocation_work=...)``).
 The planner rejects a graph whose work exceeds the bound as ``Unsupported`` before anything is
 decoded or allocated, and the batch executor closes a submission before the job that would
@@ -11,9 +12,10 @@ take it over the bound.
 
 Reference figures (measured for this bound): lavapipe (llvmpipe 15, 256-bit, 2 CPU cores,
 otherwise idle), one 2048x2048 RGBA graph per kernel family, GPU time per unit: copy (lut)
-0.9 ns, rotate (remap) 1.0 ns, multiply (chops) 1.5 ns, BoxBlur r=1/16/64 1.3/1.6/1.2 ns,
-MedianFilter 3/7 1.7/1.2 ns, SMOOTH 3x3 / SMOOTH_MORE 5x5 convolution 1.7/2.0 ns (the worst);
-e.g. MedianFilter(7) took 12.7 s for 1.03e10 units. Any hardware GPU is far faster.
+0.9 ns, rotate (remap) 1.0 ns, multiply (chops) 1.5 ns, SMOOTH 3x3 / SMOOTH_MORE 5x5
+convolution 1.7/2.0 ns (the worst); the rank kernels (selection networks, separable min/max,
+radix select) 0.5-1.3 ns; the running-sum box blur counts 5 units per output step, calibrated
+against the lookup kernel. Any hardware GPU is far faster.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ INVOCATION_OVERHEAD = 8
 #: assumed (not measured here) to be an order of magnitude faster than 2-core llvmpipe (a few
 #: tens of GFLOP/s against several hundred), i.e. ~0.4 s or less. The bound still admits the
 #: heaviest common 4096x4096 graphs (invert + MedianFilter(3): 1.8e9 units) and rejects e.g.
-#: MedianFilter(7) above ~0.8 Mpixels or MedianFilter(5) on 4096x4096 (1.1e10 units).
+#: MedianFilter(7) above ~1.6 Mpixels (RGBA) or MedianFilter(5) on 4096x4096.
 MAX_SUBMISSION_WORK = 2_000_000_000
 
 
