@@ -6,6 +6,8 @@ from importlib import resources
 
 import pytest
 from pillow_gpu.gpu._device import SharedDevice
+from pillow_gpu.gpu._device import shader_source as device_source
+from pillow_gpu.gpu._program import Program, parse_specialized, specialized
 
 KERNELS = sorted(
     entry.name.removesuffix(".wgsl")
@@ -29,3 +31,43 @@ def test_shader_compiles_into_a_pipeline(device: SharedDevice, name: str) -> Non
     pipeline = device.pipeline(name)
     assert pipeline is device.pipeline(name)  # cached per process
     assert pipeline.get_bind_group_layout(0) is not None
+
+
+#: Kernels with ``override`` constants, and every value their dispatchers pass.
+SPECIALISED = {
+    "rank": ("PACKING", (0, 1, 2)),
+    "rank_minmax": ("PACKING", (0, 1, 2)),
+    "rank_sort9": ("PACKING", (0, 1, 2)),
+    "rank_select": ("PACKING", (0, 1, 2)),
+    "unpack": ("KIND", (0, 1, 2, 3, 4)),
+    "chops": ("OP", tuple(range(13))),
+}
+
+
+@pytest.mark.parametrize("name", list(SPECIALISED))
+def test_each_specialisation_is_its_own_pipeline(device: SharedDevice, name: str) -> None:
+    constant, values = SPECIALISED[name]
+    names = [specialized(name, {constant: value}) for value in values]
+    assert [parse_specialized(spelt) for spelt in names] == [
+        (name, {constant: value}) for value in values
+    ]
+    pipelines = [device.pipeline(spelt) for spelt in names]
+    assert len({id(pipeline) for pipeline in pipelines}) == len(values)
+    assert specialized(name, None) == name
+    assert f"override {constant}" in device_source(name)
+
+
+def test_dispatch_names_its_specialised_pipeline() -> None:
+    program = Program()
+    src, dst = program.image((4, 4)), program.image((4, 4))
+    program.dispatch(
+        "unpack",
+        words=(16, 0),
+        bindings=(src, dst),
+        grid=(16, 1),
+        invocation_work=1,
+        linear=True,
+        constants={"KIND": 3},
+    )
+    (dispatch,) = program.dispatches
+    assert (dispatch.shader, dispatch.pipeline) == ("unpack", "unpack?KIND=3")

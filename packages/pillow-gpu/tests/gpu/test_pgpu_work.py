@@ -87,10 +87,10 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: _rgba().filter(ImageFilter.GaussianBlur(2)),
         [(H, 3 + 3 + 5 * W)] * 3 + [(W, 3 + 3 + 5 * H)] * 3,
     ),
-    # rank: 7 word loads per sample (lavapipe runs every packing's loads), then the method's
+    # rank: 1 word load per sample (RGBA: one pixel per lane word; L 4, LA 2), then the method's
     # four-lane steps: the 3x3 median's 30, a max line pass's 1 per sample (two passes)
-    "rank-3": (lambda: _rgba().filter(ImageFilter.MedianFilter(3)), [(PIXELS, 9 * 7 + 30)]),
-    "rank-7": (lambda: _rgba().filter(ImageFilter.MaxFilter(7)), [(PIXELS, 7 * (7 + 1))] * 2),
+    "rank-3": (lambda: _rgba().filter(ImageFilter.MedianFilter(3)), [(PIXELS, 9 * 1 + 30)]),
+    "rank-7": (lambda: _rgba().filter(ImageFilter.MaxFilter(7)), [(PIXELS, 7 * (1 + 1))] * 2),
     "convolve-3x3-rgba": (lambda: _rgba().filter(ImageFilter.SMOOTH), [(PIXELS, 2 * 9 * 4)]),
     "convolve-5x5-rgba": (
         lambda: _rgba().filter(ImageFilter.SMOOTH_MORE),
@@ -212,7 +212,7 @@ def test_a_graph_above_the_work_bound_is_unsupported_before_decode(tmp_path: Pat
         plan_graph(lazy)
     error = info.value
     assert (error.kind, error.stage) == ("Unsupported", "admission")
-    work = 4096 * 4096 // 4 * (INVOCATION_OVERHEAD + 25 * (7 + 2 + 16)) + 4096 * 4096 // 4 * 12
+    work = 4096 * 4096 // 4 * (INVOCATION_OVERHEAD + 25 * (4 + 2 + 16)) + 4096 * 4096 // 4 * 12
     work += 4096 * 4096 * (INVOCATION_OVERHEAD + 1)  # the L upload's unpack
     assert f"{work} shader-work units" in error.observed
     assert f"bound {MAX_SUBMISSION_WORK}" in error.observed

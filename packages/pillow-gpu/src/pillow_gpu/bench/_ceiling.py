@@ -46,7 +46,7 @@ class _Slot:
             self.buffers.append(buffer)
         self.bind_groups = [
             gpu.create_bind_group(
-                layout=shared.pipeline(dispatch.shader).get_bind_group_layout(0),
+                layout=shared.pipeline(dispatch.pipeline).get_bind_group_layout(0),
                 entries=[
                     {"binding": slot, "resource": {"buffer": self.buffers[index]}}
                     for slot, index in enumerate((dispatch.params, *dispatch.bindings))
@@ -104,7 +104,7 @@ class CeilingLane:
         shared = self._shared
         queue = shared.queue
         dispatches = self.plan.program.dispatches
-        pipelines = [shared.pipeline(dispatch.shader) for dispatch in dispatches]
+        pipelines = [shared.pipeline(dispatch.pipeline) for dispatch in dispatches]
         nbytes = self.plan.terminal_nbytes
         outputs: list[bytes] = []
         for first in range(0, self.batch, self.slots):

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from pillow_gpu.errors import DeviceError
+from pillow_gpu.gpu._program import parse_specialized
 from pillow_gpu.gpu._slots import SlotPool
 
 __all__ = ["DeviceLimits", "SharedDevice", "get_device", "shader_source"]
@@ -60,6 +61,7 @@ class SharedDevice:
         self.adapter_info = dict(adapter_info)
         self.limits = DeviceLimits.from_device(device.limits)
         self._pipelines: dict[str, Any] = {}
+        self._modules: dict[str, Any] = {}
         self._layouts: dict[str, Any] = {}
         self._residents: dict[str, Any] = {}
         #: Released plans' allocations, lent to later plans of the same shape.
@@ -69,16 +71,30 @@ class SharedDevice:
         self._lock = threading.Lock()
 
     def pipeline(self, name: str) -> Any:
-        """Return the compute pipeline of kernel ``name`` (entry point ``main``), cached."""
+        """Return the compute pipeline of kernel ``name`` (entry point ``main``), cached.
+
+        ``name`` is a kernel, or a kernel specialised by its WGSL ``override`` constants as
+        :func:`~pillow_gpu.gpu._program.specialized` spells it (``"rank?PACKING=2"``): each
+        specialisation is its own pipeline, compiled with the constants folded in.
+        """
         found = self._pipelines.get(name)  # lock-free hit: entries are only ever added
         if found is not None:
             return found
         with self._lock:
             found = self._pipelines.get(name)
             if found is None:
-                module = self.device.create_shader_module(label=name, code=shader_source(name))
+                kernel, constants = parse_specialized(name)
+                module = self._modules.get(kernel)
+                if module is None:
+                    module = self.device.create_shader_module(
+                        label=kernel, code=shader_source(kernel)
+                    )
+                    self._modules[kernel] = module
+                stage: dict[str, Any] = {"module": module, "entry_point": "main"}
+                if constants:
+                    stage["constants"] = constants
                 found = self.device.create_compute_pipeline(
-                    label=name, layout="auto", compute={"module": module, "entry_point": "main"}
+                    label=name, layout="auto", compute=stage
                 )
                 self._pipelines[name] = found
             return found

@@ -178,7 +178,7 @@ class Plan:
                 blob += bytes(-len(blob) % STAGING_ALIGNMENT)
         key = (
             tuple((spec.role, spec.nbytes, spec.name) for spec in self.program.buffers),
-            tuple((d.shader, d.params, d.bindings) for d in self.program.dispatches),
+            tuple((d.pipeline, d.params, d.bindings) for d in self.program.dispatches),
             tuple(upload.buffer for upload in self.uploads),
             bytes(blob),
         )
@@ -231,7 +231,7 @@ class Plan:
                 {"binding": binding, "resource": resources[index]}
                 for binding, index in enumerate((dispatch.params, *dispatch.bindings))
             ]
-            layout = shared.bind_group_layout(dispatch.shader)
+            layout = shared.bind_group_layout(dispatch.pipeline)
             bind_groups.append(gpu.create_bind_group(layout=layout, entries=entries))
         granule = STAGING_ALIGNMENT
         nbytes = sum(-(-buffer.size // granule) * granule for buffer in buffers)
@@ -263,7 +263,7 @@ class Plan:
             pipeline = shared.pipeline
             compute = encoder.begin_compute_pass()
             for dispatch, group in zip(self.program.dispatches, slot.bind_groups, strict=True):
-                compute.set_pipeline(pipeline(dispatch.shader))
+                compute.set_pipeline(pipeline(dispatch.pipeline))
                 compute.set_bind_group(0, group)
                 compute.dispatch_workgroups(dispatch.groups[0], dispatch.groups[1], 1)
             compute.end()

@@ -12,7 +12,7 @@ inner-loop iterations per invocation, a required argument of :meth:`Program.disp
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,10 +20,31 @@ import numpy.typing as npt
 
 from pillow_gpu.gpu._work import INVOCATION_OVERHEAD
 
-__all__ = ["WORKGROUP", "BufferSpec", "Dispatch", "Program"]
+__all__ = ["WORKGROUP", "BufferSpec", "Dispatch", "Program", "parse_specialized", "specialized"]
 
 #: Workgroup edge of every 2-D kernel (16 x 16 invocations).
 WORKGROUP = 16
+
+
+def specialized(shader: str, constants: Mapping[str, int] | None) -> str:
+    """The pipeline name of ``shader`` with its WGSL ``override`` constants set.
+
+    Lavapipe runs every branch of a shader, even one every invocation of a dispatch skips, so
+    a kernel with variants (a pixel packing, an operation code) takes them as ``override``
+    constants: each combination compiles to its own pipeline with the dead branches removed.
+    The name, e.g. ``"rank?PACKING=2"``, keys the pipeline, its bind group layout and slots.
+    """
+    if not constants:
+        return shader
+    pairs = sorted(constants.items())
+    return shader + "?" + "&".join(f"{key}={int(value)}" for key, value in pairs)
+
+
+def parse_specialized(name: str) -> tuple[str, dict[str, int]]:
+    """``(shader, constants)`` of a name made by :func:`specialized`."""
+    shader, _, query = name.partition("?")
+    pairs = (item.split("=") for item in query.split("&") if item)
+    return shader, {key: int(value) for key, value in pairs}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,7 +68,8 @@ class BufferSpec:
 class Dispatch:
     """One compute dispatch of kernel ``shader`` over ``groups`` workgroups.
 
-    ``work`` is its shader-work estimate: invocations x (overhead + inner-loop units).
+    ``work`` is its shader-work estimate: invocations x (overhead + inner-loop units);
+    ``pipeline`` names the pipeline it runs (the kernel with its ``override`` constants).
     """
 
     shader: str
@@ -55,6 +77,7 @@ class Dispatch:
     bindings: tuple[int, ...]
     groups: tuple[int, int]
     work: int
+    pipeline: str
 
 
 @dataclass(slots=True, kw_only=True)
@@ -107,8 +130,11 @@ class Program:
         grid: tuple[int, int],
         invocation_work: int,
         linear: bool = False,
+        constants: Mapping[str, int] | None = None,
     ) -> None:
         """Record one dispatch; ``words`` are i32 parameters, ``grid`` the threads wanted.
+
+        ``constants`` set the kernel's WGSL ``override`` constants (see :func:`specialized`).
 
         2-D kernels cover ``grid`` = (width, height) with 16x16 workgroups. ``linear`` kernels
         cover ``grid[0]`` items with 256-wide workgroups laid out on a 2-D grid (x up to 256
@@ -139,6 +165,7 @@ class Program:
         self.dispatches.append(
             Dispatch(
                 shader=shader,
+                pipeline=specialized(shader, constants),
                 params=params,
                 bindings=bindings,
                 groups=groups,

@@ -2,10 +2,10 @@
 
 A shader-work *unit* is about one four-byte sample step of a kernel's inner loop: one storage
 read of a pixel word with its per-byte arithmetic (a rank filter's compare-exchange step on
-four byte lanes counts as one unit too, and each of its window samples as 7 word loads). A
-dispatch's work is its invocations times (:data:`INVOCATION_OVERHEAD` + the kernel's
-inner-loop units per invocation); each kernel
-states the latter where it records its dispatch (``Program.dispatch(invocation_work=...)``).
+four byte lanes counts as one unit too, and each of its window samples as 1, 2 or 4 word
+loads). A dispatch's work is its invocations times (:data:`INVOCATION_OVERHEAD` + the kernel's
+inner-loop units per invocation); each kernel states the latter where it records its dispatch
+(``Program.dispatch(invocation_work=...)``).
 The planner rejects a graph whose work exceeds the bound as ``Unsupported`` before anything is
 decoded or allocated, and the batch executor closes a submission before the job that would
 take it over the bound.

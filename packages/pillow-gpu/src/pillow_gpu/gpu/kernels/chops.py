@@ -88,5 +88,6 @@ def lower(
         bindings=(a, b, dst, lookup),
         grid=size,
         invocation_work=4,  # the per-byte loop
+        constants={"OP": OPS[name]},
     )
     return dst

@@ -2,8 +2,11 @@
 // width x height; a and b keep their own row strides. Ops 8/9/12 read host-built tables.
 struct Params {
     width: u32, height: u32, stride_a: u32, stride_b: u32,
-    op: u32, _pad0: u32, _pad1: u32, _pad2: u32,
+    _op: u32, _pad0: u32, _pad1: u32, _pad2: u32,
 }
+
+// The operation is a pipeline constant: each compiles without the others' branches.
+override OP: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> a: array<u32>;
@@ -16,7 +19,7 @@ fn clip(v: i32) -> u32 {
 }
 
 fn chop(x: i32, y: i32) -> u32 {
-    switch p.op {
+    switch OP {
         case 0u: { return clip(x * y / 255); }
         case 1u: { return clip(255 - (255 - x) * (255 - y) / 255); }
         case 2u: {

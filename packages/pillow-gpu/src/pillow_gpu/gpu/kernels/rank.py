@@ -15,44 +15,34 @@ four L pixels (so an L invocation produces four pixels).
 from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import rank_minmax, rank_select, rank_sort9
+from pillow_gpu.gpu.kernels import rank_lanes, rank_minmax, rank_select, rank_sort9
+from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["MAX_SIZE", "invocation_work", "lower"]
 
 #: Largest window edge the kernels handle (the radix select holds 49 samples).
 MAX_SIZE = 7
 
-#: Band masks whose pixels share one invocation's lanes: L (byte 0) four, LA (bytes 0, 3) two.
-_PACKINGS = {0b0001: 2, 0b1001: 1}
-
-#: Word loads one ``lanes()`` sample issues: lavapipe runs every branch of a shader, so the
-#: word (1), LA (2) and L (4) packings' loads all execute, whichever the dispatch uses.
-_SAMPLE_LOADS = 7
-
 #: Four-lane min/max steps of the 3x3 median: three column sorts (3 compare-exchanges of 2
 #: steps each), max and min of three (2 + 2), two med3 of 4.
 _MEDIAN9_STEPS = 3 * 6 + 4 + 2 * 4
 
 
-def _packing(mask: int) -> int:
-    return _PACKINGS.get(mask, 0)
-
-
-def invocation_work() -> int:
+def invocation_work(packing: int = 0) -> int:
     """Units of one 3x3-median invocation (1, 2 or 4 pixels: a word mode, LA, L): nine
     samples' word loads plus the network's four-lane min/max steps.
 
     Measured on lavapipe (2 cores, 2048x2048): 0.7 ns per unit for RGBA, 1.3 for L; the other
     rank kernels 0.5-1.1; :mod:`pillow_gpu.gpu._work`'s bound allows up to 2.0.
     """
-    return 9 * _SAMPLE_LOADS + _MEDIAN9_STEPS
+    return 9 * sample_loads(packing) + _MEDIAN9_STEPS
 
 
 def lower(
     program: Program, src: int, size: tuple[int, int], *, window: int, rank: int, mask: int
 ) -> int:
     """Per byte in ``mask``: the ``rank``-th smallest of each ``window``-square neighbourhood."""
-    packing = _packing(mask)
+    packing = rank_lanes.packing(mask)
     byte_mask = sum(0xFF << (8 * j) for j in range(4) if mask >> j & 1)
     if rank in (0, window * window - 1):
         return rank_minmax.lower(
@@ -76,6 +66,7 @@ def lower(
         words=(*size, window, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
         grid=(-(-size[0] // (1 << packing)), size[1]),
-        invocation_work=invocation_work(),
+        invocation_work=invocation_work(packing),
+        constants={"PACKING": packing},
     )
     return dst

@@ -14,9 +14,13 @@
 // every branch of a shader, so one kernel with all methods would pay for all of them.
 struct Params {
     width: i32, height: i32, size: i32, rank: u32,
-    bytes: u32, packing: u32, op: u32, step_x: i32,
+    bytes: u32, _packing: u32, op: u32, step_x: i32,
     step_y: i32, _pad0: u32, _pad1: u32, _pad2: u32,
 }
+
+// The word packing (0: one pixel, 1: two LA, 2: four L pixels) is a pipeline constant, so
+// each packing compiles without the others' loads.
+override PACKING: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -31,11 +35,11 @@ fn word(x: i32, sy: i32) -> u32 {
 // sample's column offset (each packed pixel's column is clamped on its own), `y` its row.
 fn lanes(x: i32, y: i32) -> vec4<u32> {
     let sy = clamp(y, 0, p.height - 1);
-    if (p.packing == 0u) {
+    if (PACKING == 0u) {
         let w = word(x, sy);
         return vec4<u32>(w, w >> 8u, w >> 16u, w >> 24u) & vec4<u32>(255u);
     }
-    if (p.packing == 1u) {
+    if (PACKING == 1u) {
         let a = word(x, sy);
         let b = word(x + 1, sy);
         return vec4<u32>(a & 255u, a >> 24u, b & 255u, b >> 24u);
@@ -47,11 +51,11 @@ fn lanes(x: i32, y: i32) -> vec4<u32> {
 // Writes the lanes of the invocation whose first pixel is (x0, y); bytes outside the mask are 0.
 fn store(x0: i32, y: i32, v: vec4<u32>) {
     let row = y * p.width;
-    if (p.packing == 0u) {
+    if (PACKING == 0u) {
         dst[u32(row + x0)] = (v.x | (v.y << 8u) | (v.z << 16u) | (v.w << 24u)) & p.bytes;
         return;
     }
-    if (p.packing == 1u) {
+    if (PACKING == 1u) {
         dst[u32(row + x0)] = v.x | (v.y << 24u);
         if (x0 + 1 < p.width) {
             dst[u32(row + x0 + 1)] = v.z | (v.w << 24u);
@@ -94,7 +98,7 @@ fn median9(x0: i32, y: i32) -> vec4<u32> {
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let x0 = i32(id.x << p.packing);
+    let x0 = i32(id.x << PACKING);
     let y = i32(id.y);
     if (x0 >= p.width || y >= p.height) {
         return;

@@ -8,17 +8,14 @@ Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower`.
 from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["invocation_work", "lower"]
 
-#: Word loads one ``lanes()`` sample issues: lavapipe runs every branch of a shader, so the
-#: word (1), LA (2) and L (4) packings' loads all execute, whichever the dispatch uses.
-_SAMPLE_LOADS = 7
 
-
-def invocation_work(window: int) -> int:
+def invocation_work(window: int, packing: int = 0) -> int:
     """Units of one line-pass invocation: per sample its word loads and one min/max step."""
-    return window * (_SAMPLE_LOADS + 1)
+    return window * (sample_loads(packing) + 1)
 
 
 def lower(
@@ -42,7 +39,8 @@ def lower(
             words=(*size, window, 0, byte_mask, packing, int(maximum), step_x, step_y),
             bindings=(current, dst),
             grid=(-(-size[0] // (1 << packing)), size[1]),
-            invocation_work=invocation_work(window),
+            invocation_work=invocation_work(window, packing),
+            constants={"PACKING": packing},
         )
         current = dst
     return current

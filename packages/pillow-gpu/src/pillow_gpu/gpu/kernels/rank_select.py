@@ -7,21 +7,18 @@ Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower` (the rank filters' only 
 from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["SIZES", "invocation_work", "lower"]
 
 #: Window edges the kernel holds (its private arrays are 25 and 49 samples).
 SIZES = (5, 7)
 
-#: Word loads one ``lanes()`` sample issues: lavapipe runs every branch of a shader, so the
-#: word (1), LA (2) and L (4) packings' loads all execute, whichever the dispatch uses.
-_SAMPLE_LOADS = 7
 
-
-def invocation_work(window: int) -> int:
+def invocation_work(window: int, packing: int = 0) -> int:
     """Units of one invocation: per window sample its word loads, its split into two SWAR
     words (2 steps) and 8 passes of 2 counting steps."""
-    return window * window * (_SAMPLE_LOADS + 2 + 8 * 2)
+    return window * window * (sample_loads(packing) + 2 + 8 * 2)
 
 
 def lower(
@@ -44,6 +41,7 @@ def lower(
         words=(*size, window, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
         grid=(-(-size[0] // (1 << packing)), size[1]),
-        invocation_work=invocation_work(window),
+        invocation_work=invocation_work(window, packing),
+        constants={"PACKING": packing},
     )
     return dst

@@ -7,21 +7,18 @@ takes the rank-th. Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower`.
 from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["COMPARATORS", "invocation_work", "lower"]
 
 #: Compare-exchanges of the network (each a four-lane min and max).
 COMPARATORS = 25
 
-#: Word loads one ``lanes()`` sample issues: lavapipe runs every branch of a shader, so the
-#: word (1), LA (2) and L (4) packings' loads all execute, whichever the dispatch uses.
-_SAMPLE_LOADS = 7
 
-
-def invocation_work() -> int:
+def invocation_work(packing: int = 0) -> int:
     """Units of one invocation: nine samples' word loads and two four-lane steps (min, max)
     per comparator."""
-    return 9 * _SAMPLE_LOADS + 2 * COMPARATORS
+    return 9 * sample_loads(packing) + 2 * COMPARATORS
 
 
 def lower(
@@ -37,6 +34,7 @@ def lower(
         words=(*size, 3, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
         grid=(-(-size[0] // (1 << packing)), size[1]),
-        invocation_work=invocation_work(),
+        invocation_work=invocation_work(packing),
+        constants={"PACKING": packing},
     )
     return dst

@@ -18,5 +18,6 @@ def unpack(program: Program, src: int, size: tuple[int, int], kind: int) -> int:
         grid=(pixels, 1),
         invocation_work=1,
         linear=True,
+        constants={"KIND": kind},
     )
     return dst
