@@ -210,9 +210,9 @@ def test_l_upload_moves_a_quarter_of_the_bytes_and_charges_them() -> None:
     plan = plan_graph(ImageChops.invert(Image.from_pil(source)))
     (upload,) = plan.uploads
     assert upload.nbytes == -(-pixels // 4) * 4 == len(upload_bytes(source))
-    # a per-byte operation stays packed (gpu._packed_l): one lookup of the packed words, no
+    # a per-byte operation stays packed (gpu._packed_l): one inversion of the packed words, no
     # unpack or pack_l; packed upload + packed result + staging, each >= its bytes
-    assert [dispatch.shader for dispatch in plan.program.dispatches] == ["lut"]
+    assert [dispatch.shader for dispatch in plan.program.dispatches] == ["invert"]
     assert plan.gpu_bytes >= 2 * upload.nbytes + plan.staging_nbytes
     rgba = plan_graph(ImageChops.invert(Image.from_pil(make_image("RGBA", size))))
     # the host reservation differs by exactly the upload and terminal byte counts

@@ -172,7 +172,7 @@ def test_l_terminal_packing_counts_four_pixels_per_invocation() -> None:
 
 
 def test_l_lookups_stay_packed_four_pixels_per_invocation() -> None:
-    plan = plan_graph(ImageOps.invert(Image.from_pil(PILImage.new("L", (W, H)))))
+    plan = plan_graph(ImageOps.posterize(Image.from_pil(PILImage.new("L", (W, H))), 3))
     words = -(-PIXELS // 4)  # one lookup over Pillow's packed bytes: no unpack, no packing
     assert [d.shader for d in plan.program.dispatches] == ["lut"]
     assert plan.shader_work >= words * (INVOCATION_OVERHEAD + 1)
@@ -224,3 +224,21 @@ def test_the_bound_admits_the_heaviest_common_4096_squared_graph() -> None:
     lazy = ImageChops.invert(Image.new("RGBA", (4096, 4096))).filter(ImageFilter.MedianFilter(3))
     plan = plan_graph(lazy)
     assert MAX_SUBMISSION_WORK // 2 < plan.shader_work <= MAX_SUBMISSION_WORK
+
+
+# graph -> the byte mask of its table-free inversion (ImageOps.invert writes RGB padding 0)
+INVERSIONS: dict[str, tuple[Callable[[], Image.Image], int]] = {
+    "imageops-invert-rgb": (lambda: ImageOps.invert(_rgb()), 0x00FFFFFF),
+    "chops-invert-rgba": (lambda: ImageChops.invert(_rgba()), 0xFFFFFFFF),
+    "imageops-invert-l-packed": (lambda: ImageOps.invert(_l()), 0xFFFFFFFF),
+}
+
+
+@pytest.mark.parametrize("name", list(INVERSIONS))
+def test_inverting_tables_run_without_table_reads(name: str) -> None:
+    build, mask = INVERSIONS[name]
+    (dispatch,) = plan_graph(build()).program.dispatches
+    assert dispatch.shader == "invert"
+    params = plan_graph(build()).program.buffers[dispatch.params].data
+    assert params is not None
+    assert int.from_bytes(params[8:12], "little") == mask

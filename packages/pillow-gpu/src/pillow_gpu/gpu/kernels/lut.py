@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from pillow_gpu.gpu._layout import BYTE_BANDS
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import invert
 from pillow_gpu.gpu.kernels.chops import blend_bytes
 
 __all__ = ["IDENTITY", "lower", "tables_for"]
@@ -70,7 +71,13 @@ def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.
 
 
 def lower(program: Program, src: int, size: tuple[int, int], table: npt.NDArray[np.int64]) -> int:
-    """Record one lookup dispatch from ``src``; return the output buffer."""
+    """Record one lookup dispatch from ``src``; return the output buffer.
+
+    An inverting table (see :mod:`.invert`) runs as a bitwise not, without table reads.
+    """
+    mask = invert.inversion_mask(table)
+    if mask is not None:
+        return invert.lower(program, src, size, mask)
     dst = program.image(size)
     lut = program.table(table.reshape(-1))
     program.dispatch("lut", words=size, bindings=(src, dst, lut), grid=size, invocation_work=1)
