@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
 from PIL import ImageFilter as PILImageFilter
-from pillow_gpu import Image
+from pillow_gpu import Image, ImageChops
 from pillow_gpu._testing import MODES, assert_image_equal, make_image
 from pillow_gpu.gpu import evaluate
 
@@ -78,3 +79,14 @@ def test_rank_filter_edges_replicate_like_pillow() -> None:
         expected = source.filter(PILImageFilter.RankFilter(3, rank))
         assert expected.getpixel((0, 0)) == (255 if rank >= 5 else 0)
         _check(source, 3, rank)
+
+
+@pytest.mark.parametrize("name", list(FILTERS))
+@pytest.mark.parametrize("mode", MODES)
+def test_rank_filter_after_an_inversion(mode: str, name: str) -> None:
+    """The inversion is folded into the filter (rank n-1-k, result inverted): still exact."""
+    size, rank = FILTERS[name]
+    source = _ties(mode, (19, 17))
+    pil_filter = PILImageFilter.RankFilter(size, rank)
+    lazy = ImageChops.invert(Image.from_pil(source)).filter(pil_filter)
+    assert_image_equal(evaluate(lazy), PILImageChops.invert(source).filter(pil_filter))

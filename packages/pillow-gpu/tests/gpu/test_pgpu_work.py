@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
-from pillow_gpu.gpu import plan_graph
+from pillow_gpu.gpu import evaluate, plan_graph
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu._work import INVOCATION_OVERHEAD, MAX_SUBMISSION_WORK
 
@@ -223,7 +224,38 @@ def test_a_graph_above_the_work_bound_is_unsupported_before_decode(tmp_path: Pat
 def test_the_bound_admits_the_heaviest_common_4096_squared_graph() -> None:
     lazy = ImageChops.invert(Image.new("RGBA", (4096, 4096))).filter(ImageFilter.MedianFilter(3))
     plan = plan_graph(lazy)
-    assert MAX_SUBMISSION_WORK // 2 < plan.shader_work <= MAX_SUBMISSION_WORK
+    # the median reads the fill and inverts its result (the inversion is folded in)
+    assert [d.pipeline for d in plan.program.dispatches] == ["fill", "rank?INVERT=1&PACKING=0"]
+    assert plan.shader_work == 4096 * 4096 * (2 * INVOCATION_OVERHEAD + 1 + 9 + 30)
+    assert plan.shader_work <= MAX_SUBMISSION_WORK
+
+
+def _shared_inversion() -> Image.Image:
+    inverted = ImageChops.invert(_rgb())
+    return ImageChops.add(inverted.filter(ImageFilter.MedianFilter(3)), inverted)
+
+
+# graph -> whether the inversion before its rank filter is folded in (its dispatch pruned)
+FOLDS: dict[str, tuple[Callable[[], Image.Image], bool]] = {
+    "median3-after-chops-invert": (
+        lambda: ImageChops.invert(_rgb()).filter(ImageFilter.MedianFilter(3)),
+        True,
+    ),
+    "median3-after-imageops-invert": (
+        lambda: ImageOps.invert(_rgb()).filter(ImageFilter.MedianFilter(3)),
+        True,
+    ),
+    "inversion-also-read-by-add": (_shared_inversion, False),
+}
+
+
+@pytest.mark.parametrize("name", list(FOLDS))
+def test_an_inversion_before_a_rank_filter_is_folded_in(name: str) -> None:
+    build, folded = FOLDS[name]
+    shaders = [d.shader for d in plan_graph(build()).program.dispatches]
+    assert ("invert" not in shaders) is folded
+    assert shaders.count("rank") == 1
+    assert_image_equal(evaluate(build()), build().to_pil())
 
 
 # graph -> the byte mask of its table-free inversion (ImageOps.invert writes RGB padding 0)

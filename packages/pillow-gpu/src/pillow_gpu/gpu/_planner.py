@@ -179,6 +179,7 @@ def plan_graph(
         terminal = buffers.packed[id(root)]
     else:
         terminal = record_terminal(program, root, buffers.unpacked(root))
+    program.prune(terminal)  # inversions a rank filter folded in
     if program.work > max_work:
         raise over_bound(root, program.work, max_work)
     nbytes = terminal_nbytes(root.mode, root.size)

@@ -86,6 +86,9 @@ class Program:
 
     buffers: list[BufferSpec] = field(default_factory=list)
     dispatches: list[Dispatch] = field(default_factory=list)
+    #: Output buffer of each table-free inversion -> (its source buffer, its byte mask), so a
+    #: consumer that commutes with inversion can read the source instead (see ``prune``).
+    inversions: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def _add(self, nbytes: int, role: str, data: bytes | None = None) -> int:
         index = len(self.buffers)
@@ -172,6 +175,19 @@ class Program:
                 work=threads * (INVOCATION_OVERHEAD + invocation_work),
             )
         )
+
+    def prune(self, keep: int) -> None:
+        """Drop inversion dispatches whose output no other dispatch reads and ``keep`` is not.
+
+        A consumer that folded an inversion in (a rank filter reading its source) leaves the
+        inversion unread; its buffers stay allocated (and charged), only the work goes.
+        """
+        for dst, (src, _) in self.inversions.items():
+            if dst == keep:
+                continue
+            own = [d for d in self.dispatches if d.shader == "invert" and d.bindings == (src, dst)]
+            if not any(dst in d.bindings for d in self.dispatches if d not in own):
+                self.dispatches = [d for d in self.dispatches if d not in own]
 
     @property
     def work(self) -> int:

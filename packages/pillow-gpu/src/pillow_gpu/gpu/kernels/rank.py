@@ -44,6 +44,12 @@ def lower(
     """Per byte in ``mask``: the ``rank``-th smallest of each ``window``-square neighbourhood."""
     packing = rank_lanes.packing(mask)
     byte_mask = sum(0xFF << (8 * j) for j in range(4) if mask >> j & 1)
+    invert = 0
+    folded = program.inversions.get(src)
+    if folded is not None and folded[1] & byte_mask == byte_mask:
+        # rank filters commute with 255 - v (rank k of the inverse is the inverse of rank
+        # n-1-k): read the inversion's source and invert the result in the kernel instead
+        src, invert, rank = folded[0], 1, window * window - 1 - rank
     if rank in (0, window * window - 1):
         return rank_minmax.lower(
             program,
@@ -53,12 +59,22 @@ def lower(
             maximum=rank > 0,
             byte_mask=byte_mask,
             packing=packing,
+            invert=invert,
         )
     if window == 3 and rank != 4:
-        return rank_sort9.lower(program, src, size, rank=rank, byte_mask=byte_mask, packing=packing)
+        return rank_sort9.lower(
+            program, src, size, rank=rank, byte_mask=byte_mask, packing=packing, invert=invert
+        )
     if window != 3:
         return rank_select.lower(
-            program, src, size, window=window, rank=rank, byte_mask=byte_mask, packing=packing
+            program,
+            src,
+            size,
+            window=window,
+            rank=rank,
+            byte_mask=byte_mask,
+            packing=packing,
+            invert=invert,
         )
     dst = program.image(size)
     program.dispatch(
@@ -67,6 +83,6 @@ def lower(
         bindings=(src, dst),
         grid=(-(-size[0] // (1 << packing)), size[1]),
         invocation_work=invocation_work(packing),
-        constants={"PACKING": packing},
+        constants={"PACKING": packing, "INVERT": invert},
     )
     return dst

@@ -21,6 +21,7 @@ struct Params {
 // The word packing (0: one pixel, 1: two LA, 2: four L pixels) is a pipeline constant, so
 // each packing compiles without the others' loads.
 override PACKING: u32 = 0u;
+override INVERT: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -96,6 +97,16 @@ fn median9(x0: i32, y: i32) -> vec4<u32> {
     return med3(low, med3(c0[1], c1[1], c2[1]), high);
 }
 
+// A folded inversion (INVERT = 1, an ImageOps/ImageChops.invert before the filter): the
+// k-th smallest of 255 - v is 255 - the (n-1-k)-th smallest of v, so the host swaps the rank
+// and the kernel inverts its result.
+fn finish(v: vec4<u32>) -> vec4<u32> {
+    if (INVERT == 1u) {
+        return vec4<u32>(255u) - v;
+    }
+    return v;
+}
+
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let x0 = i32(id.x << PACKING);
@@ -103,5 +114,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (x0 >= p.width || y >= p.height) {
         return;
     }
-    store(x0, y, median9(x0, y));
+    store(x0, y, finish(median9(x0, y)));
 }

@@ -27,12 +27,14 @@ def lower(
     maximum: bool,
     byte_mask: int,
     packing: int,
+    invert: int = 0,
 ) -> int:
     """The per-lane min (or max) of each ``window``-square neighbourhood: two line passes
     (one for a 1x1 window, which only masks the bytes)."""
     steps = [(1, 0), (0, 1)] if window > 1 else [(0, 0)]
     current = src
-    for step_x, step_y in steps:
+    for index, (step_x, step_y) in enumerate(steps):
+        last = index == len(steps) - 1
         dst = program.image(size)
         program.dispatch(
             "rank_minmax",
@@ -40,7 +42,7 @@ def lower(
             bindings=(current, dst),
             grid=(-(-size[0] // (1 << packing)), size[1]),
             invocation_work=invocation_work(window, packing),
-            constants={"PACKING": packing},
+            constants={"PACKING": packing, "INVERT": invert if last else 0},
         )
         current = dst
     return current

@@ -16,6 +16,7 @@ struct Params {
 // The word packing (0: one pixel, 1: two LA, 2: four L pixels) is a pipeline constant, so
 // each packing compiles without the others' loads.
 override PACKING: u32 = 0u;
+override INVERT: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -80,6 +81,16 @@ fn line(x0: i32, y: i32) -> vec4<u32> {
     return v;
 }
 
+// A folded inversion (INVERT = 1, an ImageOps/ImageChops.invert before the filter): the
+// k-th smallest of 255 - v is 255 - the (n-1-k)-th smallest of v, so the host swaps the rank
+// and the kernel inverts its result.
+fn finish(v: vec4<u32>) -> vec4<u32> {
+    if (INVERT == 1u) {
+        return vec4<u32>(255u) - v;
+    }
+    return v;
+}
+
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let x0 = i32(id.x << PACKING);
@@ -87,5 +98,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (x0 >= p.width || y >= p.height) {
         return;
     }
-    store(x0, y, line(x0, y));
+    store(x0, y, finish(line(x0, y)));
 }

@@ -30,6 +30,7 @@ def lower(
     rank: int,
     byte_mask: int,
     packing: int,
+    invert: int = 0,
 ) -> int:
     """The ``rank``-th smallest per lane of each ``window``-square (5 or 7) neighbourhood."""
     if window not in SIZES or not 0 <= rank < window * window:
@@ -42,6 +43,6 @@ def lower(
         bindings=(src, dst),
         grid=(-(-size[0] // (1 << packing)), size[1]),
         invocation_work=invocation_work(window, packing),
-        constants={"PACKING": packing},
+        constants={"PACKING": packing, "INVERT": invert},
     )
     return dst

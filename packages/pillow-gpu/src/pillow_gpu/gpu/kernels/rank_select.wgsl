@@ -24,6 +24,7 @@ const COUNT_BIAS: u32 = 0x40004000u;
 // The word packing (0: one pixel, 1: two LA, 2: four L pixels) is a pipeline constant, so
 // each packing compiles without the others' loads.
 override PACKING: u32 = 0u;
+override INVERT: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -139,6 +140,16 @@ fn select49(x0: i32, y: i32) -> vec4<u32> {
     return vec4<u32>(pe & 255u, po & 255u, pe >> 16u, po >> 16u);
 }
 
+// A folded inversion (INVERT = 1, an ImageOps/ImageChops.invert before the filter): the
+// k-th smallest of 255 - v is 255 - the (n-1-k)-th smallest of v, so the host swaps the rank
+// and the kernel inverts its result.
+fn finish(v: vec4<u32>) -> vec4<u32> {
+    if (INVERT == 1u) {
+        return vec4<u32>(255u) - v;
+    }
+    return v;
+}
+
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let x0 = i32(id.x << PACKING);
@@ -147,8 +158,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     if (p.size == 5) {
-        store(x0, y, select25(x0, y));
+        store(x0, y, finish(select25(x0, y)));
     } else {
-        store(x0, y, select49(x0, y));
+        store(x0, y, finish(select49(x0, y)));
     }
 }

@@ -22,7 +22,14 @@ def invocation_work(packing: int = 0) -> int:
 
 
 def lower(
-    program: Program, src: int, size: tuple[int, int], *, rank: int, byte_mask: int, packing: int
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    *,
+    rank: int,
+    byte_mask: int,
+    packing: int,
+    invert: int = 0,
 ) -> int:
     """The ``rank``-th smallest per lane of each 3x3 neighbourhood."""
     if not 0 <= rank < 9:
@@ -35,6 +42,6 @@ def lower(
         bindings=(src, dst),
         grid=(-(-size[0] // (1 << packing)), size[1]),
         invocation_work=invocation_work(packing),
-        constants={"PACKING": packing},
+        constants={"PACKING": packing, "INVERT": invert},
     )
     return dst
