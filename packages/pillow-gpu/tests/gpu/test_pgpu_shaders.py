@@ -71,3 +71,10 @@ def test_dispatch_names_its_specialised_pipeline() -> None:
     )
     (dispatch,) = program.dispatches
     assert (dispatch.shader, dispatch.pipeline) == ("unpack", "unpack?KIND=3")
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_includes_are_spliced_in(name: str) -> None:
+    source = device_source(name)
+    assert not [line for line in source.splitlines() if line.startswith("//!include")]
+    assert "@compute" in source

@@ -46,10 +46,24 @@ class DeviceLimits:
         )
 
 
+_INCLUDE = "//!include "
+
+
 @cache
 def shader_source(name: str) -> str:
-    """Return the WGSL source of kernel ``name`` (``kernels/<name>.wgsl``), read once."""
-    return resources.files(_KERNELS_PACKAGE).joinpath(f"{name}.wgsl").read_text("utf-8")
+    """Return the WGSL source of kernel ``name`` (``kernels/<name>.wgsl``), read once.
+
+    A line ``//!include FILE`` is replaced by ``kernels/FILE`` (WGSL has no includes; the rank
+    kernels share their sample loads and stores this way).
+    """
+    kernels = resources.files(_KERNELS_PACKAGE)
+    lines = kernels.joinpath(f"{name}.wgsl").read_text("utf-8").splitlines(keepends=True)
+    return "".join(
+        kernels.joinpath(line.removeprefix(_INCLUDE).strip()).read_text("utf-8")
+        if line.startswith(_INCLUDE)
+        else line
+        for line in lines
+    )
 
 
 class SharedDevice:

@@ -9,11 +9,7 @@
 // hold 0x100 + sample, so lane - candidate (both <= 255) never borrows from the next lane and
 // its bit 8 says sample >= candidate; the masked bits add up to 0x100 x count per lane.
 // Lanes and packing as in rank.wgsl (four bytes of a pixel, two LA or four L pixels).
-struct Params {
-    width: i32, height: i32, size: i32, rank: u32,
-    bytes: u32, _packing: u32, op: u32, step_x: i32,
-    step_y: i32, _pad0: u32, _pad1: u32, _pad2: u32,
-}
+//!include rank_lanes.wgsli
 
 const LANE_ONE: u32 = 0x01000100u;
 const LANE_PAIR: u32 = 0x00010001u;
@@ -21,62 +17,6 @@ const LANE_PAIR: u32 = 0x00010001u;
 // no borrow between lanes, and bit 14 says count >= need.
 const COUNT_BIAS: u32 = 0x40004000u;
 
-// The word packing (0: one pixel, 1: two LA, 2: four L pixels) is a pipeline constant, so
-// each packing compiles without the others' loads.
-override PACKING: u32 = 0u;
-override INVERT: u32 = 0u;
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-
-// The stored word at column x (clamped) of row sy (already clamped).
-fn word(x: i32, sy: i32) -> u32 {
-    return src[u32(sy * p.width + clamp(x, 0, p.width - 1))];
-}
-
-// The four lanes of one window sample: `x` is the invocation's first pixel column plus the
-// sample's column offset (each packed pixel's column is clamped on its own), `y` its row.
-fn lanes(x: i32, y: i32) -> vec4<u32> {
-    let sy = clamp(y, 0, p.height - 1);
-    if (PACKING == 0u) {
-        let w = word(x, sy);
-        return vec4<u32>(w, w >> 8u, w >> 16u, w >> 24u) & vec4<u32>(255u);
-    }
-    if (PACKING == 1u) {
-        let a = word(x, sy);
-        let b = word(x + 1, sy);
-        return vec4<u32>(a & 255u, a >> 24u, b & 255u, b >> 24u);
-    }
-    return vec4<u32>(word(x, sy), word(x + 1, sy), word(x + 2, sy), word(x + 3, sy))
-        & vec4<u32>(255u);
-}
-
-// Writes the lanes of the invocation whose first pixel is (x0, y); bytes outside the mask are 0.
-fn store(x0: i32, y: i32, v: vec4<u32>) {
-    let row = y * p.width;
-    if (PACKING == 0u) {
-        dst[u32(row + x0)] = (v.x | (v.y << 8u) | (v.z << 16u) | (v.w << 24u)) & p.bytes;
-        return;
-    }
-    if (PACKING == 1u) {
-        dst[u32(row + x0)] = v.x | (v.y << 24u);
-        if (x0 + 1 < p.width) {
-            dst[u32(row + x0 + 1)] = v.z | (v.w << 24u);
-        }
-        return;
-    }
-    dst[u32(row + x0)] = v.x;
-    if (x0 + 1 < p.width) {
-        dst[u32(row + x0 + 1)] = v.y;
-    }
-    if (x0 + 2 < p.width) {
-        dst[u32(row + x0 + 2)] = v.z;
-    }
-    if (x0 + 3 < p.width) {
-        dst[u32(row + x0 + 3)] = v.w;
-    }
-}
 
 // One radix-select step: `prefix` with `bit` set in each 16-bit lane whose `count` (0x100 x
 // the samples >= prefix | bit) reaches `need` (0x100 x (n - rank)), i.e. where at most `rank`
@@ -140,15 +80,6 @@ fn select49(x0: i32, y: i32) -> vec4<u32> {
     return vec4<u32>(pe & 255u, po & 255u, pe >> 16u, po >> 16u);
 }
 
-// A folded inversion (INVERT = 1, an ImageOps/ImageChops.invert before the filter): the
-// k-th smallest of 255 - v is 255 - the (n-1-k)-th smallest of v, so the host swaps the rank
-// and the kernel inverts its result.
-fn finish(v: vec4<u32>) -> vec4<u32> {
-    if (INVERT == 1u) {
-        return vec4<u32>(255u) - v;
-    }
-    return v;
-}
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
