@@ -274,3 +274,34 @@ def test_inverting_tables_run_without_table_reads(name: str) -> None:
     params = plan_graph(build()).program.buffers[dispatch.params].data
     assert params is not None
     assert int.from_bytes(params[8:12], "little") == mask
+
+
+def _added_to_its_inverse(image: Image.Image) -> Image.Image:
+    return ImageChops.add(ImageChops.invert(image), image)
+
+
+# graph -> its dispatches once consecutive lookups are composed into one
+COMPOSED: dict[str, tuple[Callable[[], Image.Image], list[str]]] = {
+    "posterize-solarize-rgb": (
+        lambda: ImageOps.solarize(ImageOps.posterize(_rgb(), 3), 99),
+        ["lut"],
+    ),
+    "brightness-point-invert-rgba": (
+        lambda: ImageChops.invert(
+            ImageEnhance.Brightness(_rgba()).enhance(1.3).point(lambda v: v // 2)
+        ),
+        ["lut"],
+    ),
+    "invert-invert-l-packed": (lambda: ImageOps.invert(ImageOps.invert(_l())), ["lut"]),
+    "shared-lookup-kept": (
+        lambda: _added_to_its_inverse(ImageOps.posterize(_rgb(), 2)),
+        ["lut", "lut", "chops"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSED))
+def test_consecutive_lookups_are_one_dispatch(name: str) -> None:
+    build, shaders = COMPOSED[name]
+    assert [d.shader for d in plan_graph(build()).program.dispatches] == shaders
+    assert_image_equal(evaluate(build()), build().to_pil())

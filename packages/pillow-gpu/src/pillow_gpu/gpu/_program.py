@@ -22,6 +22,9 @@ from pillow_gpu.gpu._work import INVOCATION_OVERHEAD
 
 __all__ = ["WORKGROUP", "BufferSpec", "Dispatch", "Program", "parse_specialized", "specialized"]
 
+#: Kernels that record a lookup (``Program.lookups``): their bindings start (source, output).
+_LOOKUP_SHADERS = frozenset({"lut", "invert"})
+
 #: Workgroup edge of every 2-D kernel (16 x 16 invocations).
 WORKGROUP = 16
 
@@ -89,6 +92,9 @@ class Program:
     #: Output buffer of each table-free inversion -> (its source buffer, its byte mask), so a
     #: consumer that commutes with inversion can read the source instead (see ``prune``).
     inversions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Output buffer of each per-byte lookup (inversions included) -> (its source buffer, its
+    #: (4, 256) table), so a following lookup composes the tables and reads the source.
+    lookups: dict[int, tuple[int, npt.NDArray[np.int64]]] = field(default_factory=dict)
 
     def _add(self, nbytes: int, role: str, data: bytes | None = None) -> int:
         index = len(self.buffers)
@@ -177,15 +183,20 @@ class Program:
         )
 
     def prune(self, keep: int) -> None:
-        """Drop inversion dispatches whose output no other dispatch reads and ``keep`` is not.
+        """Drop lookup dispatches whose output no other dispatch reads and ``keep`` is not.
 
-        A consumer that folded an inversion in (a rank filter reading its source) leaves the
-        inversion unread; its buffers stay allocated (and charged), only the work goes.
+        A consumer that folded a lookup in (a following lookup composing the tables, a rank
+        filter reading an inversion's source) leaves it unread; its buffers stay allocated
+        (and charged), only the work goes.
         """
-        for dst, (src, _) in self.inversions.items():
+        for dst, (src, _) in self.lookups.items():
             if dst == keep:
                 continue
-            own = [d for d in self.dispatches if d.shader == "invert" and d.bindings == (src, dst)]
+            own = [
+                d
+                for d in self.dispatches
+                if d.shader in _LOOKUP_SHADERS and d.bindings[:2] == (src, dst)
+            ]
             if not any(dst in d.bindings for d in self.dispatches if d not in own):
                 self.dispatches = [d for d in self.dispatches if d not in own]
 

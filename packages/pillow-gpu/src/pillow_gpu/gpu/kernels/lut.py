@@ -73,12 +73,21 @@ def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.
 def lower(program: Program, src: int, size: tuple[int, int], table: npt.NDArray[np.int64]) -> int:
     """Record one lookup dispatch from ``src``; return the output buffer.
 
-    An inverting table (see :mod:`.invert`) runs as a bitwise not, without table reads.
+    A lookup of a lookup's output composes the two tables (per stored byte, ``second[first]``)
+    and reads the first one's source: consecutive per-byte operations are one dispatch (the
+    planner prunes the first when nothing else reads it). An inverting table (see
+    :mod:`.invert`) runs as a bitwise not, without table reads.
     """
+    prior = program.lookups.get(src)
+    if prior is not None:
+        src, first = prior
+        table = np.take_along_axis(table, first, axis=1)
     mask = invert.inversion_mask(table)
     if mask is not None:
-        return invert.lower(program, src, size, mask)
-    dst = program.image(size)
-    lut = program.table(table.reshape(-1))
-    program.dispatch("lut", words=size, bindings=(src, dst, lut), grid=size, invocation_work=1)
+        dst = invert.lower(program, src, size, mask)
+    else:
+        dst = program.image(size)
+        lut = program.table(table.reshape(-1))
+        program.dispatch("lut", words=size, bindings=(src, dst, lut), grid=size, invocation_work=1)
+    program.lookups[dst] = (src, table)
     return dst
