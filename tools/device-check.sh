@@ -29,7 +29,7 @@
 #   4. pixtreme-infer       pytest -m 'gpu and performance' -s         -> performance.log
 #   5. cuda_graph_bench.py  copy/replay table and JSON                 -> performance.log,
 #                                                                         cuda_graph_bench.json
-#   6. pillow-gpu bench     --quick when offered                       -> performance.log,
+#   6. pillow-gpu bench     the issue's H200 cases (--cases)      -> performance.log,
 #                                                                         pillow-gpu-bench.json/.md
 # and writes summary.txt (machine, each step's status and time, the figures). That is at most
 # 8 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
@@ -328,10 +328,18 @@ if [[ $? -ne 0 ]]; then
         "$(echo "$bench_help" | tail -1))"
 else
     bench_args=()
-    [[ $bench_help == *--quick* ]] && bench_args+=(--quick)
+    # the issue's H200 targets: invert -> MedianFilter(3) RGB 1024^2 x64 and L 256^2 x64, with
+    # the reference and transfer-bound lanes beside ours (no pillow-rs venv on that machine)
+    if [[ $bench_help == *--cases* ]]; then
+        bench_args+=(--cases=invert_median3:RGB:1024:64,invert_median3:L:256:64,chops_invert:L:256:64
+            --repeats=3 --sweep-max-jobs=)
+    elif [[ $bench_help == *--quick* ]]; then
+        bench_args+=(--quick)
+    fi
     [[ $bench_help == *--no-plot* ]] && bench_args+=(--no-plot)
     [[ $bench_help == *--output* ]] && bench_args+=(--output "$out/pillow-gpu-bench")
-    [[ $bench_help == *--quick* ]] || note "pillow-gpu-bench: no --quick option; full default run"
+    [[ $bench_help == *--quick* || $bench_help == *--cases* ]] ||
+        note "pillow-gpu-bench: no --cases or --quick option; full default run"
     step pillow-gpu-bench 90 "$performance" append "$python" -m pillow_gpu.bench "${bench_args[@]}"
 fi
 
