@@ -74,14 +74,31 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    from pillow_gpu.cli._apply import EXIT_INTERRUPTED, run_apply
+    from pillow_gpu.cli._apply import EXIT_INTERRUPTED, EXIT_USAGE, run_apply
 
+    if args.ray is None:
+        given = [name for name in _RAY_ONLY if getattr(args, name) is not None]
+        if given:
+            options = ", ".join("--" + name.replace("_", "-") for name in given)
+            print(
+                f"pillow-gpu: error: why: {options} only apply with --ray; observed: no --ray; "
+                "fix: add --ray (a local cluster) or --ray ADDRESS, or drop the option",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     try:
+        if args.ray is not None:
+            from pillow_gpu.cli._apply_ray import run_apply_ray
+
+            return run_apply_ray(args)
         return run_apply(args)
     except KeyboardInterrupt:  # before the run's own SIGINT handling was installed
         print("pillow-gpu: interrupted (SIGINT) before any file was read", file=sys.stderr)
         return EXIT_INTERRUPTED
 
+
+#: ``apply`` options that only mean something with ``--ray``.
+_RAY_ONLY = ("ray_actors", "ray_gpus", "batch_size")
 
 _APPLY_OUTPUTS = """\
 Outputs:
@@ -194,6 +211,35 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=_quality,
         help="JPEG/WebP quality 0..100 passed to Pillow's save (default: Pillow's, 75 for "
         "JPEG, 80 for WebP); other formats ignore it",
+    )
+    ray = parser.add_argument_group(
+        "Ray Data (needs pillow-gpu[ray]; see docs/ray.md)",
+        "Put --ray after the inputs (or write --ray=ADDRESS): a bare word after it is taken "
+        "as the address.",
+    )
+    ray.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run the chain on a Ray Data cluster: ADDRESS (auto, ray://HOST:10001, ...) or, "
+        "without one, a local cluster started for the run; one GpuBatchExecutor per actor, "
+        "outputs written by this process with the same rules",
+    )
+    ray.add_argument("--ray-actors", type=int, default=None, help="actors in the pool (default: 1)")
+    ray.add_argument(
+        "--ray-gpus",
+        type=float,
+        default=None,
+        help="GPUs Ray reserves per actor: 1 for one actor per GPU, 0.5 for two (default: 1 "
+        "when the cluster has GPUs, else 0)",
+    )
+    ray.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="rows per map_batches call, i.e. per actor call (default: 16)",
     )
     parser.add_argument(
         "--progress",

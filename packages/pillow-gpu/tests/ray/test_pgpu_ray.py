@@ -1,0 +1,310 @@
+"""``pillow_gpu.ray.PillowGpuMapper`` and ``pillow-gpu apply --ray`` on a local Ray cluster.
+
+One cluster for the module (``num_cpus=2``, no GPU resources: the actors run lavapipe), and a
+folder of real files as a photo folder holds them: EXIF-oriented and plain JPEGs, palette,
+gray, RGBA and 16-bit PNGs, an animated GIF and a truncated JPEG. Every file goes through
+Pillow's ``exif_transpose -> convert("RGB") -> thumbnail((48, 48)) -> GaussianBlur(2)``.
+Which files the GPU admits is the planner's business, so the refused ones are found by
+planning each file; what must hold whatever it admits: every good row is byte-equal to
+Pillow, a refused or undecodable file is an error row and fails nothing, and ``apply --ray``
+writes exactly what single-process ``apply`` writes, once, even when an actor dies mid-run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pillow_gpu.ray
+import pytest
+import ray
+import ray.data
+from PIL import Image as PILImage
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageOps
+from pillow_gpu._testing import make_image
+from pillow_gpu.cli import main
+from pillow_gpu.cli._chain import parse_chain
+from pillow_gpu.cli._outputs import TEMP_SUFFIX
+from pillow_gpu.errors import GpuError
+from pillow_gpu.gpu._planner import plan_graph
+from pillow_gpu.ray import ERROR_COLUMNS, PillowGpuMapper, to_pil
+
+pytestmark = [
+    pytest.mark.ray,
+    # Ray Data's own DataContext() sets its deprecated fields while it is built (Ray 2.60):
+    # Ray's warnings about Ray's code, not about this package.
+    pytest.mark.filterwarnings(r"ignore::DeprecationWarning:ray\.data\.context"),
+]
+
+CHAIN = "exif_transpose,convert:RGB,thumbnail:48x48,gaussian_blur:2"
+#: Refused by no planner: it fails when the executor decodes it.
+TRUNCATED = "truncated.jpg"
+#: Files the GPU must run (convert:RGB of an RGB file is a copy; L converts on the GPU).
+ON_GPU = {"gray.png", "oriented.jpg", "plain.jpg"}
+
+
+# -- the folder and Pillow's results ----------------------------------------------------------
+
+
+def _pillow(data: bytes) -> PILImage.Image:
+    """Pillow's result of CHAIN for an encoded file, written out call by call."""
+    with PILImage.open(io.BytesIO(data)) as opened:
+        image = PILImageOps.exif_transpose(opened)
+        image = image.convert("RGB")
+        image.thumbnail((48, 48), PILImage.Resampling.BICUBIC)
+        return image.filter(PILImageFilter.GaussianBlur(2))
+
+
+def _encoded(image: PILImage.Image, format: str, **options: Any) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=format, **options)
+    return buffer.getvalue()
+
+
+def _jpeg(path: Path, seed: int, orientation: int | None) -> None:
+    image = make_image("RGB", (160, 120), seed)  # over 2 x 48: thumbnail drafts the JPEG
+    exif = PILImage.Exif()
+    if orientation is not None:
+        exif[0x0112] = orientation
+    image.save(path, quality=90, exif=exif.tobytes())
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("ray-mixed") / "in"
+    folder.mkdir()
+    _jpeg(folder / "oriented.jpg", 1, 6)
+    _jpeg(folder / "plain.jpg", 2, None)
+    make_image("RGB", (60, 45), 3).quantize(16).save(folder / "palette.png")
+    make_image("L", (60, 45), 4).save(folder / "gray.png")
+    make_image("RGBA", (60, 45), 5).save(folder / "rgba.png")
+    frames = [make_image("RGB", (50, 40), seed).quantize(32) for seed in (11, 12, 13)]
+    frames[0].save(folder / "anim.gif", save_all=True, append_images=frames[1:], duration=40)
+    PILImage.frombytes("I;16", (60, 45), bytes(range(256)) * 21 + bytes(36)).save(
+        folder / "deep.png"
+    )
+    good = (folder / "plain.jpg").read_bytes()
+    (folder / TRUNCATED).write_bytes(good[: len(good) // 2])
+    with PILImage.open(folder / "deep.png") as deep, PILImage.open(folder / "anim.gif") as gif:
+        assert (deep.mode, gif.mode, gif.n_frames) == ("I;16", "P", 3)  # what the writers made
+    with (
+        PILImage.open(folder / "oriented.jpg") as oriented,
+        PILImage.open(folder / "palette.png") as palette,
+    ):
+        assert (oriented.getexif()[0x0112], palette.mode) == (6, "P")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def refusals(mixed: Path) -> dict[str, tuple[str, str]]:
+    """File name -> (kind, stage) of each file the GPU planner refuses under CHAIN."""
+    chain = parse_chain(CHAIN)
+    refused = {}
+    for path in sorted(mixed.iterdir()):
+        if path.name != TRUNCATED:
+            try:
+                plan_graph(chain.apply(Image.open(path)))
+            except GpuError as error:
+                refused[path.name] = (error.kind, error.stage)
+    assert not set(refused) & ON_GPU
+    return refused
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    """One local cluster for the module: 2 CPUs, no GPU resources (the actors use lavapipe)."""
+    ray.init(
+        num_cpus=2,
+        num_gpus=0,
+        include_dashboard=False,
+        logging_level=logging.WARNING,
+        log_to_driver=False,
+    )
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _mapped(dataset: ray.data.Dataset, **kwargs: Any) -> list[dict[str, Any]]:
+    return dataset.map_batches(
+        PillowGpuMapper,
+        fn_constructor_kwargs=kwargs,
+        batch_size=3,
+        compute=ray.data.ActorPoolStrategy(size=1),
+        num_gpus=0,
+    ).take_all()
+
+
+# -- the mapper -------------------------------------------------------------------------------
+
+
+def test_mixed_folder_through_map_batches_is_byte_equal_to_pillow(
+    cluster: None, mixed: Path, refusals: dict[str, tuple[str, str]]
+) -> None:
+    dataset = ray.data.read_binary_files(str(mixed), include_paths=True)
+    rows = _mapped(dataset, chain=CHAIN, format="png")
+    by_name = {Path(row["path"]).name: row for row in rows}
+    assert sorted(by_name) == sorted(path.name for path in mixed.iterdir())
+    assert len(rows) == len(by_name)  # every file exactly once
+    for name, row in by_name.items():
+        error = tuple(row[key] for key in ERROR_COLUMNS)
+        if name == TRUNCATED or name in refusals:
+            expected = refusals.get(name, ("Decode", "decode"))
+            assert (row["error_kind"], row["error_stage"]) == expected, (name, error)
+            assert row["error_message"].startswith("why: "), name
+            assert (row["bytes"], row["mode"], row["width"]) == (b"", "", 0), name
+            continue
+        assert error == ("", "", ""), (name, error)
+        expected_image = _pillow((mixed / name).read_bytes())
+        assert (row["mode"], row["width"], row["height"], row["format"]) == (
+            expected_image.mode,
+            *expected_image.size,
+            "PNG",
+        ), name
+        assert bytes(row["bytes"]) == _encoded(expected_image, "PNG"), name
+    good = set(by_name) - set(refusals) - {TRUNCATED}
+    assert good >= ON_GPU
+
+
+def test_callable_chain_to_numpy_rows_with_a_key_column(cluster: None, mixed: Path) -> None:
+    names = ["gray.png", "plain.jpg", "palette.png", "rgba.png", TRUNCATED]
+    items = [{"name": name, "bytes": (mixed / name).read_bytes()} for name in names]
+    rows = _mapped(
+        ray.data.from_items(items),
+        chain=ImageOps.invert,  # pickled by reference: pillow_gpu is on every worker
+        format="numpy",
+        key="name",
+    )
+    by_name = {row["name"]: row for row in rows}
+    assert sorted(by_name) == sorted(names)
+    for name, row in by_name.items():
+        if name == TRUNCATED:
+            assert (row["error_kind"], row["error_stage"]) == ("Decode", "decode")
+            assert row["pixels"].shape == (0,)
+            continue
+        with PILImage.open(mixed / name) as opened:
+            mode = opened.mode
+            try:
+                expected = PILImageOps.invert(opened)
+            except OSError:  # a mode Pillow's ImageOps.invert refuses
+                assert row["error_kind"] != "", name
+                continue
+        if mode == "P":  # palette images have no invert route on the GPU
+            assert (row["error_kind"], row["error_stage"]) == ("Unsupported", "admission")
+            continue
+        assert row["error_kind"] == "", (name, row["error_message"])
+        assert row["format"] == "numpy"
+        assert row["pixels"].dtype == np.uint8
+        rebuilt = to_pil(row)
+        assert (rebuilt.mode, rebuilt.size) == (expected.mode, expected.size), name
+        assert rebuilt.tobytes() == expected.tobytes(), name
+
+
+def test_to_pil_refuses_an_error_row() -> None:
+    row = {"error_kind": "Decode", "error_stage": "decode", "error_message": "why: x"}
+    with pytest.raises(ValueError, match="error row, so it has no pixels"):
+        to_pil(row)
+
+
+def test_mapper_rejects_an_unknown_format_before_any_batch() -> None:
+    with pytest.raises(ValueError, match=r"observed: 'nope'; fix: pass a format such as"):
+        PillowGpuMapper("invert", format="nope")
+
+
+# -- apply --ray ------------------------------------------------------------------------------
+
+
+def _summary_counts(out: str) -> str:
+    """The summary's first line up to the timing: ``N written, N failed, N refused``."""
+    match = re.search(r"^pillow-gpu apply: (.+?) in [\d.]+ s", out, re.M)
+    assert match is not None, out
+    return match.group(1)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _argv(mixed: Path, out: Path, *extra: str) -> list[str]:
+    return ["apply", CHAIN, str(mixed), "-o", str(out), "--no-progress", "--cpu-fallback", *extra]
+
+
+@pytest.fixture(scope="module")
+def single(mixed: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+    """Single-process ``apply`` on the folder: its output folder, exit status and counts."""
+    out = tmp_path_factory.mktemp("single") / "out"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(_argv(mixed, out))
+    return out, code, _summary_counts(stdout.getvalue())
+
+
+def test_apply_ray_with_an_actor_killed_mid_run_writes_what_apply_writes_once(
+    cluster: None,
+    mixed: Path,
+    single: tuple[Path, int, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = tmp_path / "calls"
+    killed = tmp_path / "killed"
+
+    class DiesOnItsSecondBatch(PillowGpuMapper):
+        """Kills its actor process on the run's second batch, once (Ray restarts it)."""
+
+        def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+            with calls.open("ab") as stream:
+                stream.write(b".")
+            if calls.stat().st_size == 2 and not killed.exists():
+                killed.touch()
+                os._exit(1)  # as a crash would: no cleanup, no Python exception
+            return super().__call__(batch)
+
+    monkeypatch.setattr(pillow_gpu.ray, "PillowGpuMapper", DiesOnItsSecondBatch)
+    expected_out, expected_code, expected_counts = single
+    out = tmp_path / "out"
+    code = main(_argv(mixed, out, "--batch-size", "2", "--ray"))
+    captured = capsys.readouterr()
+    assert killed.exists(), "the actor was never killed"
+    assert calls.stat().st_size > 2  # the killed batch ran again on the restarted actor
+    assert code == expected_code == 1, captured.err  # the truncated file fails in both
+    assert _summary_counts(captured.out) == expected_counts
+    assert "  ran on Ray: 1 actor(s) with 0 GPU(s) each, batch_size 2;" in captured.out
+    (failed,) = [line for line in captured.err.splitlines() if "pillow-gpu: failed:" in line]
+    assert f"{mixed / TRUNCATED}: Decode at decode: why: " in failed  # no doubled output
+    written = _tree(out)
+    assert written == _tree(expected_out)
+    assert not [name for name in written if name.endswith(TEMP_SUFFIX)]
+
+    # Again without --overwrite: every output exists, so each is refused and left as it was
+    # (checked before any row goes to Ray, so no pipeline starts).
+    stamps = {path: path.stat().st_mtime_ns for path in out.iterdir()}
+    inputs = [str(mixed / name) for name in sorted(written)]
+    code = main(["apply", CHAIN, *inputs, "-o", str(out), "--no-progress", "--ray"])
+    captured = capsys.readouterr()
+    assert code == 1
+    refused = re.findall(
+        r"^pillow-gpu: failed: (.+?): FileExistsError at output: ", captured.err, re.M
+    )
+    assert sorted(Path(path).name for path in refused) == sorted(written)
+    assert _summary_counts(captured.out) == f"0 written, {len(written)} failed, 0 refused"
+    assert _tree(out) == written
+    assert {path: path.stat().st_mtime_ns for path in out.iterdir()} == stamps
+
+
+def test_ray_options_without_ray_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["apply", "invert", "nothing.png", "--ray-actors", "2"]) == 2
+    assert "--ray-actors only apply with --ray" in capsys.readouterr().err
