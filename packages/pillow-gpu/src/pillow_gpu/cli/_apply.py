@@ -324,39 +324,19 @@ def run_apply(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"pillow-gpu: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    chain: Chain = args.chain
-    admission = admitted_modes(chain)
-    try:
-        admission.require_any(chain)
-    except ChainError as error:
-        print(f"pillow-gpu: error: chain refused before reading any file: {error}", file=sys.stderr)
+    admission = checked_admission(args.chain)
+    if admission is None:
         return EXIT_USAGE
     try:
         _executor(args).close()  # check the executor settings before reading any file
     except (TypeError, ValueError) as error:
         print(f"pillow-gpu: error: invalid executor setting: {error}", file=sys.stderr)
         return EXIT_USAGE
-    writer = Writer(
-        root=real_path(args.output_dir) if args.output_dir else None,
-        overwrite=args.overwrite,
-        quality=args.quality,
-    )
     with _Interrupt() as interrupt:
-        run = _Run(
-            chain=chain,
-            admission=admission,
-            stop_on_error=args.stop_on_error,
-            fallback=args.cpu_fallback,
-            writer=writer,
-            interrupt=interrupt,
-        )
+        run = new_run(args, admission, interrupt)
         found = Discovery()
         try:
-            found = discover(args.paths, args, interrupt)
-            run.inputs = found.inputs
-            run.tally.failures.extend(found.failures)
-            for failure in found.failures:
-                print(f"pillow-gpu: failed: {failure}", file=sys.stderr)
+            found = discover_inputs(run, args)
             if found.failures and run.stop_on_error:
                 return EXIT_FAILED
             progress = args.progress if args.progress is not None else sys.stderr.isatty()
@@ -373,7 +353,50 @@ def run_apply(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:  # a second SIGINT: the file being saved was discarded
             interrupt.requested = True
         _summary(run, time.perf_counter() - run.started, found.duplicates)
-    if interrupt.requested:
+    return exit_code(run)
+
+
+def checked_admission(chain: Chain) -> Admission | None:
+    """The modes ``chain`` is admitted for; None (the refusal printed) when it admits none."""
+    admission = admitted_modes(chain)
+    try:
+        admission.require_any(chain)
+    except ChainError as error:
+        print(f"pillow-gpu: error: chain refused before reading any file: {error}", file=sys.stderr)
+        return None
+    return admission
+
+
+def new_run(args: argparse.Namespace, admission: Admission, interrupt: _Interrupt) -> _Run:
+    """The state of one run of ``args.chain``, with its output writer."""
+    writer = Writer(
+        root=real_path(args.output_dir) if args.output_dir else None,
+        overwrite=args.overwrite,
+        quality=args.quality,
+    )
+    return _Run(
+        chain=args.chain,
+        admission=admission,
+        stop_on_error=args.stop_on_error,
+        fallback=args.cpu_fallback,
+        writer=writer,
+        interrupt=interrupt,
+    )
+
+
+def discover_inputs(run: _Run, args: argparse.Namespace) -> Discovery:
+    """Find the run's inputs; failures found on the way are tallied and printed."""
+    found = discover(args.paths, args, run.interrupt)
+    run.inputs = found.inputs
+    run.tally.failures.extend(found.failures)
+    for failure in found.failures:
+        print(f"pillow-gpu: failed: {failure}", file=sys.stderr)
+    return found
+
+
+def exit_code(run: _Run) -> int:
+    """The command's exit status once the run has ended."""
+    if run.interrupt.requested:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if run.tally.failures else EXIT_OK
 

@@ -32,22 +32,21 @@ from PIL import ImageMode
 
 from pillow_gpu.cli._apply import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
     EXIT_USAGE,
     _Interrupt,
     _Run,
     _summary,
+    checked_admission,
+    discover_inputs,
+    exit_code,
+    new_run,
 )
-from pillow_gpu.cli._chain import Chain, ChainError, admitted_modes, parse_chain
+from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._outputs import (
     Discovery,
     OutputError,
-    Writer,
     check_options,
-    discover,
     output_failure,
-    real_path,
 )
 from pillow_gpu.cli._report import Failure, is_refusal
 from pillow_gpu.errors import GpuError, Limit, Unsupported
@@ -222,35 +221,16 @@ def run_apply_ray(args: argparse.Namespace) -> int:
     from pillow_gpu import ray as pillow_gpu_ray
 
     mapper = pillow_gpu_ray.PillowGpuMapper  # looked up per run (a test may replace it)
-    chain: Chain = args.chain
-    admission = admitted_modes(chain)
-    try:
-        admission.require_any(chain)
-    except ChainError as error:
-        print(f"pillow-gpu: error: chain refused before reading any file: {error}", file=sys.stderr)
+    admission = checked_admission(args.chain)
+    if admission is None:
         return EXIT_USAGE
-    writer = Writer(
-        root=real_path(args.output_dir) if args.output_dir else None,
-        overwrite=args.overwrite,
-        quality=args.quality,
-    )
     cluster = ""
     with _Interrupt() as interrupt:
-        run = _Run(
-            chain=chain,
-            admission=admission,
-            stop_on_error=args.stop_on_error,
-            fallback=args.cpu_fallback,
-            writer=writer,
-            interrupt=interrupt,
-        )
+        run = new_run(args, admission, interrupt)
+        writer = run.writer
         found = Discovery()
         try:
-            found = discover(args.paths, args, interrupt)
-            run.inputs = found.inputs
-            run.tally.failures.extend(found.failures)
-            for failure in found.failures:
-                print(f"pillow-gpu: failed: {failure}", file=sys.stderr)
+            found = discover_inputs(run, args)
             if found.failures and run.stop_on_error:
                 return EXIT_FAILED
             rows = []
@@ -275,6 +255,4 @@ def run_apply_ray(args: argparse.Namespace) -> int:
         _summary(run, time.perf_counter() - run.started, found.duplicates)
         if cluster:
             print(f"  ran on Ray: {cluster}; outputs written by this process")
-    if interrupt.requested:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if run.tally.failures else EXIT_OK
+    return exit_code(run)
