@@ -307,14 +307,14 @@ def test_deliver_still_raises_an_encode_failure(
     # the input: it raises (ExecutionError) and the stream goes on, as with errors="raise".
     lazies = [_inverted(10), _inverted(20), Corpus(tmp_path).job("D", 2)[0], _inverted(30)]
     broken = lazies[1].node
-    encode = Plan.encode
+    encode = Plan.encode_dispatches
 
-    def failing_encode(plan: Plan, encoder: Any, staging: Any, offset: int) -> None:
+    def failing_encode(plan: Plan, compute: Any) -> None:
         if plan.root is broken:  # fault injection: this job's recording fails
             raise RuntimeError("injected encode failure")
-        encode(plan, encoder, staging, offset)
+        encode(plan, compute)
 
-    monkeypatch.setattr(Plan, "encode", failing_encode)
+    monkeypatch.setattr(Plan, "encode_dispatches", failing_encode)
     executor = make_executor()
     results = executor.run(enumerate(lazies), output=output, errors="deliver")
     items: list[tuple[int, object]] = []

@@ -34,14 +34,14 @@ def test_encode_failure_is_job_scoped(
 ) -> None:
     lazies = [_inverted(value) for value in (10, 20, 30)]
     broken = lazies[1].node
-    encode = Plan.encode
+    encode = Plan.encode_dispatches
 
-    def failing_encode(plan: Plan, encoder: Any, staging: Any, offset: int) -> None:
+    def failing_encode(plan: Plan, compute: Any) -> None:
         if plan.root is broken:  # fault injection: this job's recording fails
             raise RuntimeError("injected encode failure")
-        encode(plan, encoder, staging, offset)
+        encode(plan, compute)
 
-    monkeypatch.setattr(Plan, "encode", failing_encode)
+    monkeypatch.setattr(Plan, "encode_dispatches", failing_encode)
     executor = make_executor()
     results = executor.run(enumerate(lazies), output=output)
     delivered: dict[Any, int] = {}

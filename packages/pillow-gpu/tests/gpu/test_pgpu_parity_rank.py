@@ -11,6 +11,7 @@ from PIL import ImageFilter as PILImageFilter
 from pillow_gpu import Image, ImageChops
 from pillow_gpu._testing import MODES, assert_image_equal, make_image
 from pillow_gpu.gpu import evaluate
+from pillow_gpu.gpu._planner import plan_graph
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -18,6 +19,10 @@ pytestmark = pytest.mark.usefixtures("device")
 # multiples of the 4-pixel L packing or the 16-wide workgroup; 65x33 spans workgroups.
 SIZES = ((1, 1), (2, 3), (19, 17), (33, 7), (65, 33))
 SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
+# L rows whose width divides by four stay Pillow's packed bytes through the filter (packing 3):
+# 4x5 is one word per row (both edges in one word), 8x3 two, 36x9 and 64x33 many.
+PACKED_SIZES = ((4, 5), (8, 3), (36, 9), (64, 33))
+PACKED_IDS = [f"{w}x{h}" for w, h in PACKED_SIZES]
 
 
 def _filters() -> dict[str, tuple[int, int]]:
@@ -47,6 +52,29 @@ def test_rank_filter_on_noise(mode: str, name: str, shape: tuple[int, int]) -> N
     _check(make_image(mode, shape, seed=3), *FILTERS[name])
 
 
+@pytest.mark.parametrize("shape", PACKED_SIZES, ids=PACKED_IDS)
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_rank_filter_on_packed_l(name: str, shape: tuple[int, int]) -> None:
+    _check(make_image("L", shape, seed=5), *FILTERS[name])
+
+
+@pytest.mark.parametrize(
+    ("shape", "packed"), [((64, 9), True), ((63, 9), False)], ids=["width64", "width63"]
+)
+def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
+    shape: tuple[int, int], packed: bool
+) -> None:
+    """An L median of an inversion on whole-word rows is one packing-3 dispatch: no widening
+    of the upload and no packing of the result; other widths take the one-word-per-pixel path."""
+    source = Image.from_pil(make_image("L", shape, seed=1))
+    program = plan_graph(ImageChops.invert(source).filter(PILImageFilter.MedianFilter(3))).program
+    pipelines = [dispatch.pipeline for dispatch in program.dispatches]
+    if packed:
+        assert pipelines == ["rank?INVERT=1&PACKING=3"]
+    else:  # the inversion runs on the packed bytes, then widens for the filter
+        assert pipelines == ["invert", "unpack?KIND=0", "rank?INVERT=0&PACKING=2", "pack_l"]
+
+
 def _ties(mode: str, shape: tuple[int, int]) -> PILImage.Image:
     # Three values only (0, 1, 255): every window holds long runs of equal samples.
     rng = np.random.default_rng(7)
@@ -63,6 +91,11 @@ def test_rank_filter_on_ties(mode: str, name: str) -> None:
     _check(_ties(mode, (23, 11)), *FILTERS[name])
 
 
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_rank_filter_on_packed_l_ties(name: str) -> None:
+    _check(_ties("L", (24, 11)), *FILTERS[name])
+
+
 @pytest.mark.parametrize("name", ["size1", "min3", "median3", "low3", "median5", "max7"])
 @pytest.mark.parametrize("mode", MODES)
 def test_rank_filter_on_a_constant_image(mode: str, name: str) -> None:
@@ -70,15 +103,17 @@ def test_rank_filter_on_a_constant_image(mode: str, name: str) -> None:
     _check(PILImage.new(mode, (21, 6), colour), *FILTERS[name])
 
 
-def test_rank_filter_edges_replicate_like_pillow() -> None:
-    # A single bright pixel in the corner: clamped edges make it 4 of the corner's 9 samples
+@pytest.mark.parametrize("width", [5, 8], ids=["unpacked", "packed"])
+def test_rank_filter_edges_replicate_like_pillow(width: int) -> None:
+    # A single bright pixel in a corner: clamped edges make it 4 of the corner's 9 samples
     # for 3x3, so ranks 0-4 are 0 there and ranks 5-8 are 255, in Pillow as on the GPU.
-    source = PILImage.new("L", (5, 4), 0)
-    source.putpixel((0, 0), 255)
-    for rank in (4, 5, 8):
-        expected = source.filter(PILImageFilter.RankFilter(3, rank))
-        assert expected.getpixel((0, 0)) == (255 if rank >= 5 else 0)
-        _check(source, 3, rank)
+    for corner in ((0, 0), (width - 1, 3)):
+        source = PILImage.new("L", (width, 4), 0)
+        source.putpixel(corner, 255)
+        for rank in (4, 5, 8):
+            expected = source.filter(PILImageFilter.RankFilter(3, rank))
+            assert expected.getpixel(corner) == (255 if rank >= 5 else 0)
+            _check(source, 3, rank)
 
 
 @pytest.mark.parametrize("name", list(FILTERS))
@@ -87,6 +122,15 @@ def test_rank_filter_after_an_inversion(mode: str, name: str) -> None:
     """The inversion is folded into the filter (rank n-1-k, result inverted): still exact."""
     size, rank = FILTERS[name]
     source = _ties(mode, (19, 17))
+    pil_filter = PILImageFilter.RankFilter(size, rank)
+    lazy = ImageChops.invert(Image.from_pil(source)).filter(pil_filter)
+    assert_image_equal(evaluate(lazy), PILImageChops.invert(source).filter(pil_filter))
+
+
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_packed_l_rank_filter_after_an_inversion(name: str) -> None:
+    size, rank = FILTERS[name]
+    source = _ties("L", (20, 17))
     pil_filter = PILImageFilter.RankFilter(size, rank)
     lazy = ImageChops.invert(Image.from_pil(source)).filter(pil_filter)
     assert_image_equal(evaluate(lazy), PILImageChops.invert(source).filter(pil_filter))

@@ -142,8 +142,9 @@ class GpuBatchExecutor(WorkQueues):
         # The driver: the thread inside submit/join/run/close/iteration (see _drive).
         self._busy = RLock()
         self._driver: int | None = None
-        # Launch early only once this many jobs wait (keeps submissions grouped in steady state).
-        self._batch_target = max(1, max_jobs // (2 * max_in_flight))
+        # Launch early only once this many jobs wait: submissions as large as the job credits
+        # allow with max_in_flight of them out (small images pay per submission, not per job).
+        self._batch_target = max(1, max_jobs // max_in_flight)
 
     # -- public API ---------------------------------------------------------------------------
     def submit(self, image: Any) -> int:

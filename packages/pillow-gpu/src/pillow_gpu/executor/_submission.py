@@ -33,6 +33,7 @@ from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._stats import Counters
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import image_from_terminal
+from pillow_gpu.gpu._plan import Plan, encode_together
 
 __all__ = ["MAX_SUBMISSION_OPS", "Submission"]
 
@@ -223,14 +224,16 @@ class Submission:
         try:
             encoder = self._shared.device.create_command_encoder()
             fence_job: Job | None = None
+            targets: list[tuple[Plan, Any, int]] = []
             for job in jobs:
                 assert job.plan is not None
                 if job.output == "gpu":
                     self._create_resident(job)
-                    job.plan.encode(encoder, job.resident, 0)
+                    targets.append((job.plan, job.resident, 0))
                     fence_job = fence_job or job
                 else:
-                    job.plan.encode(encoder, self.arena, job.offset)
+                    targets.append((job.plan, self.arena, job.offset))
+            encode_together(encoder, targets)
             if fence_job is not None and not has_cpu:
                 encoder.copy_buffer_to_buffer(fence_job.resident, 0, fence_job.workspace, 0, 4)
                 self._fence_buffer = fence_job.workspace

@@ -3,7 +3,9 @@
 An L leaf uploads Pillow's stored bytes into a *packed* buffer. Per-byte operations (the lookup
 table family, and ImageChops of two same-size L images) work on those words as they are: each
 stored byte is a pixel, so a lookup whose four rows are the L table maps four pixels at once,
-and a per-byte composition of two packed images is the composition of their pixels. An L root
+and a per-byte composition of two packed images is the composition of their pixels. Rank
+filters (median, min, max, rank; size <= 7) read and write packed rows directly when the row
+length divides by four (``kernels.rank``, packing 3). An L root
 that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
@@ -15,16 +17,18 @@ pixel are padding that no pixel reads.
 from __future__ import annotations
 
 import numpy as np
+from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import chops, lut
+from pillow_gpu.gpu.kernels import chops, lut, rank
 from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 
 __all__ = ["PACKED_OPS", "grid", "lower_packed"]
 
-#: Operations lowered on packed L inputs (every input packed L, the output L).
-PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend"})
+#: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
+#: for rank filters on rows that divide into words.
+PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
 
 
@@ -43,6 +47,13 @@ def _packable(node: Node) -> bool:
         return False
     if node.op in ("chop", "blend"):  # a per-byte composition only when the images coincide
         return all(child.size == node.size for child in node.inputs)
+    if node.op == "filter":  # rank filters on whole-word rows; the others need one-word pixels
+        instance = node.params["filter"]
+        return (
+            isinstance(instance, ImageFilter.RankFilter)
+            and instance.size <= rank.MAX_SIZE
+            and node.size[0] % 4 == 0
+        )
     return True
 
 
@@ -61,5 +72,16 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
                 table = chops.scaled_table(name, node.params["scale"], node.params["offset"])
         a, b = sources
         return chops.lower(program, a, words, b=b, b_size=words, name=name, table=table)
+    if node.op == "filter":
+        instance = node.params["filter"]
+        return rank.lower(
+            program,
+            sources[0],
+            node.size,
+            window=instance.size,
+            rank=instance.rank,
+            mask=0b0001,
+            packed=True,
+        )
     table = lut.tables_for(node.op, "L", node.params)
     return lut.lower(program, sources[0], words, np.stack([table[0]] * 4))

@@ -5,6 +5,7 @@ See :mod:`pillow_gpu.gpu._planner` for the life cycle (plan, allocate, encode, b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,14 @@ from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu._slots import Slot
 from pillow_gpu.gpu.kernels import pack16, pack_l, unpack
 
-__all__ = ["STAGING_ALIGNMENT", "Plan", "Upload", "record_terminal", "record_upload"]
+__all__ = [
+    "STAGING_ALIGNMENT",
+    "Plan",
+    "Upload",
+    "encode_together",
+    "record_terminal",
+    "record_upload",
+]
 
 #: Terminal copies land at staging offsets that are multiples of this.
 STAGING_ALIGNMENT = 256
@@ -169,19 +177,8 @@ class Plan:
             )
         shared = device or get_device()
         pixels = {upload.buffer: _host_pixels(upload.node) for upload in self.uploads}
-        blob = bytearray()
-        offsets: dict[int, int] = {}  # constants buffer index -> offset in blob
-        for spec in self.program.buffers:
-            if spec.role in ("params", "table"):
-                offsets[spec.index] = len(blob)
-                blob += (spec.data or b"").ljust(spec.nbytes, b"\0")
-                blob += bytes(-len(blob) % STAGING_ALIGNMENT)
-        key = (
-            tuple((spec.role, spec.nbytes, spec.name) for spec in self.program.buffers),
-            tuple((d.pipeline, d.params, d.bindings) for d in self.program.dispatches),
-            tuple(upload.buffer for upload in self.uploads),
-            bytes(blob),
-        )
+        blob, offsets, layout = self.program.constants(STAGING_ALIGNMENT)
+        key = (*layout, tuple(upload.buffer for upload in self.uploads), blob)
         slot = shared.slots.take(key)
         self._fresh = slot is None
         if slot is None:
@@ -193,7 +190,7 @@ class Plan:
             shared.queue.write_buffer(slot.resources[index]["buffer"], 0, words)
 
     def _create_slot(
-        self, shared: SharedDevice, blob: bytearray, offsets: dict[int, int], uploads: set[int]
+        self, shared: SharedDevice, blob: bytes, offsets: dict[int, int], uploads: set[int]
     ) -> Slot:
         import wgpu  # type: ignore[import-untyped]
 
@@ -245,6 +242,9 @@ class Plan:
 
     def encode(self, encoder: Any, staging: Any, offset: int) -> None:
         """Record every dispatch and the terminal copy into ``staging`` at ``offset``."""
+        encode_together(encoder, [(self, staging, offset)])
+
+    def _allocated(self) -> tuple[Slot, SharedDevice]:
         slot, shared = self._slot, self._device
         if slot is None or shared is None:
             raise DeviceError(
@@ -253,20 +253,30 @@ class Plan:
                 fix="call plan.allocate() first",
                 stage="encode",
             )
+        return slot, shared
+
+    def encode_clears(self, encoder: Any) -> None:
+        """Zero a reused slot's working buffers, so they start as a new slot's do."""
+        slot, _ = self._allocated()
+        if not self._fresh:
+            for buffer in slot.clear:
+                encoder.clear_buffer(buffer)
+
+    def encode_dispatches(self, compute: Any) -> None:
+        """Record this plan's dispatches, in order, into the compute pass ``compute``."""
+        slot, shared = self._allocated()
+        pipeline = shared.pipeline
+        for dispatch, group in zip(self.program.dispatches, slot.bind_groups, strict=True):
+            compute.set_pipeline(pipeline(dispatch.pipeline))
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(dispatch.groups[0], dispatch.groups[1], 1)
+
+    def encode_copy(self, encoder: Any, staging: Any, offset: int) -> None:
+        """Copy the terminal bytes into ``staging`` at ``offset`` (a multiple of 256)."""
+        slot, _ = self._allocated()
         if offset % STAGING_ALIGNMENT:
             msg = f"encode() needs a staging offset that is a multiple of 256; observed {offset}"
             raise ValueError(msg)
-        if not self._fresh:  # a reused slot starts from zeroed working buffers, like a new one
-            for buffer in slot.clear:
-                encoder.clear_buffer(buffer)
-        if self.program.dispatches:
-            pipeline = shared.pipeline
-            compute = encoder.begin_compute_pass()
-            for dispatch, group in zip(self.program.dispatches, slot.bind_groups, strict=True):
-                compute.set_pipeline(pipeline(dispatch.pipeline))
-                compute.set_bind_group(0, group)
-                compute.dispatch_workgroups(dispatch.groups[0], dispatch.groups[1], 1)
-            compute.end()
         terminal = slot.resources[self.terminal]["buffer"]
         encoder.copy_buffer_to_buffer(terminal, 0, staging, offset, self.terminal_nbytes)
 
@@ -287,6 +297,26 @@ class Plan:
         self._released = True
         if slot is not None and shared is not None:
             shared.slots.give(self._key, slot)
+
+
+def encode_together(encoder: Any, targets: Sequence[tuple[Plan, Any, int]]) -> None:
+    """Record several plans into ``encoder``: each ``(plan, staging, offset)`` runs its
+    dispatches and copies its terminal bytes into ``staging`` at ``offset``.
+
+    The plans share one compute pass (a pass costs the driver a setup and barriers of its own,
+    which small images notice): first every reused slot's clears, then every plan's
+    dispatches in order, then every terminal copy. Plans use disjoint buffers, so only the
+    order within a plan matters, and WebGPU orders the dispatches of a pass.
+    """
+    for plan, _, _ in targets:
+        plan.encode_clears(encoder)
+    if any(plan.program.dispatches for plan, _, _ in targets):
+        compute = encoder.begin_compute_pass()
+        for plan, _, _ in targets:
+            plan.encode_dispatches(compute)
+        compute.end()
+    for plan, staging, offset in targets:
+        plan.encode_copy(encoder, staging, offset)
 
 
 def _host_pixels(node: Node) -> bytes:

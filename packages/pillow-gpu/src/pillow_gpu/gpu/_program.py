@@ -95,8 +95,32 @@ class Program:
     #: Output buffer of each per-byte lookup (inversions included) -> (its source buffer, its
     #: (4, 256) table), so a following lookup composes the tables and reads the source.
     lookups: dict[int, tuple[int, npt.NDArray[np.int64]]] = field(default_factory=dict)
+    _constants: tuple[bytes, dict[int, int], tuple[object, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def constants(self, alignment: int) -> tuple[bytes, dict[int, int], tuple[object, ...]]:
+        """``(blob, offsets, key)``: every parameter block and host table back to back, each
+        at an ``alignment``-aligned offset (buffer index -> offset), and the program's part of
+        a slot key (:mod:`pillow_gpu.gpu._slots`). Computed once per program: the plans of one
+        cached shape share it."""
+        if self._constants is None or len(self._constants[0]) % alignment:
+            blob = bytearray()
+            offsets: dict[int, int] = {}
+            for spec in self.buffers:
+                if spec.role in ("params", "table"):
+                    offsets[spec.index] = len(blob)
+                    blob += (spec.data or b"").ljust(spec.nbytes, b"\0")
+                    blob += bytes(-len(blob) % alignment)
+            key = (
+                tuple((spec.role, spec.nbytes, spec.name) for spec in self.buffers),
+                tuple((d.pipeline, d.params, d.bindings) for d in self.dispatches),
+            )
+            self._constants = (bytes(blob), offsets, key)
+        return self._constants
 
     def _add(self, nbytes: int, role: str, data: bytes | None = None) -> int:
+        self._constants = None
         index = len(self.buffers)
         self.buffers.append(BufferSpec(index=index, nbytes=max(4, nbytes), role=role, data=data))
         return index
@@ -165,6 +189,7 @@ class Program:
             words = (*words, gx)
         else:
             groups = (-(-grid[0] // WORKGROUP), -(-grid[1] // WORKGROUP))
+        self._constants = None
         padded = tuple(words) + (0,) * (-len(words) % 4)
         params = self._add(
             4 * len(padded),
@@ -199,6 +224,7 @@ class Program:
             ]
             if not any(dst in d.bindings for d in self.dispatches if d not in own):
                 self.dispatches = [d for d in self.dispatches if d not in own]
+                self._constants = None
 
     @property
     def work(self) -> int:

@@ -9,7 +9,8 @@ every branch of a shader, so one kernel holding every method would pay for all o
 * other 5x5 and 7x7 ranks: bitwise radix select (8 counting passes), :mod:`.rank_select`.
 
 Every kernel works on four 8-bit lanes: one pixel's stored bytes, or the bands of two LA or
-four L pixels (so an L invocation produces four pixels).
+four L pixels (so an L invocation produces four pixels; an L image kept as Pillow's packed
+bytes is filtered as it is, ``packed=True``).
 """
 
 from __future__ import annotations
@@ -39,11 +40,25 @@ def invocation_work(packing: int = 0) -> int:
 
 
 def lower(
-    program: Program, src: int, size: tuple[int, int], *, window: int, rank: int, mask: int
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    *,
+    window: int,
+    rank: int,
+    mask: int,
+    packed: bool = False,
 ) -> int:
-    """Per byte in ``mask``: the ``rank``-th smallest of each ``window``-square neighbourhood."""
-    packing = rank_lanes.packing(mask)
-    byte_mask = sum(0xFF << (8 * j) for j in range(4) if mask >> j & 1)
+    """Per byte in ``mask``: the ``rank``-th smallest of each ``window``-square neighbourhood.
+
+    ``packed``: ``src`` is an L image kept as Pillow's bytes (``gpu._packed_l``, a width that
+    divides by four), and so is the result.
+    """
+    if packed:
+        packing, byte_mask = rank_lanes.PACKED_L, 0xFFFFFFFF
+    else:
+        packing = rank_lanes.packing(mask)
+        byte_mask = sum(0xFF << (8 * j) for j in range(4) if mask >> j & 1)
     invert = 0
     folded = program.inversions.get(src)
     if folded is not None and folded[1] & byte_mask == byte_mask:
@@ -76,12 +91,12 @@ def lower(
             packing=packing,
             invert=invert,
         )
-    dst = program.image(size)
+    dst = rank_lanes.output(program, size, packing)
     program.dispatch(
         "rank",
         words=(*size, window, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
-        grid=(-(-size[0] // (1 << packing)), size[1]),
+        grid=rank_lanes.invocation_grid(size, packing),
         invocation_work=invocation_work(packing),
         constants={"PACKING": packing, "INVERT": invert},
     )

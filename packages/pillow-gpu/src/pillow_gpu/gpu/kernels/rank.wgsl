@@ -28,9 +28,9 @@ fn sort3(a: vec4<u32>, b: vec4<u32>, c: vec4<u32>) -> array<vec4<u32>, 3> {
 }
 
 fn median9(x0: i32, y: i32) -> vec4<u32> {
-    let c0 = sort3(lanes(x0 - 1, y - 1), lanes(x0 - 1, y), lanes(x0 - 1, y + 1));
-    let c1 = sort3(lanes(x0, y - 1), lanes(x0, y), lanes(x0, y + 1));
-    let c2 = sort3(lanes(x0 + 1, y - 1), lanes(x0 + 1, y), lanes(x0 + 1, y + 1));
+    let c0 = sort3(lanes(x0, -1, y - 1), lanes(x0, -1, y), lanes(x0, -1, y + 1));
+    let c1 = sort3(lanes(x0, 0, y - 1), lanes(x0, 0, y), lanes(x0, 0, y + 1));
+    let c2 = sort3(lanes(x0, 1, y - 1), lanes(x0, 1, y), lanes(x0, 1, y + 1));
     let low = max(max(c0[0], c1[0]), c2[0]);
     let high = min(min(c0[2], c1[2]), c2[2]);
     return med3(low, med3(c0[1], c1[1], c2[1]), high);
@@ -39,7 +39,7 @@ fn median9(x0: i32, y: i32) -> vec4<u32> {
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let x0 = i32(id.x << PACKING);
+    let x0 = first_pixel(id.x);
     let y = i32(id.y);
     if (x0 >= p.width || y >= p.height) {
         return;

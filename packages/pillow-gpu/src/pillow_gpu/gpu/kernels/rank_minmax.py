@@ -8,6 +8,7 @@ Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower`.
 from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import rank_lanes
 from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["invocation_work", "lower"]
@@ -35,12 +36,12 @@ def lower(
     current = src
     for index, (step_x, step_y) in enumerate(steps):
         last = index == len(steps) - 1
-        dst = program.image(size)
+        dst = rank_lanes.output(program, size, packing)
         program.dispatch(
             "rank_minmax",
             words=(*size, window, 0, byte_mask, packing, int(maximum), step_x, step_y),
             bindings=(current, dst),
-            grid=(-(-size[0] // (1 << packing)), size[1]),
+            grid=rank_lanes.invocation_grid(size, packing),
             invocation_work=invocation_work(window, packing),
             constants={"PACKING": packing, "INVERT": invert if last else 0},
         )

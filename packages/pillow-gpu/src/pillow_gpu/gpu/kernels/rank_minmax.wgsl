@@ -12,9 +12,9 @@
 // Min (op 0) or max (op 1) of `size` samples centred on (x0, y) along (step_x, step_y).
 fn line(x0: i32, y: i32) -> vec4<u32> {
     let m = p.size / 2;
-    var v = lanes(x0 - m * p.step_x, y - m * p.step_y);
+    var v = lanes(x0, -m * p.step_x, y - m * p.step_y);
     for (var i = 1 - m; i <= m; i++) {
-        let s = lanes(x0 + i * p.step_x, y + i * p.step_y);
+        let s = lanes(x0, i * p.step_x, y + i * p.step_y);
         v = select(min(v, s), max(v, s), p.op == 1u);
     }
     return v;
@@ -23,7 +23,7 @@ fn line(x0: i32, y: i32) -> vec4<u32> {
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let x0 = i32(id.x << PACKING);
+    let x0 = first_pixel(id.x);
     let y = i32(id.y);
     if (x0 >= p.width || y >= p.height) {
         return;

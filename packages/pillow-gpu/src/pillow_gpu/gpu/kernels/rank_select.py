@@ -7,6 +7,7 @@ Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower` (the rank filters' only 
 from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import rank_lanes
 from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["SIZES", "invocation_work", "lower"]
@@ -36,12 +37,12 @@ def lower(
     if window not in SIZES or not 0 <= rank < window * window:
         msg = f"rank_select holds 5x5 or 7x7 windows and their ranks; observed {window}, {rank}"
         raise ValueError(msg)
-    dst = program.image(size)
+    dst = rank_lanes.output(program, size, packing)
     program.dispatch(
         "rank_select",
         words=(*size, window, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
-        grid=(-(-size[0] // (1 << packing)), size[1]),
+        grid=rank_lanes.invocation_grid(size, packing),
         invocation_work=invocation_work(window, packing),
         constants={"PACKING": packing, "INVERT": invert},
     )

@@ -30,7 +30,7 @@ fn select25(x0: i32, y: i32) -> vec4<u32> {
     var ev = array<u32, 25>();
     var od = array<u32, 25>();
     for (var i = 0; i < 25; i++) {
-        let l = lanes(x0 + i % 5 - 2, y + i / 5 - 2);
+        let l = lanes(x0, i % 5 - 2, y + i / 5 - 2);
         ev[i] = l.x | (l.z << 16u) | LANE_ONE;
         od[i] = l.y | (l.w << 16u) | LANE_ONE;
     }
@@ -57,7 +57,7 @@ fn select49(x0: i32, y: i32) -> vec4<u32> {
     var ev = array<u32, 49>();
     var od = array<u32, 49>();
     for (var i = 0; i < 49; i++) {
-        let l = lanes(x0 + i % 7 - 3, y + i / 7 - 3);
+        let l = lanes(x0, i % 7 - 3, y + i / 7 - 3);
         ev[i] = l.x | (l.z << 16u) | LANE_ONE;
         od[i] = l.y | (l.w << 16u) | LANE_ONE;
     }
@@ -83,7 +83,7 @@ fn select49(x0: i32, y: i32) -> vec4<u32> {
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let x0 = i32(id.x << PACKING);
+    let x0 = first_pixel(id.x);
     let y = i32(id.y);
     if (x0 >= p.width || y >= p.height) {
         return;

@@ -7,6 +7,7 @@ takes the rank-th. Dispatched by :func:`pillow_gpu.gpu.kernels.rank.lower`.
 from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import rank_lanes
 from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["COMPARATORS", "invocation_work", "lower"]
@@ -35,12 +36,12 @@ def lower(
     if not 0 <= rank < 9:
         msg = f"a 3x3 window has ranks 0..8; observed {rank}"
         raise ValueError(msg)
-    dst = program.image(size)
+    dst = rank_lanes.output(program, size, packing)
     program.dispatch(
         "rank_sort9",
         words=(*size, 3, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
-        grid=(-(-size[0] // (1 << packing)), size[1]),
+        grid=rank_lanes.invocation_grid(size, packing),
         invocation_work=invocation_work(packing),
         constants={"PACKING": packing, "INVERT": invert},
     )

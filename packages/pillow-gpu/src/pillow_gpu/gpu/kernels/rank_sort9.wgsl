@@ -10,15 +10,15 @@
 //!include rank_lanes.wgsli
 
 fn sort9(x0: i32, y: i32) -> vec4<u32> {
-    var s0 = lanes(x0 - 1, y - 1);
-    var s1 = lanes(x0, y - 1);
-    var s2 = lanes(x0 + 1, y - 1);
-    var s3 = lanes(x0 - 1, y);
-    var s4 = lanes(x0, y);
-    var s5 = lanes(x0 + 1, y);
-    var s6 = lanes(x0 - 1, y + 1);
-    var s7 = lanes(x0, y + 1);
-    var s8 = lanes(x0 + 1, y + 1);
+    var s0 = lanes(x0, -1, y - 1);
+    var s1 = lanes(x0, 0, y - 1);
+    var s2 = lanes(x0, 1, y - 1);
+    var s3 = lanes(x0, -1, y);
+    var s4 = lanes(x0, 0, y);
+    var s5 = lanes(x0, 1, y);
+    var s6 = lanes(x0, -1, y + 1);
+    var s7 = lanes(x0, 0, y + 1);
+    var s8 = lanes(x0, 1, y + 1);
     var t: vec4<u32>;
     // Sort the three triples, merge them column-wise, then the last fix-ups (25 comparators).
     t = min(s0, s1); s1 = max(s0, s1); s0 = t;
@@ -62,7 +62,7 @@ fn sort9(x0: i32, y: i32) -> vec4<u32> {
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let x0 = i32(id.x << PACKING);
+    let x0 = first_pixel(id.x);
     let y = i32(id.y);
     if (x0 >= p.width || y >= p.height) {
         return;
