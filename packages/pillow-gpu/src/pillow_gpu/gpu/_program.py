@@ -89,11 +89,9 @@ class Program:
 
     buffers: list[BufferSpec] = field(default_factory=list)
     dispatches: list[Dispatch] = field(default_factory=list)
-    #: Output buffer of each table-free inversion -> (its source buffer, its byte mask), so a
-    #: consumer that commutes with inversion can read the source instead (see ``prune``).
-    inversions: dict[int, tuple[int, int]] = field(default_factory=dict)
     #: Output buffer of each per-byte lookup (inversions included) -> (its source buffer, its
-    #: (4, 256) table), so a following lookup composes the tables and reads the source.
+    #: (4, 256) table), so a following lookup composes the tables and reads the source, and a
+    #: consumer that commutes with an inversion (a rank filter) reads the inversion's source.
     lookups: dict[int, tuple[int, npt.NDArray[np.int64]]] = field(default_factory=dict)
     _constants: tuple[bytes, dict[int, int], tuple[object, ...]] | None = field(
         default=None, init=False, repr=False, compare=False

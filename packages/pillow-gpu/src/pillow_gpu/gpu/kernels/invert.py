@@ -33,5 +33,4 @@ def lower(program: Program, src: int, size: tuple[int, int], mask: int) -> int:
     program.dispatch(
         "invert", words=(*size, mask), bindings=(src, dst), grid=size, invocation_work=1
     )
-    program.inversions[dst] = (src, mask)
     return dst

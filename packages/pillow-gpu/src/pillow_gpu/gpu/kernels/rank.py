@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import rank_lanes, rank_minmax, rank_select, rank_sort9
+from pillow_gpu.gpu.kernels.invert import inversion_mask
 from pillow_gpu.gpu.kernels.rank_lanes import sample_loads
 
 __all__ = ["MAX_SIZE", "invocation_work", "lower"]
@@ -60,11 +61,12 @@ def lower(
         packing = rank_lanes.packing(mask)
         byte_mask = sum(0xFF << (8 * j) for j in range(4) if mask >> j & 1)
     invert = 0
-    folded = program.inversions.get(src)
-    if folded is not None and folded[1] & byte_mask == byte_mask:
+    prior = program.lookups.get(src)
+    folded = None if prior is None else inversion_mask(prior[1])
+    if prior is not None and folded is not None and folded & byte_mask == byte_mask:
         # rank filters commute with 255 - v (rank k of the inverse is the inverse of rank
         # n-1-k): read the inversion's source and invert the result in the kernel instead
-        src, invert, rank = folded[0], 1, window * window - 1 - rank
+        src, invert, rank = prior[0], 1, window * window - 1 - rank
     if rank in (0, window * window - 1):
         return rank_minmax.lower(
             program,
