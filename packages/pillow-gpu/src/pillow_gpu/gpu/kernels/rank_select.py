@@ -44,6 +44,6 @@ def lower(
         bindings=(src, dst),
         grid=rank_lanes.invocation_grid(size, packing),
         invocation_work=invocation_work(window, packing),
-        constants={"PACKING": packing, "INVERT": invert},
+        constants={"PACKING": packing, "INVERT": invert, "WINDOW": window},
     )
     return dst

@@ -11,6 +11,9 @@
 // Lanes and packing as in rank.wgsl (four bytes of a pixel, two LA or four L pixels).
 //!include rank_lanes.wgsli
 
+// The window edge (5 or 7) is a pipeline constant: each compiles without the other's select.
+override WINDOW: u32 = 7u;
+
 const LANE_ONE: u32 = 0x01000100u;
 const LANE_PAIR: u32 = 0x00010001u;
 // Count lanes hold 0x100 x count <= 0x3100, so count + 0x4000 - need stays in 0x0F00..0x7100:
@@ -88,7 +91,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (x0 >= p.width || y >= p.height) {
         return;
     }
-    if (p.size == 5) {
+    if (WINDOW == 5u) {
         store(x0, y, finish(select25(x0, y)));
     } else {
         store(x0, y, finish(select49(x0, y)));
