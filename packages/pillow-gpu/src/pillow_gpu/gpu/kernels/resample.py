@@ -131,6 +131,7 @@ def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int
         bindings=(src, dst, table),
         grid=step.size,
         invocation_work=max(1, 2 * coefficients.max_taps),  # one word + one weight per tap
+        constants={"AXIS": step.axis},
     )
     return dst
 

@@ -8,6 +8,10 @@ struct Params {
     offset: u32, ksize: u32, mask: u32, count: u32,
 }
 
+// The pass axis is a pipeline constant (`p.axis` holds the same value): lavapipe runs both
+// sides of a uniform branch, so each axis compiles without the other's loads.
+override AXIS: u32 = 0u;
+
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -18,17 +22,14 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= p.dst_w || id.y >= p.dst_h) {
         return;
     }
-    var i = id.x;
-    if (p.axis == 1u) {
-        i = id.y;
-    }
+    let i = select(id.x, id.y, AXIS == 1u);
     let first = u32(table[2u * i]);
     let taps = u32(table[2u * i + 1u]);
     let weights = 2u * p.count + i * p.ksize;
     var ss = vec4<i32>(2097152);  // 1 << (PRECISION_BITS - 1)
     for (var t = 0u; t < taps; t++) {
         var word: u32;
-        if (p.axis == 0u) {
+        if (AXIS == 0u) {
             word = src[(id.y + p.offset) * p.src_w + first + t];
         } else {
             word = src[(first + t) * p.src_w + id.x + p.offset];
@@ -39,11 +40,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         ss = ss + bytes * table[weights + t];
     }
     let clipped = vec4<u32>(clamp(ss >> vec4<u32>(22u), vec4<i32>(0), vec4<i32>(255)));
-    var out = 0u;
-    for (var j = 0u; j < 4u; j++) {
-        if ((p.mask & (1u << j)) != 0u) {
-            out = out | (clipped[j] << (8u * j));
-        }
-    }
-    dst[id.y * p.dst_w + id.x] = out;
+    let bytes = (p.mask & 1u) * 0xFFu | (p.mask & 2u) * 0x7F80u | (p.mask & 4u) * 0x3FC000u
+        | (p.mask & 8u) * 0x1FE00000u;
+    dst[id.y * p.dst_w + id.x] =
+        (clipped.x | (clipped.y << 8u) | (clipped.z << 16u) | (clipped.w << 24u)) & bytes;
 }
