@@ -1,14 +1,20 @@
-// Pillow's NEAREST affine transform (Geometry.c), integer-exact.
-// kind 0 (ImagingScaleAffine): table[0..dst_w) are source columns and table[dst_w..dst_w+dst_h)
-// source rows, built on the host with Pillow's double walk; -1 marks outside the source.
-// kind 1 (affine_fixed): 16.16 fixed point, xx = a2 + x*a0 + y*a1 (wrapping i32, as Pillow's
-// accumulating loop), source column xx >> 16 (arithmetic), likewise the row.
+// Pillow's NEAREST affine transform (Geometry.c), integer-exact. The kind is a pipeline
+// constant, so each compiles without the others' branches:
+// 0 (ImagingScaleAffine, or the separable generic path of the 16-bit modes): table[0..dst_w)
+//   are source columns and table[dst_w..dst_w+dst_h) source rows, built on the host; -1 marks
+//   outside the source.
+// 1 (affine_fixed): 16.16 fixed point, xx = a2 + x*a0 + y*a1 (wrapping i32, as Pillow's
+//   accumulating loop), source column xx >> 16 (arithmetic), likewise the row.
+// 2 (ImagingGenericTransform of the 16-bit modes): table[y*dst_w + x] is the source index
+//   sy*src_w + sx the host computed in double, or -1 outside.
 // Outside the source the pixel is `fill` (0, or the fillcolor ink Image.new wrote).
 struct Params {
     dst_w: i32, dst_h: i32, src_w: i32, src_h: i32,
-    kind: i32, a0: i32, a1: i32, a2: i32,
+    _kind: i32, a0: i32, a1: i32, a2: i32,
     a3: i32, a4: i32, a5: i32, fill: u32,
 }
+
+override KIND: i32 = 0;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -22,9 +28,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (x >= p.dst_w || y >= p.dst_h) {
         return;
     }
+    let out = u32(y * p.dst_w + x);
+    if (KIND == 2) {
+        let index = table[out];
+        dst[out] = select(p.fill, src[u32(max(index, 0))], index >= 0);
+        return;
+    }
     var sx = -1;
     var sy = -1;
-    if (p.kind == 0) {
+    if (KIND == 0) {
         sx = table[x];
         sy = table[p.dst_w + y];
     } else {
@@ -35,5 +47,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (sx >= 0 && sy >= 0 && sx < p.src_w && sy < p.src_h) {
         v = src[u32(sy * p.src_w + sx)];
     }
-    dst[u32(y * p.dst_w + x)] = v;
+    dst[out] = v;
 }

@@ -1,16 +1,26 @@
 """Planner lowering of ``Image.transform`` (and so ``Image.rotate``) with AFFINE + NEAREST.
 
 Pillow's ``ImagingTransformAffine`` (Geometry.c) picks one of three paths for NEAREST on 8-bit
-images: ``ImagingScaleAffine`` when ``a[1] == 0 and a[3] == 0`` (index tables from a double
-walk, replayed here on the host in the same IEEE double order), ``affine_fixed`` when all four
-output corners map within +-32768 (``check_fixed``; 16.16 fixed-point integer arithmetic after
-the host computes Pillow's ``FIX()`` constants in double), else a double-precision walk. The
-first two are integer-exact on the device; everything else (BILINEAR/BICUBIC, the double
-fallback, EXTENT/PERSPECTIVE/QUAD/MESH) is rejected at admission.
+and 32-bit (I, F) images: ``ImagingScaleAffine`` when ``a[1] == 0 and a[3] == 0`` (index
+tables from a double walk, replayed here on the host in the same IEEE double order),
+``affine_fixed`` when all four output corners map within +-32768 (``check_fixed``; 16.16
+fixed-point integer arithmetic after the host computes Pillow's ``FIX()`` constants in double),
+else a double-precision walk. The first two are integer-exact on the device.
+
+The 16-bit modes (I;16, I;16B, I;16L; ``IMAGING_TYPE_SPECIAL``) always take
+``ImagingGenericTransform``: per output pixel ``xx = a0*(x+0.5) + a1*(y+0.5) + a2`` (likewise
+``yy``) in unfused IEEE double, then ``COORD`` and a bounds check. The host evaluates that
+formula with numpy in the same order (:func:`generic_coordinates`): as column and row tables
+when ``a[1] == a[3] == 0`` (``a1*(y+0.5)`` is then +-0 for every row, so ``xx`` depends on
+``x`` alone), else as one source index per output pixel (at most
+:data:`MAX_PIXEL_TABLE` pixels). A one-time probe of live Pillow checks that its build does
+not fuse the multiply-adds. Everything else (BILINEAR/BICUBIC, the double fallback of the
+8/32-bit modes, EXTENT/PERSPECTIVE/QUAD/MESH) is rejected at admission.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -19,16 +29,29 @@ import numpy.typing as npt
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES, ink
+from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE16_MODES, WIDE_MODES, ink
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import affine_nearest
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
 
-__all__ = ["LOWERINGS", "ROUTES", "fixed_constants", "lower_transform", "scale_table"]
+__all__ = [
+    "LOWERINGS",
+    "MAX_PIXEL_TABLE",
+    "ROUTES",
+    "fixed_constants",
+    "generic_coordinates",
+    "generic_scale_tables",
+    "lower_transform",
+    "scale_table",
+]
 
 
 _FIX_LIMIT = 2**31
+#: Most output pixels of a 16-bit transform whose source index table is built per pixel.
+MAX_PIXEL_TABLE = 1 << 22
+#: Output pixels per numpy chunk of the per-pixel table (bounds the host temporaries).
+_CHUNK_PIXELS = 1 << 18
 
 
 def scale_table(offset: float, step: float, source: int, count: int) -> npt.NDArray[np.int64]:
@@ -68,6 +91,115 @@ def fixed_constants(
     )
 
 
+def generic_coordinates(
+    a: Sequence[float], xs: npt.ArrayLike, ys: npt.ArrayLike
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``affine_transform``'s (xx, yy) for output columns ``xs`` by rows ``ys`` (2-D arrays).
+
+    The C order, unfused: ``(a0*xin + a1*yin) + a2`` with ``xin = x + 0.5``.
+    """
+    xin = np.asarray(xs, dtype=np.float64) + 0.5
+    yin = np.asarray(ys, dtype=np.float64) + 0.5
+    with np.errstate(over="ignore", invalid="ignore"):
+        xx = (a[0] * xin)[None, :] + (a[1] * yin)[:, None]
+        yy = (a[3] * xin)[None, :] + (a[4] * yin)[:, None]
+        return xx + a[2], yy + a[5]
+
+
+def _coord(values: npt.NDArray[np.float64], limit: int) -> npt.NDArray[np.int64]:
+    """``COORD`` then the bounds check: ``(int)v`` where ``0 <= v < limit``, else -1.
+
+    Infinities and values past int32 fall outside on every platform; NaN must be refused
+    before (C's ``(int)NaN`` is platform-defined).
+    """
+    inside = (values >= 0) & (values < limit)
+    return np.where(inside, np.where(inside, values, 0).astype(np.int64), -1)
+
+
+def generic_scale_tables(
+    a: Sequence[float], src_size: tuple[int, int], size: tuple[int, int]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """Column and row tables of the generic path for ``a[1] == a[3] == 0``; None on NaN."""
+    xx, _ = generic_coordinates(a, np.arange(size[0]), np.zeros(1))
+    _, yy = generic_coordinates(a, np.zeros(1), np.arange(size[1]))
+    if np.isnan(xx).any() or np.isnan(yy).any():
+        return None
+    return _coord(xx[0], src_size[0]), _coord(yy[:, 0], src_size[1])
+
+
+def _generic_pixel_table(
+    a: Sequence[float], src_size: tuple[int, int], size: tuple[int, int]
+) -> npt.NDArray[np.int64] | None:
+    """Source index ``sy * src_w + sx`` (or -1) per output pixel, row-major; None on NaN."""
+    columns = np.arange(size[0])
+    step = max(1, _CHUNK_PIXELS // size[0])
+    chunks = []
+    for top in range(0, size[1], step):
+        xx, yy = generic_coordinates(a, columns, np.arange(top, min(size[1], top + step)))
+        if np.isnan(xx).any() or np.isnan(yy).any():
+            return None
+        sx, sy = _coord(xx, src_size[0]), _coord(yy, src_size[1])
+        chunks.append(np.where((sx >= 0) & (sy >= 0), sy * src_size[0] + sx, -1).ravel())
+    return np.concatenate(chunks)
+
+
+#: A matrix whose unfused and fused (fma) evaluations pick different columns at (3, 4).
+_FMA_PROBE = ((-0.1, 0.3, 1.0, 0.0, 0.0, 0.5), (4, 1), (4, 5))
+
+
+@functools.cache
+def _pillow_is_unfused() -> bool:
+    """Whether live Pillow's generic transform matches the unfused host formula."""
+    a, src_size, size = _FMA_PROBE
+    source = PILImage.frombytes("I;16", src_size, np.arange(4, dtype="<u2").tobytes())
+    out = source.transform(size, PILImage.Transform.AFFINE, a, PILImage.Resampling.NEAREST)
+    table = _generic_pixel_table(a, src_size, size)
+    got = np.frombuffer(out.tobytes(), dtype="<u2").astype(np.int64)
+    # each source pixel holds its column; outside pixels are 0 (no fillcolor)
+    return table is not None and bool(np.array_equal(got, np.maximum(table, 0)))
+
+
+def _nan_refusal(node: Node) -> Exception:
+    return unsupported(
+        node,
+        "this matrix gives NaN source coordinates, which C's (int) conversion maps "
+        "differently per platform",
+        fix="use a finite matrix, or evaluate with to_pil()",
+    )
+
+
+def _lower_generic(
+    program: Program, node: Node, src: int, src_size: tuple[int, int], *, a: list[float], fill: int
+) -> int:
+    """The 16-bit modes: ``ImagingGenericTransform`` with the nearest filter."""
+    if not _pillow_is_unfused():  # pragma: no cover - platform dependent
+        raise unsupported(
+            node,
+            "this Pillow build evaluates the 16-bit transform with fused multiply-adds, "
+            "which the host tables do not replay",
+            fix='convert("I") before the transform, or evaluate with to_pil()',
+        )
+    if a[1] == 0 and a[3] == 0:
+        tables = generic_scale_tables(a, src_size, node.size)
+        if tables is None:
+            raise _nan_refusal(node)
+        return affine_nearest.lower_scale(
+            program, src, src_size, node.size, tables=tables, fill=fill
+        )
+    pixels = node.size[0] * node.size[1]
+    if pixels > MAX_PIXEL_TABLE:
+        raise unsupported(
+            node,
+            f"a rotated or sheared 16-bit transform needs one host index per output pixel; "
+            f"{pixels} pixels exceed the {MAX_PIXEL_TABLE} bound",
+            fix="transform a smaller image or tile, or evaluate with to_pil()",
+        )
+    table = _generic_pixel_table(a, src_size, node.size)
+    if table is None:
+        raise _nan_refusal(node)
+    return affine_nearest.lower_gather(program, src, src_size, node.size, table=table, fill=fill)
+
+
 def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
     """Lower ``Image.transform(size, AFFINE, data, NEAREST, fillcolor=...)``."""
     ((src, src_node),) = ins
@@ -86,6 +218,8 @@ def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -
     a = [float(v) for v in params["data"][:6]]
     colour = params["fillcolor"]
     fill = 0 if colour is None else ink(node.mode, colour)
+    if src_node.mode in WIDE16_MODES:
+        return _lower_generic(program, node, src, src_node.size, a=a, fill=fill)
     if a[1] == 0 and a[3] == 0:
         xs = scale_table(a[2], a[0], src_node.size[0], node.size[0])
         ys = scale_table(a[5], a[4], src_node.size[1], node.size[1])
@@ -110,13 +244,16 @@ LOWERINGS: dict[str, Lowering] = {"transform": lower_transform}
 ROUTES = (
     Route(
         operation="Image.transform AFFINE / Image.rotate (NEAREST)",
-        modes=NATIVE_MODES,
+        modes=(*NATIVE_MODES, *WIDE_MODES),
         kernel="affine_nearest",
         contexts=(
             "NEAREST only; Pillow's scale path (a[1] == a[3] == 0, host index tables) and its "
-            "16.16 fixed-point path (all corners within +-32768); fillcolor None (0) or any "
-            "colour; rotate's 0/90/180/270 shortcuts are copies/transposes; the double fallback, "
-            "BILINEAR/BICUBIC and other methods rejected"
+            "16.16 fixed-point path (all corners within +-32768); I;16/I;16B/I;16L take "
+            "Pillow's generic double path (host column/row tables, or one index per output "
+            f"pixel up to {MAX_PIXEL_TABLE} pixels; NaN coordinates refused); fillcolor None "
+            "(0) or any colour (as Image.new converts it); rotate's 0/90/180/270 shortcuts are "
+            "copies/transposes; the double fallback of the other modes, BILINEAR/BICUBIC and "
+            "other methods rejected"
         ),
     ),
 )

@@ -3,7 +3,9 @@
 Pillow's Python layer is
 replayed on the host: the same-size whole-box copy, LA/RGBA premultiplied to La/RGBa around
 the work (premultiply kernel), and ``reducing_gap`` (reduce with Pillow's safe box, then
-resize with the rescaled box). NEAREST uses host index tables; BOX, BILINEAR, HAMMING,
+resize with the rescaled box). NEAREST uses host index tables (Pillow's scale walk; for the
+16-bit modes the generic transform's formula, as ``_imaging.c`` passes them to
+``ImagingTransform``, see ``lowering.affine``); BOX, BILINEAR, HAMMING,
 BICUBIC and LANCZOS the two-pass resample kernel with host coefficient tables of at most
 :data:`~pillow_gpu.gpu.kernels.resample.MAX_TABLE_WORDS` words per pass. Pillow's pass order
 keeps the intermediate image within max(source, output) on each axis, so no larger than the
@@ -18,12 +20,20 @@ import numpy as np
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES
+from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE16_MODES
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import lut, premultiply, reduce, resample, resize_nearest
+from pillow_gpu.gpu.kernels import (
+    affine_nearest,
+    lut,
+    premultiply,
+    reduce,
+    resample,
+    resize_nearest,
+)
 from pillow_gpu.gpu.kernels.resample_coeffs import FILTERS
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
+from pillow_gpu.gpu.lowering.affine import generic_scale_tables
 
 __all__ = ["LOWERINGS", "ROUTES", "lower_reduce", "lower_resize"]
 
@@ -66,6 +76,8 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
     box: _Box = tuple(node.params["box"])
     if node.size == src_node.size and box == (0, 0, *src_node.size):  # Image.resize's copy
         return lut.lower(program, src, node.size, _IDENTITY)
+    if method == PILImage.Resampling.NEAREST and src_node.mode in WIDE16_MODES:
+        return _generic_nearest(program, node, src, src_node.size, box)
     if method == PILImage.Resampling.NEAREST:
         return resize_nearest.lower(program, src, src_node.size, node.size, box)
     if method not in FILTERS:
@@ -94,6 +106,29 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
         current = reduce.lower(program, current, mode, src_node.size, factor=step[0], box=step[1])
     out = resample.lower_passes(program, current, mode, size, plan)
     return _finish(program, src, out, mode, node.size)
+
+
+def _generic_nearest(
+    program: Program, node: Node, src: int, src_size: tuple[int, int], box: _Box
+) -> int:
+    """NEAREST resize of a 16-bit image: ``_imaging.c``'s matrix through the generic transform.
+
+    The box is parsed as float32, so ``a0 = (double)(f32 box2 - f32 box0) / width`` and
+    ``a2 = f32 box0`` (likewise the rows); ``a1 = a3 = 0``, so the tables are separable.
+    """
+    f32 = [np.float32(v) for v in box]
+    a = [
+        float(np.float32(f32[2] - f32[0])) / node.size[0],
+        0.0,
+        float(f32[0]),
+        0.0,
+        float(np.float32(f32[3] - f32[1])) / node.size[1],
+        float(f32[1]),
+    ]
+    tables = generic_scale_tables(a, src_size, node.size)
+    if tables is None:  # pragma: no cover - a finite box gives finite coordinates
+        raise unsupported(node, "this resize box gives NaN source coordinates")
+    return affine_nearest.lower_scale(program, src, src_size, node.size, tables=tables, fill=0)
 
 
 def lower_reduce(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:

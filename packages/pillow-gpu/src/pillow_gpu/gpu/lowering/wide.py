@@ -2,8 +2,12 @@
 
 A wide image holds its value in the word (:mod:`pillow_gpu.gpu._layout`). Pillow treats such
 pixels as opaque units in transpose, crop, paste (same mode), putpixel, expand (the fill
-converted by Pillow itself on a probe) and resize NEAREST or the same-size copy, so those
-routes copy words (their lowerings live in ``geometry`` and ``resample``). ``convert`` applies
+converted by Pillow itself on a probe), resize NEAREST or the same-size copy and the NEAREST
+affine transform (``rotate`` included; the 16-bit modes through Pillow's generic double path,
+see ``lowering.affine``), so those routes copy words (their lowerings live in ``geometry``,
+``resample`` and ``affine``). ``split`` of these one-band images is a copy, and Pillow itself
+rejects ``getchannel`` on them and ``reduce`` on the 16-bit modes; ``reduce`` of I and F
+averages in double (I) or float (F) arithmetic (``Reduce.c``) and is refused. ``convert`` applies
 Pillow's per-pixel converters of ``libImaging/Convert.c`` (``I16*_L`` and ``I16_RGB`` clip at
 255, ``i2l`` to 0..255, ``f2l`` truncates inside 0..255, ``I_I16*`` clip to 0..65535, ``i2f``
 rounds to nearest even, ``f2i`` truncates) as one ``convert_wide`` dispatch; a pair Pillow has
@@ -28,8 +32,9 @@ from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
 __all__ = ["LOWERINGS", "ROUTES", "WIDE_MODES", "check_wide", "lower_wide_convert"]
 
-#: Operations that copy wide pixels as opaque units (resize: NEAREST or the same-size copy).
-WIDE_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize")
+#: Operations that copy wide pixels as opaque units (resize and transform: NEAREST, checked by
+#: their lowerings; resize also the same-size copy).
+WIDE_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "transform")
 _FIX = 'convert to L or RGB first (e.g. image.convert("L")), or evaluate with to_pil()'
 _ALL = 0xFFFFFFFF
 _I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
@@ -71,6 +76,14 @@ def check_wide(node: Node) -> None:
             f"resize of a mode {wide[0]} image is proven only for NEAREST (Pillow's other "
             "filters compute in floats on these modes)",
             fix="use Image.Resampling.NEAREST, " + _FIX,
+        )
+    if node.op == "reduce":
+        raise unsupported(
+            node,
+            f"Image.reduce of a mode {wide[0]} image averages each block in "
+            f"{'float32' if wide[0] == 'F' else 'double'} arithmetic (Pillow's Reduce.c), "
+            "which is not proven exact on the GPU",
+            fix=_FIX,
         )
     if node.op not in WIDE_COPIES:
         raise unsupported(
@@ -162,8 +175,16 @@ ROUTES = (
     Route(
         operation="resize NEAREST / same-size copy (16/32-bit)",
         modes=WIDE_MODES,
-        kernel="resize_nearest",
-        contexts="any size and box; other filters refused",
+        kernel="resize_nearest / affine_nearest",
+        contexts="any size and box; I;16/I;16B/I;16L through Pillow's generic transform "
+        "formula (host tables); other filters refused",
+    ),
+    Route(
+        operation="split (16/32-bit)",
+        modes=WIDE_MODES,
+        kernel="none (the same node)",
+        contexts="one band: a copy of the image, as in Pillow (getchannel raises Pillow's "
+        "ValueError; reduce of I/F refused, of I;16* Pillow's ValueError)",
     ),
     Route(
         operation="leaf upload (16-bit)",
