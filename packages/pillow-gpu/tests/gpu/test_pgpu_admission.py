@@ -33,7 +33,9 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "mode-I": lambda: _leaf("I").filter(ImageFilter.MedianFilter(3)),
     "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
     "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
-    "mode-YCbCr": lambda: _leaf("YCbCr"),
+    "mode-HSV": lambda: _leaf("HSV"),
+    # YCbCr, La and RGBa are admitted for copies and convert() only (gpu.lowering.limited)
+    "filter-on-YCbCr": lambda: _leaf("YCbCr").filter(ImageFilter.BLUR),
     "convert-to-P": lambda: _leaf("RGB").convert("P"),
     "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),
     "masked-paste": lambda: _edited(
@@ -52,7 +54,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
     "putalpha-CMYK": lambda: _edited(_leaf("CMYK"), "putalpha", 128),
     "putalpha-mode-1-alpha": lambda: _edited(_leaf("RGB"), "putalpha", _leaf("1")),
-    "merge-into-YCbCr": lambda: Image.merge("YCbCr", [_leaf("L")] * 3),
+    "merge-into-HSV": lambda: Image.merge("HSV", [_leaf("L")] * 3),
 }
 
 

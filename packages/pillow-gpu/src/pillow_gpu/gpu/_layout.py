@@ -1,15 +1,16 @@
 """Pixel layout on the device: one little-endian u32 per pixel in every working buffer.
 
-Pillow stores LA/RGB/RGBA/RGBX/CMYK with four bytes per pixel (RGB keeps a padding byte, LA
-keeps L in byte 0 and A in byte 3); L samples live in byte 0 of their word. The wide modes
-hold their value in the word: I;16, I;16L and I;16B the 16-bit value in the low half (whatever
-byte order the mode stores), I the int32, F the float32 bits.
+Pillow stores LA/RGB/RGBA/RGBX/CMYK (and YCbCr, La, RGBa) with four bytes per pixel (RGB and
+YCbCr keep a padding byte, LA and La keep L in byte 0 and A in byte 3); L samples live in
+byte 0 of their word. The wide modes hold their value in the word: I;16, I;16L and I;16B the
+16-bit value in the low half (whatever byte order the mode stores), I the int32, F the float32
+bits.
 
 Uploads carry Pillow's stored bytes where they are narrower than a word (L, P, 1 one byte per
-pixel, LA and I;16* two), padded to a multiple of four bytes; the ``unpack`` kernel widens them
-into the working buffer on the device. Terminal bytes are Pillow's stored bytes (L packed by
-``pack_l``, I;16* by ``pack16`` in the mode's byte order), so RGB padding survives the trip and
-an I;16B result's ``tobytes()`` equals Pillow's.
+pixel, LA, La and I;16* two), padded to a multiple of four bytes; the ``unpack`` kernel widens
+them into the working buffer on the device. Terminal bytes are Pillow's stored bytes (L packed by
+``pack_l``, I;16* by ``pack16`` in the mode's byte order), so RGB and YCbCr padding survives
+the trip and an I;16B result's ``tobytes()`` equals Pillow's.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PIL import Image as PILImage
 __all__ = [
     "BYTE_BANDS",
     "INDEXED_MODES",
+    "LIMITED_MODES",
     "NATIVE_MODES",
     "PACKED_UPLOADS",
     "WIDE16_MODES",
@@ -41,6 +43,11 @@ __all__ = [
 #: The 8-bit layouts the GPU path stores natively.
 NATIVE_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 
+#: 8-bit layouts stored like the native ones (YCbCr as RGB, with its padding byte; La as LA;
+#: RGBa as RGBA) that join only the routes proven for them: conversions and pure copies
+#: (gpu.lowering.limited); every other operation on them is refused.
+LIMITED_MODES = ("YCbCr", "La", "RGBa")
+
 #: Palette and bilevel modes, uploaded as their stored byte (P: index; 1: 0 or 255) repeated in
 #: all four bytes of the word; only ``convert`` reads them (gpu.lowering.indexed).
 INDEXED_MODES = ("P", "1")
@@ -54,6 +61,9 @@ BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
     "RGBA": (0, 1, 2, 3),
     "CMYK": (0, 1, 2, 3),
     "RGBX": (0, 1, 2, 3),
+    "YCbCr": (0, 1, 2, None),
+    "La": (0, None, None, 1),
+    "RGBa": (0, 1, 2, 3),
 }
 
 
@@ -72,6 +82,7 @@ PACKED_UPLOADS: dict[str, tuple[int, int]] = {
     "P": (1, 1),
     "1": (1, 1),
     "LA": (2, 2),
+    "La": (2, 2),
     "I;16": (2, 3),
     "I;16L": (2, 3),
     "I;16B": (2, 4),
@@ -80,9 +91,12 @@ PACKED_UPLOADS: dict[str, tuple[int, int]] = {
 #: Bytes per pixel of Pillow's ``tobytes()`` for every mode the GPU path stores.
 _STORED_BYTES = {
     "L": 1, "P": 1, "LA": 2, "RGB": 3, "RGBA": 4, "CMYK": 4, "RGBX": 4,
+    "YCbCr": 3, "La": 2, "RGBa": 4,
     "I;16": 2, "I;16B": 2, "I;16L": 2, "I": 4, "F": 4,
 }  # fmt: skip
 _WIDE16_DTYPES = {"I;16": "<u2", "I;16L": "<u2", "I;16B": ">u2"}
+#: Raw modes that carry every stored byte of a four-byte pixel (the padding byte included).
+_WORD_RAWMODES = {"RGB": "RGBX", "YCbCr": "YCbCrX"}
 
 
 def band_bytes(mode: str) -> tuple[int, ...]:
@@ -107,13 +121,13 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
         return np.frombuffer(stored, dtype=np.uint8).astype(np.uint32) * np.uint32(0x01010101)
     if image.mode == "L":
         return np.frombuffer(image.tobytes(), dtype=np.uint8).astype(np.uint32)
-    if image.mode == "LA":
-        pairs = np.frombuffer(image.tobytes("raw", "LA"), dtype=np.uint8).reshape(-1, 2)
+    if image.mode in ("LA", "La"):
+        pairs = np.frombuffer(image.tobytes("raw", image.mode), dtype=np.uint8).reshape(-1, 2)
         gray = pairs[:, 0].astype(np.uint32)
         alpha = pairs[:, 1].astype(np.uint32)
         words = gray | (gray << 8) | (gray << 16) | (alpha << 24)
         return np.asarray(words, dtype=np.uint32)
-    raw = image.tobytes("raw", "RGBX") if image.mode == "RGB" else image.tobytes()
+    raw = image.tobytes("raw", _WORD_RAWMODES.get(image.mode, image.mode))
     return np.frombuffer(raw, dtype="<u4").copy()
 
 
@@ -127,14 +141,15 @@ def upload_bytes(image: PILImage.Image) -> bytes:
     """The bytes of an upload of ``image``: Pillow's stored bytes, padded to four bytes.
 
     Packed modes (:data:`PACKED_UPLOADS`) are widened by the ``unpack`` kernel; the others are
-    already one little-endian word per pixel (RGB with its padding byte, I and F native).
+    already one little-endian word per pixel (RGB and YCbCr with their padding byte, I and F
+    native).
     """
-    if image.mode == "RGB":
-        return image.tobytes("raw", "RGBX")
+    if image.mode in _WORD_RAWMODES:
+        return image.tobytes("raw", _WORD_RAWMODES[image.mode])
     if image.mode == "1":
         data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
-    elif image.mode == "LA":
-        data = image.tobytes("raw", "LA")
+    elif image.mode in ("LA", "La"):
+        data = image.tobytes("raw", image.mode)
     elif image.mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
         return to_words(image).astype("<u4").tobytes()
     else:
@@ -178,8 +193,7 @@ def image_from_terminal(
         rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
         return PILImage.frombytes(mode, size, data[: pixels * 4], "raw", rawmode)
     words = data[: pixels * 4]
-    if mode == "LA":
+    if mode in ("LA", "La"):
         quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)
-        return PILImage.frombytes("LA", size, quads[:, (0, 3)].tobytes(), "raw", "LA")
-    rawmode = "RGBX" if mode == "RGB" else mode
-    return PILImage.frombytes(mode, size, words, "raw", rawmode)
+        return PILImage.frombytes(mode, size, quads[:, (0, 3)].tobytes(), "raw", mode)
+    return PILImage.frombytes(mode, size, words, "raw", _WORD_RAWMODES.get(mode, mode))

@@ -42,6 +42,7 @@ from pillow_gpu.errors import Limit
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._layout import (
     INDEXED_MODES,
+    LIMITED_MODES,
     NATIVE_MODES,
     PACKED_UPLOADS,
     WIDE_MODES,
@@ -57,6 +58,7 @@ from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering.indexed import INDEX_COPIES, check_consumer
+from pillow_gpu.gpu.lowering.limited import UNPROVEN_MODES, check_limited
 from pillow_gpu.gpu.lowering.wide import check_wide
 
 __all__ = ["MAX_PIXELS", "plan_graph"]
@@ -74,13 +76,21 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
             "only as uploaded inputs of convert(), transpose and crop)",
             fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
         )
-    if node.mode not in (*NATIVE_MODES, *INDEXED_MODES, *WIDE_MODES):
+    if node.mode in UNPROVEN_MODES:
+        raise unsupported(
+            node,
+            UNPROVEN_MODES[node.mode],
+            fix=f"run the {node.mode} step in Pillow (evaluate with to_pil()) and give the GPU "
+            "path RGB images",
+        )
+    if node.mode not in (*NATIVE_MODES, *LIMITED_MODES, *INDEXED_MODES, *WIDE_MODES):
         raise unsupported(
             node,
             f"mode {node.mode} is not a native GPU layout "
-            f"({', '.join((*NATIVE_MODES, *WIDE_MODES))})",
+            f"({', '.join((*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES))})",
             fix="convert to a native mode first or evaluate with to_pil()",
         )
+    check_limited(node)
     width, height = node.size
     if width <= 0 or height <= 0:
         raise unsupported(node, "empty images are not planned on the GPU")

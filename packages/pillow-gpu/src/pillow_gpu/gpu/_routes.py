@@ -7,14 +7,14 @@ and are joined there; anything not listed is rejected at admission with ``Unsupp
 
 from __future__ import annotations
 
-from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE_MODES
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, WIDE_MODES
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 from pillow_gpu.gpu.lowering import ROUTES, Route
 
 __all__ = ["ROUTES", "Route", "render_routes_markdown"]
 
-#: The table's mode columns: the 8-bit layouts, then the 16/32-bit ones.
-_COLUMNS = (*NATIVE_MODES, *WIDE_MODES)
+#: The table's mode columns: the 8-bit layouts (native, then limited), then the 16/32-bit ones.
+_COLUMNS = (*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES)
 
 
 def render_routes_markdown() -> str:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["CONVERSIONS", "getchannel", "lower"]
+__all__ = [
+    "CONVERSIONS",
+    "KEY_OUTPUT",
+    "KEY_SOURCE",
+    "KEY_ZERO",
+    "SELECTIONS",
+    "getchannel",
+    "lower",
+]
 
 # Selectors (see convert.wgsl): input bytes 0..3, luma, CMYK luma, constant, CMYK -> RGB
 # channels, inverted input bytes.
@@ -70,8 +78,23 @@ CONVERSIONS: dict[tuple[str, str], _Plan] = {
     ("CMYK", "CMYK"): _COPY,
 }
 
-#: Keyed modes of the kernel (Pillow's rgbT2a): compare the output word, or the source word.
-KEY_OUTPUT, KEY_SOURCE = 1, 2
+_YCBCR_GRAY: _Plan = ((0, 0), (_CONST, 128), (_CONST, 128), _OPAQUE)  # l2ycbcr / la2ycbcr
+
+#: Pillow's direct converters to or from YCbCr, La and RGBa (gpu.lowering.limited) that only
+#: select or set stored bytes, as :data:`CONVERSIONS` entries are; the others (RGB <-> YCbCr,
+#: premultiplication) have kernels of their own.
+SELECTIONS: dict[tuple[str, str], _Plan] = {
+    ("L", "YCbCr"): _YCBCR_GRAY,
+    ("LA", "YCbCr"): _YCBCR_GRAY,
+    ("YCbCr", "L"): ((0, 0), _ZERO, _ZERO, _ZERO),  # ycbcr2l
+    ("YCbCr", "LA"): _GRAY_OPAQUE,  # ycbcr2la: Y, Y, Y, 255
+    ("RGB", "La"): _TO_LA_OPAQUE,  # rgb2la
+    ("RGB", "RGBa"): _RGB_OPAQUE,  # rgb2rgba
+}
+
+#: Keyed modes of the kernel (Pillow's rgbT2a): compare the output word, or the source word;
+#: with ``KEY_ZERO`` added a match becomes 0 (the premultiplied targets La and RGBa).
+KEY_OUTPUT, KEY_SOURCE, KEY_ZERO = 1, 2, 4
 
 
 def _lower(
@@ -104,19 +127,23 @@ def lower(
     transparent: tuple[int, int, int] | None = None,
     compare_source: bool = False,
 ) -> int:
-    """``Image.convert(mode)`` for a pair in :data:`CONVERSIONS`.
+    """``Image.convert(mode)`` for a pair in :data:`CONVERSIONS` or :data:`SELECTIONS`.
 
     ``transparent`` (an RGB colour, bytes 0..255) is Pillow's ``convert_transparent``: an
     output pixel of that colour with alpha 255 gets alpha 0; with ``compare_source`` (Pillow's
-    RGB -> LA) a pixel whose source word is that colour with padding 255 becomes the colour
-    with alpha 0 (``rgbT2a`` in Convert.c).
+    RGB -> LA/La) a pixel whose source word is that colour with padding 255 becomes the colour
+    with alpha 0 (``rgbT2a`` in Convert.c). For the premultiplied targets (La, RGBa) a matched
+    pixel becomes 0 in every byte, as ``rgbT2a`` writes it.
     """
     keyed = (0, 0)
     if transparent is not None:
         red, green, blue = transparent
         key = red | green << 8 | blue << 16 | 0xFF << 24
-        keyed = (KEY_SOURCE if compare_source else KEY_OUTPUT, key)
-    return _lower(program, src, size, CONVERSIONS[(source_mode, mode)], keyed)
+        zero = KEY_ZERO if mode in ("La", "RGBa") else 0
+        keyed = ((KEY_SOURCE if compare_source else KEY_OUTPUT) | zero, key)
+    pair = (source_mode, mode)
+    plan = CONVERSIONS[pair] if pair in CONVERSIONS else SELECTIONS[pair]
+    return _lower(program, src, size, plan, keyed)
 
 
 def getchannel(program: Program, src: int, size: tuple[int, int], byte: int) -> int:

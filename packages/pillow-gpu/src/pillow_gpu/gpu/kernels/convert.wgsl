@@ -1,11 +1,12 @@
-// Pillow's convert() between the native 8-bit layouts, one table-free kernel. Each output
-// byte j takes sel[j]:
+// Pillow's convert() between the native 8-bit layouts (and the byte selections to or from
+// YCbCr, La and RGBa), one table-free kernel. Each output byte j takes sel[j]:
 //   0..3   input byte sel          4  ITU-R 601-2 luma of bytes 0..2 (Pillow's L24 >> 16)
 //   5      luma of the CMYK -> RGB colour                 6  the constant konst[j]
 //   7..9   CMYK -> RGB channel sel - 7 (cmyk2rgb)         10..13  255 - input byte sel - 10
 // keyed (Pillow's rgbT2a, convert_transparent): 1 = an output word equal to `key` (the
 // transparent colour with alpha 255) gets alpha 0, colour kept; 2 = an output whose SOURCE
-// word equals `key` becomes key & 0x00ffffff (RGB -> LA compares the source, padding included).
+// word equals `key` becomes key & 0x00ffffff (RGB -> LA compares the source, padding included);
+// + 4 = a match becomes 0 instead (the premultiplied targets La and RGBa).
 struct Params {
     width: u32, height: u32, keyed: u32, key: u32,
     sel: vec4<u32>,
@@ -54,10 +55,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         out = out | ((o & 255u) << (8u * j));
     }
-    if (p.keyed == 1u && out == p.key) {
-        out = out & 0x00ffffffu;
-    } else if (p.keyed == 2u && v == p.key) {
-        out = p.key & 0x00ffffffu;
+    let on_output = (p.keyed & 1u) != 0u && out == p.key;
+    let on_source = (p.keyed & 2u) != 0u && v == p.key;
+    if (on_output || on_source) {
+        out = select(p.key & 0x00ffffffu, 0u, (p.keyed & 4u) != 0u);
     }
     dst[i] = out;
 }

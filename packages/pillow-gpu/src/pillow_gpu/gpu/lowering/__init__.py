@@ -22,6 +22,7 @@ from pillow_gpu.gpu.lowering import (
     filters,
     geometry,
     indexed,
+    limited,
     pointwise,
     resample,
     wide,
@@ -54,6 +55,7 @@ _FAMILIES: tuple[ModuleType, ...] = (
     equalize,
     autocontrast,
     wide,
+    limited,
 )
 
 

@@ -1,6 +1,7 @@
 """Lowerings of ``convert`` (native sources), ``getchannel`` and ``ImageOps.colorize``.
 
-P and 1 sources are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`. Every conversion
+P and 1 sources are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`, and conversions with
+YCbCr, La or RGBa on either side by :mod:`pillow_gpu.gpu.lowering.limited`. Every conversion
 Pillow performs between the native layouts is one ``convert`` dispatch (identities included:
 the lazy ``convert`` records none for them, as Pillow copies); ``convert(mode, matrix)`` of
 an RGB image is one ``convert_matrix`` dispatch.
@@ -12,12 +13,13 @@ import math
 from collections.abc import Sequence
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import INDEXED_MODES, NATIVE_MODES, band_bytes
+from pillow_gpu.gpu._layout import INDEXED_MODES, LIMITED_MODES, NATIVE_MODES, band_bytes
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import convert, convert_matrix
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 from pillow_gpu.gpu.lowering.indexed import lower_indexed_convert
+from pillow_gpu.gpu.lowering.limited import lower_indexed_to_limited, lower_limited_convert
 from pillow_gpu.gpu.lowering.wide import WIDE_MODES, lower_wide_convert
 
 __all__ = ["LOWERINGS", "MATRIX_BOUND", "ROUTES"]
@@ -26,17 +28,28 @@ __all__ = ["LOWERINGS", "MATRIX_BOUND", "ROUTES"]
 #: in float32 (no infinity or NaN ever reaches the kernel's clip).
 MATRIX_BOUND = 1e35
 
-_TRANSPARENT_PAIRS = (("L", "LA"), ("L", "RGBA"), ("RGB", "LA"), ("RGB", "RGBA"))
+_TRANSPARENT_PAIRS = (
+    ("L", "LA"),
+    ("L", "RGBA"),
+    ("RGB", "LA"),
+    ("RGB", "RGBA"),
+    ("RGB", "La"),
+    ("RGB", "RGBa"),
+)
 
 
 def _convert(program: Program, node: Node, ins: Inputs) -> int:
     if ins[0][1].mode in WIDE_MODES or node.mode in WIDE_MODES:
         return lower_wide_convert(program, node, ins)
     if ins[0][1].mode in INDEXED_MODES:
+        if node.mode in LIMITED_MODES:
+            return lower_indexed_to_limited(program, node, ins)
         return lower_indexed_convert(program, node, ins)
     pair = (ins[0][1].mode, node.mode)
     if node.params.get("matrix") is not None:
         return _convert_matrix(program, node, ins, node.params["matrix"])
+    if pair[0] in LIMITED_MODES or pair[1] in LIMITED_MODES:
+        return lower_limited_convert(program, node, ins, _transparent_colour(node, ins[0][1]))
     if pair not in convert.CONVERSIONS:
         raise unsupported(node, f"conversion {pair[0]} -> {pair[1]} is not proven on the GPU")
     transparent = _transparent_colour(node, ins[0][1])
@@ -75,8 +88,9 @@ def _convert_matrix(program: Program, node: Node, ins: Inputs, matrix: Sequence[
 
 
 def _transparent_colour(node: Node, source: Node) -> tuple[int, int, int] | None:
-    # Pillow's convert_transparent (L -> LA/RGBA, RGB -> LA/RGBA with info["transparency"]):
-    # the colour whose pixels get alpha 0. Other pairs keep pixels as they are.
+    # Pillow's convert_transparent (L -> LA/RGBA, RGB -> LA/RGBA/La/RGBa with
+    # info["transparency"]): the colour whose pixels get alpha 0 (La/RGBa: all bytes 0).
+    # Other pairs keep pixels as they are.
     if (source.mode, node.mode) not in _TRANSPARENT_PAIRS:
         return None
     if "transparency" not in source.info:
@@ -133,7 +147,10 @@ ROUTES = (
         "RGB result's padding byte, uninitialised in Pillow, is written as 255",
     ),
     Route(
-        operation="getchannel / split", modes=NATIVE_MODES, kernel="convert", contexts="any band"
+        operation="getchannel / split",
+        modes=(*NATIVE_MODES, *LIMITED_MODES),
+        kernel="convert",
+        contexts="any band (the stored byte it lives in: La's a is byte 3)",
     ),
     Route(
         operation="ImageOps.colorize",

@@ -1,5 +1,6 @@
 """Lowerings that move stored words without changing them: transpose, crop, expand, paste,
-putpixel (every native layout and the wide modes; the kernels copy whole u32 words)."""
+putpixel (every native layout, YCbCr/La/RGBa and the wide modes; the kernels copy whole u32
+words)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from PIL import Image as PILImage
 from PIL import ImageOps
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE_MODES, to_words
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, WIDE_MODES, to_words
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import paste, remap
 from pillow_gpu.gpu.lowering._admission import unsupported
@@ -18,7 +19,7 @@ from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 __all__ = ["LOWERINGS", "ROUTES"]
 
 #: Modes whose pixels these routes copy as opaque words (the wide modes hold their value).
-_COPY_MODES = (*NATIVE_MODES, *WIDE_MODES)
+_COPY_MODES = (*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES)
 
 
 def _transpose(program: Program, node: Node, ins: Inputs) -> int:
