@@ -35,12 +35,14 @@ def test_shader_compiles_into_a_pipeline(device: SharedDevice, name: str) -> Non
 
 #: Kernels with ``override`` constants, and every value their dispatchers pass.
 SPECIALISED = {
-    "rank": ("PACKING", (0, 1, 2)),
-    "rank_minmax": ("PACKING", (0, 1, 2)),
-    "rank_sort9": ("PACKING", (0, 1, 2)),
-    "rank_select": ("PACKING", (0, 1, 2)),
+    "rank": ("PACKING", (0, 1, 2, 3)),
+    "rank_minmax": ("PACKING", (0, 1, 2, 3)),
+    "rank_sort9": ("PACKING", (0, 1, 2, 3)),
+    "rank_select": ("WINDOW", (5, 7)),
     "unpack": ("KIND", (0, 1, 2, 3, 4)),
     "chops": ("OP", tuple(range(13))),
+    "resample": ("AXIS", (0, 1)),
+    "interleave_l": ("TO_ROWS", (0, 1)),
 }
 
 

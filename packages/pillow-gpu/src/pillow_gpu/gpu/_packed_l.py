@@ -5,7 +5,9 @@ table family, and ImageChops of two same-size L images) work on those words as t
 stored byte is a pixel, so a lookup whose four rows are the L table maps four pixels at once,
 and a per-byte composition of two packed images is the composition of their pixels. Rank
 filters (median, min, max, rank; size <= 7) read and write packed rows directly when the row
-length divides by four (``kernels.rank``, packing 3). An L root
+length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, GaussianBlur and
+UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
+rows regrouped four to a word by ``kernels.interleave_l``). An L root
 that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
@@ -21,15 +23,17 @@ from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import chops, lut, rank
+from pillow_gpu.gpu.kernels import boxblur, chops, lut, rank, unsharp
+from pillow_gpu.gpu.lowering.filters import blur_passes, unsharp_args
 from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 
 __all__ = ["PACKED_OPS", "grid", "lower_packed"]
 
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
-#: for rank filters on rows that divide into words.
+#: for rank filters and the blurs on rows that divide into words.
 PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
+_BLURS = (ImageFilter.BoxBlur, ImageFilter.GaussianBlur, ImageFilter.UnsharpMask)
 
 
 def grid(size: tuple[int, int]) -> tuple[int, int]:
@@ -47,13 +51,13 @@ def _packable(node: Node) -> bool:
         return False
     if node.op in ("chop", "blend"):  # a per-byte composition only when the images coincide
         return all(child.size == node.size for child in node.inputs)
-    if node.op == "filter":  # rank filters on whole-word rows; the others need one-word pixels
+    if node.op == "filter":  # rank filters and blurs on whole-word rows; others: one-word pixels
         instance = node.params["filter"]
-        return (
-            isinstance(instance, ImageFilter.RankFilter)
-            and instance.size <= rank.MAX_SIZE
-            and node.size[0] % 4 == 0
-        )
+        if node.size[0] % 4:
+            return False
+        if isinstance(instance, ImageFilter.RankFilter):
+            return instance.size <= rank.MAX_SIZE
+        return isinstance(instance, _BLURS)  # an inadmissible radius raises in lower_packed
     return True
 
 
@@ -74,6 +78,20 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
         return chops.lower(program, a, words, b=b, b_size=words, name=name, table=table)
     if node.op == "filter":
         instance = node.params["filter"]
+        if isinstance(instance, ImageFilter.UnsharpMask):
+            box_radius, percent, threshold = unsharp_args(node, instance)
+            return unsharp.lower(
+                program,
+                sources[0],
+                node.size,
+                box_radius=box_radius,
+                percent=percent,
+                threshold=threshold,
+                packed=True,
+            )
+        if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
+            radii, passes = blur_passes(node, instance)
+            return boxblur.lower(program, sources[0], node.size, radii, passes, packed=True)
         return rank.lower(
             program,
             sources[0],

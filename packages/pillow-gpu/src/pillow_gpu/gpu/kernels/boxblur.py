@@ -12,6 +12,13 @@ invocations); so with several horizontal passes the first writes a transposed in
 read and the last write of the horizontal group stride; each invocation walks its row
 sequentially, so its next steps reuse the cache line its previous access brought in.
 
+Packed L (``packed=True``, width divisible by four) keeps Pillow's bytes, four pixels to a
+word, so every pass runs a quarter of the steps of the one-pixel-per-word layout: the vertical
+passes treat the packed rows as a ``width / 4`` x height image (a word's lanes are four
+adjacent columns); for the horizontal passes ``interleave_l`` regroups rows ``4q .. 4q + 3``
+into row q of a ``width`` x ``ceil(height / 4)`` image (lane j = row 4q + j), which the passes
+blur like any other, and packs it back into rows afterwards.
+
 The per-pixel form (sum the 2r + 1 taps for every output) is not kept for small radii: on
 lavapipe it was slower at every radius measured, r = 0 included, and at 32x32 to 2048x2048.
 """
@@ -23,6 +30,7 @@ import math
 import numpy as np
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels import interleave_l
 
 __all__ = [
     "SEGMENT",
@@ -124,29 +132,60 @@ def _line_pass(
 
 
 def lower(
-    program: Program, src: int, size: tuple[int, int], radius: tuple[float, float], passes: int
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    radius: tuple[float, float],
+    passes: int,
+    *,
+    packed: bool = False,
 ) -> int:
-    """``passes`` horizontal passes then ``passes`` vertical passes; zero radii skip an axis."""
+    """``passes`` horizontal passes then ``passes`` vertical passes; zero radii skip an axis.
+
+    ``packed``: ``src`` (and the result) is packed L whose width divides by four
+    (``gpu._packed_l``), blurred four pixels per word (module docstring).
+    """
     width, height = size
-    rows, transposed = (width, 1), (1, height)  # (line stride, sample step) of a row
     current = src
     if radius[0] != 0:
-        horizontal = weights(radius[0])
-        for n in range(passes):
-            read = rows if n == 0 else transposed
-            write = rows if n == passes - 1 else transposed
-            current = _line_pass(
-                program, current, shape=(height, width), strides=(*read, *write), rww_fw=horizontal
-            )
-    columns = (1, width, 1, width)
+        current = _horizontal(program, src, size, weights(radius[0]), passes, packed=packed)
+    lines = width // 4 if packed else width  # words per row
+    columns = (1, lines, 1, lines)
     if radius[1] != 0:
         vertical = weights(radius[1])
         for _ in range(passes):
             current = _line_pass(
-                program, current, shape=(width, height), strides=columns, rww_fw=vertical
+                program, current, shape=(lines, height), strides=columns, rww_fw=vertical
             )
     if current == src:  # both radii zero: Pillow returns a copy (r = 0, weight 1.0)
         current = _line_pass(
-            program, src, shape=(width, height), strides=columns, rww_fw=(0, _ONE, 0)
+            program, src, shape=(lines, height), strides=columns, rww_fw=(0, _ONE, 0)
+        )
+    return current
+
+
+def _horizontal(
+    program: Program,
+    src: int,
+    size: tuple[int, int],
+    rww_fw: tuple[int, int, int],
+    passes: int,
+    *,
+    packed: bool,
+) -> int:
+    """The ``passes`` horizontal passes (module docstring); packed L through its row groups."""
+    width, height = size
+    if packed:  # four rows to a word, blurred as a width x groups image, then back
+        grouped = interleave_l.to_groups(program, src, size)
+        grouped_size = (width, interleave_l.groups(height))
+        blurred = _horizontal(program, grouped, grouped_size, rww_fw, passes, packed=False)
+        return interleave_l.to_rows(program, blurred, size)
+    rows, transposed = (width, 1), (1, height)  # (line stride, sample step) of a row
+    current = src
+    for n in range(passes):
+        read = rows if n == 0 else transposed
+        write = rows if n == passes - 1 else transposed
+        current = _line_pass(
+            program, current, shape=(height, width), strides=(*read, *write), rww_fw=rww_fw
         )
     return current

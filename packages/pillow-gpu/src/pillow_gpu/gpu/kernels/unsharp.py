@@ -19,16 +19,26 @@ def lower(
     box_radius: float,
     percent: int,
     threshold: int,
+    packed: bool = False,
 ) -> int:
-    """Blur with three ``box_radius`` box passes per axis, then sharpen every stored byte."""
+    """Blur with three ``box_radius`` box passes per axis, then sharpen every stored byte.
+
+    ``packed``: ``src`` is packed L with a width divisible by four (``boxblur.lower``); the
+    combine is per byte, so it runs on the packed words as they are.
+    """
     # A zero box radius blurs to a copy of the source, so the source itself is the blur.
-    blurred = src if box_radius == 0 else boxblur.lower(program, src, size, (box_radius,) * 2, 3)
-    dst = program.image(size)
+    blurred = (
+        src
+        if box_radius == 0
+        else boxblur.lower(program, src, size, (box_radius,) * 2, 3, packed=packed)
+    )
+    grid = (size[0] // 4, size[1]) if packed else size
+    dst = program.image(grid)
     program.dispatch(
         "unsharp",
-        words=(*size, percent, threshold),
+        words=(*grid, percent, threshold),
         bindings=(src, blurred, dst),
-        grid=size,
+        grid=grid,
         invocation_work=4,  # the per-byte loop, as in chops
     )
     return dst

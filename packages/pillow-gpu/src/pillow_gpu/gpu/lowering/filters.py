@@ -14,7 +14,14 @@ from pillow_gpu.gpu.kernels import boxblur, convolve, modefilter, rank, unsharp
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route, require_mode
 
-__all__ = ["FILTER_MODES", "LOWERINGS", "MAX_BLUR_RADIUS", "ROUTES"]
+__all__ = [
+    "FILTER_MODES",
+    "LOWERINGS",
+    "MAX_BLUR_RADIUS",
+    "ROUTES",
+    "blur_passes",
+    "unsharp_args",
+]
 
 #: Largest box radius (per axis, after the Gaussian conversion) the blur routes admit.
 MAX_BLUR_RADIUS = 256.0
@@ -25,7 +32,12 @@ _Blur = ImageFilter.BoxBlur | ImageFilter.GaussianBlur
 _Convolution = ImageFilter.Kernel | ImageFilter.BuiltinFilter
 
 
-def _blur(program: Program, node: Node, src: int, instance: _Blur) -> int:
+def blur_passes(node: Node, instance: _Blur) -> tuple[tuple[float, float], int]:
+    """The admitted (x, y) box radii and pass count of a BoxBlur or GaussianBlur ``instance``.
+
+    GaussianBlur converts each radius to Pillow's box radius for three passes. Raises
+    ``Unsupported`` when a box radius is outside the proven 0..256 range.
+    """
     xy = instance.radius
     radii = (float(xy), float(xy)) if isinstance(xy, (int, float)) else tuple(map(float, xy))
     passes = 1
@@ -34,7 +46,38 @@ def _blur(program: Program, node: Node, src: int, instance: _Blur) -> int:
         passes = 3
     if max(radii) > MAX_BLUR_RADIUS or min(radii) < 0:
         raise unsupported(node, f"blur radius {radii} is outside the proven 0..256 range")
-    return boxblur.lower(program, src, node.size, (radii[0], radii[1]), passes)
+    return (radii[0], radii[1]), passes
+
+
+def unsharp_args(node: Node, instance: ImageFilter.UnsharpMask) -> tuple[float, int, int]:
+    """The admitted (box radius, percent, threshold) of an UnsharpMask ``instance``.
+
+    Raises ``Unsupported`` for a box radius outside 0..256 or a percent where Pillow's integer
+    arithmetic overflows.
+    """
+    # Pillow: ImagingGaussianBlur(radius, radius, 3), then per stored byte the combine.
+    box_radius = boxblur.gaussian_box_radius(float(instance.radius))
+    if not 0 <= box_radius <= MAX_BLUR_RADIUS:
+        raise unsupported(
+            node,
+            f"UnsharpMask radius {instance.radius!r} gives box radius {box_radius:g}, outside "
+            f"the proven 0..{MAX_BLUR_RADIUS:g} range",
+            fix="use a smaller radius or evaluate with to_pil()",
+        )
+    percent = operator.index(instance.percent)
+    if abs(percent) > unsharp.MAX_PERCENT:
+        raise unsupported(
+            node,
+            f"UnsharpMask percent {percent} is outside +-{unsharp.MAX_PERCENT}, where Pillow's "
+            "integer arithmetic overflows",
+            fix=f"use |percent| <= {unsharp.MAX_PERCENT} or evaluate with to_pil()",
+        )
+    return box_radius, percent, operator.index(instance.threshold)
+
+
+def _blur(program: Program, node: Node, src: int, instance: _Blur) -> int:
+    radii, passes = blur_passes(node, instance)
+    return boxblur.lower(program, src, node.size, radii, passes)
 
 
 def _rank(program: Program, node: Node, src: int, instance: ImageFilter.RankFilter) -> int:
@@ -64,30 +107,9 @@ def _mode_filter(program: Program, node: Node, src: int, instance: ImageFilter.M
 
 
 def _unsharp_mask(program: Program, node: Node, src: int, instance: ImageFilter.UnsharpMask) -> int:
-    # Pillow: ImagingGaussianBlur(radius, radius, 3), then per stored byte the combine.
-    box_radius = boxblur.gaussian_box_radius(float(instance.radius))
-    if not 0 <= box_radius <= MAX_BLUR_RADIUS:
-        raise unsupported(
-            node,
-            f"UnsharpMask radius {instance.radius!r} gives box radius {box_radius:g}, outside "
-            f"the proven 0..{MAX_BLUR_RADIUS:g} range",
-            fix="use a smaller radius or evaluate with to_pil()",
-        )
-    percent = operator.index(instance.percent)
-    if abs(percent) > unsharp.MAX_PERCENT:
-        raise unsupported(
-            node,
-            f"UnsharpMask percent {percent} is outside +-{unsharp.MAX_PERCENT}, where Pillow's "
-            "integer arithmetic overflows",
-            fix=f"use |percent| <= {unsharp.MAX_PERCENT} or evaluate with to_pil()",
-        )
+    box_radius, percent, threshold = unsharp_args(node, instance)
     return unsharp.lower(
-        program,
-        src,
-        node.size,
-        box_radius=box_radius,
-        percent=percent,
-        threshold=operator.index(instance.threshold),
+        program, src, node.size, box_radius=box_radius, percent=percent, threshold=threshold
     )
 
 
