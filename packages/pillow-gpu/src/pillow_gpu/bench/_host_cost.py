@@ -5,7 +5,8 @@ wrappers (``time.perf_counter`` around each call) temporarily installed on the h
 executor calls: building the job graphs (``from_pil`` leaves + the chain, in our job iterator),
 planning (``plan_cached`` or ``plan_graph``, whichever ``pillow_gpu.executor._executor``
 calls; the result names it), ``Plan.allocate``,
-``Plan.encode`` and ``Submission.build_cpu`` (the CPU result image). The whole batch's wall time
+``encode_together`` (a submission's jobs recorded into one command encoder; ``Plan.encode``
+where the executor records job by job) and ``Submission.build_cpu`` (the CPU result image). The whole batch's wall time
 and the driving thread's CPU time (``time.thread_time``: lavapipe's worker threads are not
 counted) are recorded too. Every figure is divided by the batch size. The wrappers add a few
 microseconds per call, and the timed windows never run with them installed.
@@ -24,7 +25,7 @@ __all__ = ["STEPS", "measure_host_cost"]
 STEPS = (
     ("plan", "pillow_gpu.executor._executor", ("plan_cached", "plan_graph")),
     ("allocate", "pillow_gpu.gpu._plan", ("Plan.allocate",)),
-    ("encode", "pillow_gpu.gpu._plan", ("Plan.encode",)),
+    ("encode", "pillow_gpu.executor._submission", ("encode_together", "Plan.encode")),
     ("build_result", "pillow_gpu.executor._submission", ("Submission.build_cpu",)),
 )
 
