@@ -6,10 +6,11 @@ executor calls: building the job graphs (``from_pil`` leaves + the chain, in our
 planning (``plan_cached`` or ``plan_graph``, whichever ``pillow_gpu.executor._executor``
 calls; the result names it), ``Plan.allocate``,
 ``encode_together`` (a submission's jobs recorded into one command encoder; ``Plan.encode``
-where the executor records job by job) and ``Submission.build_cpu`` (the CPU result image). The whole batch's wall time
-and the driving thread's CPU time (``time.thread_time``: lavapipe's worker threads are not
-counted) are recorded too. Every figure is divided by the batch size. The wrappers add a few
-microseconds per call, and the timed windows never run with them installed.
+where the executor records job by job) and ``Submission.build_cpu`` (the CPU result image).
+The whole batch's wall time and the driving thread's CPU time (``time.thread_time``:
+lavapipe's worker threads are not counted) are recorded too. Every figure is divided by the
+batch size. The wrappers add a few microseconds per call, and the timed windows never run
+with them installed.
 """
 
 from __future__ import annotations
