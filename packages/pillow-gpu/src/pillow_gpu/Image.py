@@ -36,10 +36,15 @@ from pillow_gpu._rotate import rotate_call
 
 __all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
 
+#: Targets whose ``convert`` reads ``dither``, ``palette`` and ``colors``.
+_DITHERED_TARGETS = ("P", "PA", "1")
+
 # Re-exported Pillow constants, so ``Image.Transpose.ROTATE_90`` etc. work as in Pillow.
 Transpose = PILImage.Transpose
 Resampling = PILImage.Resampling
 Transform = PILImage.Transform
+Dither = PILImage.Dither
+Palette = PILImage.Palette
 AFFINE = PILImage.Transform.AFFINE
 FLIP_LEFT_RIGHT = PILImage.Transpose.FLIP_LEFT_RIGHT
 FLIP_TOP_BOTTOM = PILImage.Transpose.FLIP_TOP_BOTTOM
@@ -435,14 +440,21 @@ class Image:
         return self._derive("putpixel", {"xy": (x, y), "value": value})
 
     def convert(
-        self, mode: str | None = None, matrix: list[float] | tuple[float, ...] | None = None
+        self,
+        mode: str | None = None,
+        matrix: list[float] | tuple[float, ...] | None = None,
+        dither: PILImage.Dither | None = None,
+        palette: PILImage.Palette = PILImage.Palette.WEB,
+        colors: int = 256,
     ) -> Image:
-        """Record ``PIL.Image.Image.convert(mode, matrix)`` (no dither or palette options).
+        """Record ``PIL.Image.Image.convert(mode, matrix, dither, palette, colors)``.
 
         As in Pillow, converting to the image's own mode (or to no mode) without a matrix is
-        a copy: a new handle on the same node, which costs nothing to evaluate.
+        a copy: a new handle on the same node, which costs nothing to evaluate. ``dither``,
+        ``palette`` and ``colors`` are recorded for the targets Pillow reads them for (P, PA
+        and 1) and replayed as given.
         """
-        probe = _probe(lambda im: im.convert(mode, matrix), self.mode)
+        probe = _probe(lambda im: im.convert(mode, matrix, dither, palette, colors), self.mode)
         if mode and matrix:
             values = tuple(matrix)
             info = convert_info(self._node, probe.mode, values)
@@ -453,8 +465,11 @@ class Image:
             target = default_mode(self._node) or target
         if target == self.mode:
             return self.copy()
-        info = convert_info(self._node, target)  # Pillow rewrites "transparency"
-        return self._derive("convert", {"mode": target}, mode=target, info=info)
+        options: dict[str, Any] = {}
+        if target in _DITHERED_TARGETS:  # Pillow ignores them for every other target
+            options = {"dither": dither, "palette": palette, "colors": colors}
+        info = convert_info(self._node, target, options=options)  # Pillow rewrites "transparency"
+        return self._derive("convert", {"mode": target, **options}, mode=target, info=info)
 
     def getchannel(self, channel: int | str) -> Image:
         """Record ``PIL.Image.Image.getchannel``."""

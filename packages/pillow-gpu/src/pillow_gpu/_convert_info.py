@@ -16,9 +16,10 @@ from typing import Any, cast
 from PIL import Image as PILImage
 from PIL import ImagePalette
 
+from pillow_gpu._cpu import convert_options
 from pillow_gpu._graph import Node
 
-__all__ = ["convert_info", "default_mode", "probe"]
+__all__ = ["convert_info", "default_mode", "fixed_palette", "palette_of", "probe"]
 
 _PALETTE_MODES = ("P", "PA")
 
@@ -49,10 +50,22 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
     if source is None:
         return None
     if node.op == "convert":  # Pillow's fixed palettes (WEB, grayscale) need no pixels
+        if not fixed_palette(node):  # a quantizer's palette depends on every pixel
+            return None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return source.convert(node.mode)
+            return source.convert(node.mode, **convert_options(node.params))
     return source if node.inputs[0].mode == node.mode else None  # crop, transpose, ...
+
+
+def fixed_palette(node: Node) -> bool:
+    """Whether the palette of ``convert`` node ``node`` is fixed (not a quantizer's).
+
+    Pillow quantizes for an ADAPTIVE palette and for every RGBA -> P/PA conversion.
+    """
+    if node.params.get("palette", PILImage.Palette.WEB) == PILImage.Palette.ADAPTIVE:
+        return False
+    return not (node.inputs and node.inputs[0].mode == "RGBA" and node.mode in _PALETTE_MODES)
 
 
 def probe(node: Node, size: tuple[int, int] = (1, 1)) -> PILImage.Image | None:
@@ -68,13 +81,34 @@ def probe(node: Node, size: tuple[int, int] = (1, 1)) -> PILImage.Image | None:
     return image
 
 
+def palette_of(node: Node) -> tuple[bytes, str] | None:
+    """``(data, rawmode)`` of the palette Pillow gives P ``node`` (None: not known exactly).
+
+    ``image.putpalette(data, rawmode)`` on the node's pixels then holds Pillow's palette state.
+    """
+    image = probe(node)
+    if image is None or image.palette is None:
+        return None
+    palette = image.palette
+    return bytes(palette.palette), palette.rawmode or palette.mode
+
+
 def convert_info(
-    node: Node, mode: str, matrix: tuple[float, ...] | None = None
+    node: Node,
+    mode: str,
+    matrix: tuple[float, ...] | None = None,
+    *,
+    options: Mapping[str, Any] | None = None,
 ) -> Mapping[str, Any]:
-    """The ``info`` of Pillow's ``convert(mode, matrix)`` of ``node`` (``node.info`` if unknowable).
+    """The ``info`` of Pillow's ``convert(mode, matrix, **options)`` of ``node`` (``node.info``
+    if unknowable); ``options``: the ``dither``, ``palette`` and ``colors`` recorded.
 
     With a matrix Pillow maps an RGB transparency colour through it (its own float formula).
+    A conversion to or from LAB runs through LittleCMS, whose result carries only the output
+    profile (``{"icc_profile": ...}``, stamped with the time it was made, as each Pillow run's).
     """
+    if "LAB" in (node.mode, mode) and node.mode != mode and matrix is None:
+        return _cms_info(node.mode, mode)
     if "transparency" not in node.info:
         return node.info
     image = probe(node)
@@ -82,7 +116,17 @@ def convert_info(
         return node.info
     with warnings.catch_warnings():  # Pillow warns again when the pixels are converted
         warnings.simplefilter("ignore")
-        return cast("Mapping[str, Any]", dict(image.convert(mode, matrix).info))
+        return cast("Mapping[str, Any]", dict(image.convert(mode, matrix, **(options or {})).info))
+
+
+def _cms_info(source: str, target: str) -> Mapping[str, Any]:
+    # Pillow's LAB conversions end in ImageCms (other modes reach LAB through RGBA), and the
+    # transform's output image gets a fresh info holding the output profile only.
+    lab_side = ("RGB", "LAB") if target == "LAB" else ("LAB", target)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        info = PILImage.new(lab_side[0], (1, 1)).convert(lab_side[1]).info
+    return cast("Mapping[str, Any]", dict(info))
 
 
 def default_mode(node: Node) -> str | None:

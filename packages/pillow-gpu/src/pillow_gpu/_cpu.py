@@ -16,7 +16,7 @@ from PIL import ImageChops, ImageEnhance, ImageOps
 
 from pillow_gpu._graph import Node, walk
 
-__all__ = ["decode_leaf", "evaluate", "open_encoded"]
+__all__ = ["convert_options", "decode_leaf", "evaluate", "open_encoded"]
 
 _Op = Callable[[list[PILImage.Image], Mapping[str, Any]], PILImage.Image]
 
@@ -78,6 +78,11 @@ def _transpose(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILIm
     return out
 
 
+def convert_options(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``dither``, ``palette`` and ``colors`` a ``convert`` node recorded (P/PA/1 targets)."""
+    return {key: params[key] for key in ("dither", "palette", "colors") if key in params}
+
+
 def _chop(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
     function = getattr(ImageChops, params["name"])
     extra = {key: params[key] for key in ("scale", "offset") if key in params}
@@ -112,7 +117,7 @@ _OPS: dict[str, _Op] = {
     "reduce": lambda ims, p: ims[0].reduce(list(p["factor"]), p["box"]),  # type: ignore[arg-type]
     "paste": _paste,
     "putpixel": _putpixel,
-    "convert": lambda ims, p: ims[0].convert(p["mode"], p.get("matrix")),
+    "convert": lambda ims, p: ims[0].convert(p["mode"], p.get("matrix"), **convert_options(p)),
     "getchannel": lambda ims, p: ims[0].getchannel(p["channel"]),
     "merge": lambda ims, p: PILImage.merge(p["mode"], ims),
     "putalpha": _putalpha,

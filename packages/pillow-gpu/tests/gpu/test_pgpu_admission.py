@@ -28,13 +28,13 @@ def _edited(image: Image.Image, method: str, *args: Any) -> Image.Image:
 REJECTED: dict[str, Callable[[], Any]] = {
     "mode-P": lambda: ImageChops.invert(_leaf("P")),
     "mode-PA": lambda: _leaf("PA").transpose(Image.ROTATE_90),
-    "mode-1": lambda: _leaf("1").crop((0, 0, 2, 2)),
+    "mode-1": lambda: _leaf("1").resize((2, 2)),
     # 16/32-bit images are admitted for copies and convert() only (gpu.lowering.wide)
     "mode-I": lambda: _leaf("I").filter(ImageFilter.MedianFilter(3)),
     "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
     "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
-    "mode-HSV": lambda: _leaf("HSV"),
-    # YCbCr, La and RGBa are admitted for copies and convert() only (gpu.lowering.limited)
+    "filter-on-HSV": lambda: _leaf("HSV").filter(ImageFilter.BLUR),
+    # YCbCr, La, RGBa, HSV, LAB are admitted for copies and convert() only (gpu.lowering.limited)
     "filter-on-YCbCr": lambda: _leaf("YCbCr").filter(ImageFilter.BLUR),
     "convert-to-P": lambda: _leaf("RGB").convert("P"),
     "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),
@@ -54,7 +54,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
     "putalpha-CMYK": lambda: _edited(_leaf("CMYK"), "putalpha", 128),
     "putalpha-mode-1-alpha": lambda: _edited(_leaf("RGB"), "putalpha", _leaf("1")),
-    "merge-into-HSV": lambda: Image.merge("HSV", [_leaf("L")] * 3),
+    "point-on-LAB": lambda: _leaf("LAB").point(list(range(256)) * 3),
 }
 
 

@@ -3,21 +3,23 @@
 No third outcome: an admitted pair must equal live Pillow byte for byte (YCbCr's stored
 padding byte included), a refused one must raise :class:`~pillow_gpu.errors.Unsupported` at
 admission (never another error, never a wrong byte). The admitted share is printed
-(``pytest -s``); every pair among the native, YCbCr, La and RGBa layouts is admitted, and
-every pair with HSV or LAB on either side is refused.
+(``pytest -s``); every pair among the native, YCbCr, La, RGBa, HSV and LAB layouts is
+admitted (HSV and LAB through tables of live Pillow's results, see
+test_pgpu_parity_hsv_lab.py).
 """
 
 from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, to_words
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, image_of_words, to_words
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -43,6 +45,9 @@ _WORD_RAW = {"YCbCr": "YCbCrX"}  # every stored byte, the padding byte included
 def _source(mode: str) -> PILImage.Image:
     if mode in NATIVE_MODES:
         return make_image(mode, (37, 19))
+    if mode in ("HSV", "LAB"):  # random stored words, the padding byte included
+        words = np.frombuffer(make_image("RGBA", (37, 19)).tobytes(), dtype="<u4")
+        return image_of_words(mode, (37, 19), words)
     if mode in LIMITED_MODES:  # random stored bytes, YCbCr's padding byte included
         words = make_image("RGBA", (37, 19)).tobytes()
         if mode == "La":
@@ -79,15 +84,83 @@ def test_every_accepted_pair_is_admitted_exact_or_refused() -> None:
     proven = [(a, b) for a, b in PAIRS if {a, b} <= layouts]
     print(f"\nconvert(): {len(admitted)} of {len(PAIRS)} pairs Pillow accepts are admitted")
     assert len(native) == len(NATIVE_MODES) ** 2  # Pillow converts every native pair
-    assert set(admitted) == set(proven)  # the rest has HSV or LAB on a side
-    assert (len(PAIRS), len(admitted)) == (102, 71)
+    assert set(admitted) == set(proven)  # HSV and LAB included (71 before they were)
+    assert (len(PAIRS), len(admitted)) == (102, 102)
 
 
-@pytest.mark.parametrize(
-    ("source", "target"),
-    [("RGB", "HSV"), ("RGB", "LAB"), ("YCbCr", "HSV"), ("RGBa", "LAB"), ("L", "HSV")],
-)
-def test_hsv_and_lab_targets_are_refused_naming_the_mode(source: str, target: str) -> None:
-    lazy = Image.from_pil(make_image(source, (5, 3))).convert(target)
-    with pytest.raises(Unsupported, match=target):
+#: Sources of the P/1-target matrix: every 8-bit mode Pillow converts, P and 1 included.
+INDEXED_SOURCES = (*MODES, "P", "1")
+DITHERS = {"dither-NONE": PILImage.Dither.NONE, "dither-default": None}
+
+
+def _indexed_source(mode: str) -> PILImage.Image:
+    if mode == "P":
+        image = make_image("L", (37, 19)).convert("P")  # Pillow's gray palette
+        image.putpalette(make_image("RGB", (256, 1), seed=4).tobytes())
+        return image
+    if mode == "1":
+        return make_image("L", (37, 19)).convert("1", dither=PILImage.Dither.NONE)
+    return _source(mode)
+
+
+def _indexed_accepted(source: str, target: str, dither: PILImage.Dither | None) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _indexed_source(source).convert(target, dither=dither)
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+INDEXED_CASES = [
+    (source, target, name)
+    for source in INDEXED_SOURCES
+    for target in ("P", "1")
+    for name, dither in DITHERS.items()
+    if _indexed_accepted(source, target, dither)
+]
+
+
+def _indexed_outcome(source_mode: str, target: str, dither: PILImage.Dither | None) -> str:
+    source = _indexed_source(source_mode)
+    lazy = Image.from_pil(source).convert(target, dither=dither)
+    reason = ""
+    try:
         plan_graph(lazy)
+    except Unsupported as error:
+        reason = str(error)
+    if reason:
+        assert "why:" in reason, reason
+        assert "fix:" in reason, reason
+        return "refused"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = source.convert(target, dither=dither)
+    actual = evaluate(lazy)
+    assert_image_equal(actual, expected)
+    assert actual.info == expected.info
+    if target == "P":
+        assert actual.getpalette() == expected.getpalette()
+    return "admitted"
+
+
+def test_every_accepted_p_and_1_target_is_admitted_exact_or_refused() -> None:
+    outcomes = {
+        (source, target, name): _indexed_outcome(source, target, DITHERS[name])
+        for source, target, name in INDEXED_CASES
+    }
+    admitted = {case for case, outcome in outcomes.items() if outcome == "admitted"}
+    print(
+        f"\nconvert() to P/1: {len(admitted)} of {len(INDEXED_CASES)} (source, target, dither) "
+        "cases Pillow accepts are admitted"
+    )
+    nothing_dithered = {
+        (source, target, name)
+        for source, target, name in admitted
+        if name == "dither-default" and source not in ("L", "LA", "1", "P")
+    }
+    assert not nothing_dithered  # Floyd-Steinberg results are never a fixed table
+    assert ("RGB", "P", "dither-NONE") in admitted
+    assert ("RGB", "1", "dither-NONE") in admitted
+    assert (len(INDEXED_CASES), len(admitted)) == (44, 23)

@@ -235,7 +235,7 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
     ),
     "P-transpose-root": (
         lambda: Image.from_pil(_source("rgb256")).transpose(PILImage.Transpose.ROTATE_90),
-        "a mode P image is not returned",
+        "returned from the GPU only as the result of a convert",
     ),
     "resize-of-1": (
         lambda: Image.new("1", (4, 4)).resize((2, 2)).convert("L"),
@@ -245,8 +245,8 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
         lambda: ImageOps.invert(Image.new("1", (4, 4))),
         "operation 'invert' on a mode 1 image has no GPU route",
     ),
-    "P-root": (lambda: Image.from_pil(_source("rgb256")), "a mode P image is not returned"),
-    "convert-to-P": (lambda: Image.new("RGB", (4, 4)).convert("P"), "a mode P result"),
+    "P-root": (lambda: Image.from_pil(_source("rgb256")), "only as the result of a convert"),
+    "convert-to-P": (lambda: Image.new("RGB", (4, 4)).convert("P"), "dithers"),
     "convert-P-to-I": (lambda: Image.new("P", (4, 4)).convert("I"), "conversion P -> I is not"),
 }
 

@@ -1,4 +1,4 @@
-"""GPU parity of ``convert`` to and from YCbCr, La and RGBa (and the HSV/LAB refusals).
+"""GPU parity of ``convert`` to and from YCbCr, La, RGBa, HSV and LAB.
 
 Every pair Pillow converts with one of these modes on either side is admitted and equals live
 Pillow byte for byte, stored padding included (YCbCr's fourth byte, read with raw mode
@@ -20,7 +20,7 @@ from pillow_gpu import GpuBatchExecutor, Image
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, image_of_words, words_of_image
 from pillow_gpu.gpu.lowering.limited import admitted_pairs
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -36,6 +36,8 @@ def stored_image(mode: str, quads: npt.NDArray[np.uint8]) -> PILImage.Image:
     L keeps byte 0 and LA/La bytes 0 and 3 (the bytes Pillow's packers see).
     """
     height, width = quads.shape[:2]
+    if mode in ("HSV", "LAB"):  # no raw mode carries all four stored bytes
+        return image_of_words(mode, (width, height), np.ascontiguousarray(quads).view("<u4"))
     if mode == "L":
         data = quads[..., 0]
     elif mode in ("LA", "La"):
@@ -61,7 +63,9 @@ def contents(content: str, size: tuple[int, int] = (37, 19), seed: int = 0) -> n
 
 
 def stored_bytes(image: PILImage.Image) -> bytes:
-    """Every stored byte Pillow exposes for ``image`` (RGB and YCbCr padding included)."""
+    """Every stored byte Pillow exposes for ``image`` (RGB, YCbCr, HSV, LAB padding included)."""
+    if image.mode in ("HSV", "LAB"):
+        return words_of_image(image).tobytes()
     return image.tobytes("raw", WORD_RAW.get(image.mode, image.mode))
 
 
@@ -90,7 +94,7 @@ def test_admitted_pairs_are_every_pair_pillow_converts() -> None:
         if a != b and {a, b} & set(LIMITED_MODES) and _accepted(a, b)
     }
     assert set(admitted_pairs()) == pillow
-    assert len(pillow) == 32
+    assert len(pillow) == 61  # 32 with YCbCr, La or RGBa; 29 with HSV or LAB
 
 
 PAIRS = admitted_pairs()
@@ -187,31 +191,6 @@ def test_ycbcr_round_trip_chain() -> None:
     lazy = Image.from_pil(image).convert("YCbCr").convert("RGBA").convert("RGBa").convert("La")
     expected = image.convert("YCbCr").convert("RGBA").convert("RGBa").convert("La")
     assert_stored_equal(evaluate(lazy.convert("LA")), expected.convert("LA"))
-
-
-@pytest.mark.parametrize(
-    ("source", "target", "words"),
-    [
-        ("RGB", "HSV", "floating"),
-        ("RGB", "LAB", "LittleCMS"),
-        ("YCbCr", "HSV", "floating"),
-        ("RGBa", "LAB", "LittleCMS"),
-    ],
-)
-def test_hsv_and_lab_targets_are_refused_saying_why(source: str, target: str, words: str) -> None:
-    image = stored_image(source, contents("noise", (5, 3)))
-    with pytest.raises(Unsupported) as info:
-        plan_graph(Image.from_pil(image).convert(target))
-    assert target in info.value.why
-    assert words in info.value.why
-    assert "Pillow" in info.value.fix
-
-
-@pytest.mark.parametrize("source", ["HSV", "LAB"])
-def test_hsv_and_lab_sources_are_refused(source: str) -> None:
-    image = stored_image("RGB", contents("noise", (5, 3))).convert(source)
-    with pytest.raises(Unsupported, match=source):
-        plan_graph(Image.from_pil(image).convert("RGB"))
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
-"""GPU parity of the copy and band routes on YCbCr, La and RGBa; everything else refused.
+"""GPU parity of the copy and band routes on YCbCr, La, RGBa, HSV and LAB; the rest refused.
 
 Transpose, crop, expand, paste, putpixel, resize NEAREST, transform/rotate NEAREST, leaf
-uploads, ``Image.new``, getchannel/split and merge equal live Pillow byte for byte, YCbCr's
-stored padding byte included; filters, point, chops, interpolating resize and the like are
-refused with ``Unsupported`` naming the mode.
+uploads, ``Image.new``, getchannel/split and merge equal live Pillow byte for byte, the
+stored padding byte of YCbCr, HSV and LAB included; filters, point, chops, interpolating
+resize and the like are refused with ``Unsupported`` naming the mode.
 """
 
 from __future__ import annotations
@@ -25,11 +25,17 @@ from .test_pgpu_parity_limited_convert import assert_stored_equal, contents, sto
 
 pytestmark = pytest.mark.usefixtures("device")
 
-MODES = ("YCbCr", "La", "RGBa")
+MODES = ("YCbCr", "La", "RGBa", "HSV", "LAB")
 SIZES = ((1, 1), (3, 2), (19, 17), (65, 33))
 SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
 #: A colour per mode, as Pillow takes it (Image.new, expand, paste, putpixel, fillcolor).
-COLOURS: dict[str, Any] = {"YCbCr": (10, 200, 30), "La": (90, 140), "RGBa": (1, 2, 3, 4)}
+COLOURS: dict[str, Any] = {
+    "YCbCr": (10, 200, 30),
+    "La": (90, 140),
+    "RGBa": (1, 2, 3, 4),
+    "HSV": (20, 210, 40),
+    "LAB": (70, 130, 250),
+}
 
 
 def _image(mode: str, size: tuple[int, int] = (37, 19), seed: int = 0) -> PILImage.Image:

@@ -36,6 +36,7 @@ class Job:
         "offset",
         "output",
         "output_nbytes",
+        "palette",
         "plan",
         "resident",
         "result",
@@ -61,6 +62,7 @@ class Job:
         self.info = info
         self.output = output
         self.mode = plan.mode
+        self.palette = plan.palette  # a P output's palette (gpu.lowering.indexed)
         self.size = plan.size
         self.terminal_nbytes = plan.terminal_nbytes
         self.staging_nbytes = plan.staging_nbytes

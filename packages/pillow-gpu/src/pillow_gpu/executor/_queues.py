@@ -242,6 +242,7 @@ class WorkQueues:
                     mode=job.mode,
                     size=job.size,
                     terminal_nbytes=job.terminal_nbytes,
+                    palette=job.palette,
                     info=job.info,
                     credits=self._credits,
                     record=record,

@@ -55,6 +55,7 @@ class ResidentLease:
         "_workspace",
         "info",
         "mode",
+        "palette",
         "size",
         "terminal_nbytes",
     )
@@ -69,6 +70,7 @@ class ResidentLease:
         size: tuple[int, int],
         terminal_nbytes: int,
         info: InfoSnapshot,
+        palette: tuple[bytes, str] | None = None,
         credits: Credits,
         record: LeaseRecord,
         timeout: float,
@@ -80,6 +82,7 @@ class ResidentLease:
         self.size = size
         self.terminal_nbytes = terminal_nbytes
         self.info = info
+        self.palette = palette
         self._timeout = timeout
         self._lock = threading.Lock()
         self._finalizer = weakref.finalize(self, _release, resident, workspace, credits, record)
@@ -102,7 +105,7 @@ class ResidentLease:
             MapFence(self._workspace, self._shared.device).wait(time.monotonic() + self._timeout)
             try:
                 view = self._workspace.read_mapped(0, self._workspace.size, copy=False)
-                image = image_from_terminal(self.mode, self.size, view)
+                image = image_from_terminal(self.mode, self.size, view, self.palette)
             finally:
                 self._workspace.unmap()
         image.info.update(self.info.copy())

@@ -269,7 +269,7 @@ class Submission:
     def build_cpu(self, job: Job) -> PILImage.Image:
         """Copy ``job``'s range of the mapped arena into a new image (no state changes)."""
         view = self.arena.read_mapped(job.offset, job.staging_nbytes, copy=False)
-        return image_from_terminal(job.mode, job.size, view)
+        return image_from_terminal(job.mode, job.size, view, job.palette)
 
     def cpu_freed(self, job: Job) -> Charge:
         """Credits a CPU job's delivery returns: all but its staging range, and for the last

@@ -8,9 +8,9 @@ bits.
 
 Uploads carry Pillow's stored bytes where they are narrower than a word (L, P, 1 one byte per
 pixel, LA, La and I;16* two), padded to a multiple of four bytes; the ``unpack`` kernel widens
-them into the working buffer on the device. Terminal bytes are Pillow's stored bytes (L packed by
-``pack_l``, I;16* by ``pack16`` in the mode's byte order), so RGB and YCbCr padding survives
-the trip and an I;16B result's ``tobytes()`` equals Pillow's.
+them into the working buffer on the device. Terminal bytes are Pillow's stored bytes (L, P and 1
+packed by ``pack_l``, I;16* by ``pack16`` in the mode's byte order), so RGB and YCbCr padding
+survives the trip and an I;16B result's ``tobytes()`` equals Pillow's.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from PIL import Image as PILImage
 
 __all__ = [
     "BYTE_BANDS",
+    "BYTE_TERMINALS",
     "INDEXED_MODES",
     "LIMITED_MODES",
     "NATIVE_MODES",
@@ -32,24 +33,27 @@ __all__ = [
     "band_bytes",
     "band_mask",
     "image_from_terminal",
+    "image_of_words",
     "ink",
     "stored_nbytes",
     "terminal_nbytes",
     "to_words",
     "upload_bytes",
     "upload_nbytes",
+    "words_of_image",
 ]
 
 #: The 8-bit layouts the GPU path stores natively.
 NATIVE_MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 
-#: 8-bit layouts stored like the native ones (YCbCr as RGB, with its padding byte; La as LA;
-#: RGBa as RGBA) that join only the routes proven for them: conversions and pure copies
-#: (gpu.lowering.limited); every other operation on them is refused.
-LIMITED_MODES = ("YCbCr", "La", "RGBa")
+#: 8-bit layouts stored like the native ones (YCbCr, HSV and LAB as RGB, with their padding
+#: byte; La as LA; RGBa as RGBA) that join only the routes proven for them: conversions and
+#: pure copies (gpu.lowering.limited); every other operation on them is refused.
+LIMITED_MODES = ("YCbCr", "La", "RGBa", "HSV", "LAB")
 
-#: Palette and bilevel modes, uploaded as their stored byte (P: index; 1: 0 or 255) repeated in
-#: all four bytes of the word; only ``convert`` reads them (gpu.lowering.indexed).
+#: Palette and bilevel modes, held as their stored byte (P: index; 1: 0 or 255) repeated in all
+#: four bytes of the word; only ``convert`` and copies read them, and only ``convert`` writes
+#: them (gpu.lowering.indexed).
 INDEXED_MODES = ("P", "1")
 
 #: Stored byte -> band index, per native mode (None: a byte no band owns, e.g. the RGB padding
@@ -64,6 +68,8 @@ BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
     "YCbCr": (0, 1, 2, None),
     "La": (0, None, None, 1),
     "RGBa": (0, 1, 2, 3),
+    "HSV": (0, 1, 2, None),
+    "LAB": (0, 1, 2, None),
 }
 
 
@@ -91,12 +97,30 @@ PACKED_UPLOADS: dict[str, tuple[int, int]] = {
 #: Bytes per pixel of Pillow's ``tobytes()`` for every mode the GPU path stores.
 _STORED_BYTES = {
     "L": 1, "P": 1, "LA": 2, "RGB": 3, "RGBA": 4, "CMYK": 4, "RGBX": 4,
-    "YCbCr": 3, "La": 2, "RGBa": 4,
+    "YCbCr": 3, "La": 2, "RGBa": 4, "HSV": 3, "LAB": 3,
     "I;16": 2, "I;16B": 2, "I;16L": 2, "I": 4, "F": 4,
 }  # fmt: skip
 _WIDE16_DTYPES = {"I;16": "<u2", "I;16L": "<u2", "I;16B": ">u2"}
 #: Raw modes that carry every stored byte of a four-byte pixel (the padding byte included).
 _WORD_RAWMODES = {"RGB": "RGBX", "YCbCr": "YCbCrX"}
+#: Modes no raw mode carries whole (HSV and LAB pack three bytes, LAB's a and b XOR 128, and
+#: unpack byte 3 as 255): their stored words are copied through an RGBX image instead.
+_PASTED_MODES = ("HSV", "LAB")
+
+
+def words_of_image(image: PILImage.Image) -> npt.NDArray[np.uint32]:
+    """The stored words of a four-byte ``image`` (byte 3 included), copied by Pillow's paste."""
+    words = PILImage.new("RGBX", image.size)
+    words.im.paste(image.im, (0, 0, *image.size))  # the C paste copies words of any mode
+    return np.frombuffer(words.tobytes(), dtype="<u4").copy()
+
+
+def image_of_words(mode: str, size: tuple[int, int], words: npt.ArrayLike) -> PILImage.Image:
+    """A four-byte ``mode`` image whose stored words are ``words`` (one per pixel)."""
+    data = np.ascontiguousarray(np.asarray(words, dtype="<u4")).tobytes()
+    image = PILImage.new(mode, size)
+    image.im.paste(PILImage.frombytes("RGBX", size, data).im, (0, 0, *size))
+    return image
 
 
 def band_bytes(mode: str) -> tuple[int, ...]:
@@ -121,6 +145,8 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
         return np.frombuffer(stored, dtype=np.uint8).astype(np.uint32) * np.uint32(0x01010101)
     if image.mode == "L":
         return np.frombuffer(image.tobytes(), dtype=np.uint8).astype(np.uint32)
+    if image.mode in _PASTED_MODES:
+        return words_of_image(image)
     if image.mode in ("LA", "La"):
         pairs = np.frombuffer(image.tobytes("raw", image.mode), dtype=np.uint8).reshape(-1, 2)
         gray = pairs[:, 0].astype(np.uint32)
@@ -146,6 +172,8 @@ def upload_bytes(image: PILImage.Image) -> bytes:
     """
     if image.mode in _WORD_RAWMODES:
         return image.tobytes("raw", _WORD_RAWMODES[image.mode])
+    if image.mode in _PASTED_MODES:
+        return words_of_image(image).tobytes()
     if image.mode == "1":
         data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
     elif image.mode in ("LA", "La"):
@@ -170,10 +198,15 @@ def stored_nbytes(mode: str, size: tuple[int, int]) -> int:
     return size[0] * size[1] * _STORED_BYTES[mode]
 
 
+#: Modes whose terminal bytes are one byte per pixel (``pack_l``: byte 0 of each word); a 1
+#: result comes back as Pillow's stored 0/255 bytes, a P result as its indices.
+BYTE_TERMINALS = ("L", "P", "1")
+
+
 def terminal_nbytes(mode: str, size: tuple[int, int]) -> int:
-    """Bytes the terminal copy moves (L and I;16* packed, others four per pixel)."""
+    """Bytes the terminal copy moves (L, P, 1 and I;16* packed, others four per pixel)."""
     pixels = size[0] * size[1]
-    if mode == "L":
+    if mode in BYTE_TERMINALS:
         return -(-pixels // 4) * 4
     if mode in WIDE16_MODES:
         return -(-pixels // 2) * 4
@@ -181,12 +214,25 @@ def terminal_nbytes(mode: str, size: tuple[int, int]) -> int:
 
 
 def image_from_terminal(
-    mode: str, size: tuple[int, int], data: memoryview | bytes
+    mode: str,
+    size: tuple[int, int],
+    data: memoryview | bytes,
+    palette: tuple[bytes, str] | None = None,
 ) -> PILImage.Image:
-    """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied once)."""
+    """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied once).
+
+    A P result gets ``palette`` (``(data, rawmode)``, as ``putpalette`` takes it).
+    """
     pixels = size[0] * size[1]
     if mode == "L":
         return PILImage.frombytes("L", size, data[:pixels])
+    if mode == "1":  # Pillow's stored 0/255 bytes
+        return PILImage.frombytes("1", size, data[:pixels], "raw", "L")
+    if mode == "P":
+        image = PILImage.frombytes("P", size, data[:pixels])
+        if palette is not None:
+            image.putpalette(*palette)
+        return image
     if mode in WIDE16_MODES:  # already in the mode's byte order (pack16)
         return PILImage.frombytes(mode, size, data[: pixels * 2])
     if mode in ("I", "F"):
@@ -196,4 +242,6 @@ def image_from_terminal(
     if mode in ("LA", "La"):
         quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)
         return PILImage.frombytes(mode, size, quads[:, (0, 3)].tobytes(), "raw", mode)
+    if mode in _PASTED_MODES:
+        return image_of_words(mode, size, np.frombuffer(words, dtype="<u4"))
     return PILImage.frombytes(mode, size, words, "raw", _WORD_RAWMODES.get(mode, mode))

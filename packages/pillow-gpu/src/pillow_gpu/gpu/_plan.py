@@ -12,10 +12,12 @@ from typing import Any
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
+from pillow_gpu._convert_info import palette_of
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import DecodeError, DeviceError
 from pillow_gpu.gpu._device import SharedDevice, get_device
 from pillow_gpu.gpu._layout import (
+    BYTE_TERMINALS,
     PACKED_UPLOADS,
     WIDE16_MODES,
     image_from_terminal,
@@ -69,8 +71,8 @@ def record_upload(program: Program, node: Node) -> tuple[Upload, int]:
 
 
 def record_terminal(program: Program, root: Node, buffer: int) -> int:
-    """The buffer the terminal copy reads: L and I;16* results packed to Pillow's bytes."""
-    if root.mode == "L":
+    """The buffer the terminal copy reads: L, P, 1 and I;16* results packed to Pillow's bytes."""
+    if root.mode in BYTE_TERMINALS:
         return pack_l.pack_l(program, buffer, root.size)
     if root.mode in WIDE16_MODES:
         return pack16.pack16(program, buffer, root.size, big_endian=root.mode == "I;16B")
@@ -280,9 +282,14 @@ class Plan:
         terminal = slot.resources[self.terminal]["buffer"]
         encoder.copy_buffer_to_buffer(terminal, 0, staging, offset, self.terminal_nbytes)
 
+    @property
+    def palette(self) -> tuple[bytes, str] | None:
+        """A P output's palette as Pillow's ``convert`` gives it (``putpalette`` arguments)."""
+        return palette_of(self.root) if self.mode == "P" else None
+
     def build(self, mapped: memoryview | bytes) -> PILImage.Image:
         """Build the output ``PIL.Image.Image`` from this plan's terminal bytes (copied)."""
-        image = image_from_terminal(self.mode, self.size, mapped)
+        image = image_from_terminal(self.mode, self.size, mapped, self.palette)
         image.info.update(self.root.info)
         return image
 

@@ -57,8 +57,8 @@ from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import unsupported
-from pillow_gpu.gpu.lowering.indexed import INDEX_COPIES, check_consumer
-from pillow_gpu.gpu.lowering.limited import UNPROVEN_MODES, check_limited
+from pillow_gpu.gpu.lowering.indexed import INDEX_COPIES, check_consumer, check_root
+from pillow_gpu.gpu.lowering.limited import check_limited
 from pillow_gpu.gpu.lowering.wide import check_wide
 
 __all__ = ["MAX_PIXELS", "plan_graph"]
@@ -69,19 +69,12 @@ MAX_PIXELS = 4096 * 4096
 
 def _check_image(node: Node, limits: DeviceLimits | None) -> None:
     uploaded = node.is_leaf or node.cache.get() is not None
-    if node.mode in INDEXED_MODES and not uploaded and node.op not in INDEX_COPIES:
+    if node.mode in INDEXED_MODES and not uploaded and node.op not in ("convert", *INDEX_COPIES):
         raise unsupported(
             node,
-            f"a mode {node.mode} result is not a native GPU layout (P and 1 images are admitted "
-            "only as uploaded inputs of convert(), transpose and crop)",
+            f"a mode {node.mode} result of {node.op!r} is not a native GPU layout (P and 1 "
+            "images are admitted as uploads and as results of convert(), transpose and crop)",
             fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
-        )
-    if node.mode in UNPROVEN_MODES:
-        raise unsupported(
-            node,
-            UNPROVEN_MODES[node.mode],
-            fix=f"run the {node.mode} step in Pillow (evaluate with to_pil()) and give the GPU "
-            "path RGB images",
         )
     if node.mode not in (*NATIVE_MODES, *LIMITED_MODES, *INDEXED_MODES, *WIDE_MODES):
         raise unsupported(
@@ -90,7 +83,7 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
             f"({', '.join((*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES))})",
             fix="convert to a native mode first or evaluate with to_pil()",
         )
-    check_limited(node)
+    check_limited(node, limits)
     width, height = node.size
     if width <= 0 or height <= 0:
         raise unsupported(node, "empty images are not planned on the GPU")
@@ -180,11 +173,7 @@ def plan_graph(
             inputs = [(buffers.unpacked(child), child) for child in node.inputs]
             buffers.words[id(node)] = lowering(program, node, inputs)
     if root.mode in INDEXED_MODES:
-        raise unsupported(
-            root,
-            f"a mode {root.mode} image is not returned from the GPU (no native layout)",
-            fix='convert to RGB/RGBA/L first, e.g. image.convert("RGB")',
-        )
+        check_root(root)
     if id(root) in buffers.packed:  # already Pillow's bytes
         terminal = buffers.packed[id(root)]
     else:

@@ -1,10 +1,10 @@
 """Lowerings of ``convert`` (native sources), ``getchannel`` and ``ImageOps.colorize``.
 
-P and 1 sources are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`, and conversions with
-YCbCr, La or RGBa on either side by :mod:`pillow_gpu.gpu.lowering.limited`. Every conversion
-Pillow performs between the native layouts is one ``convert`` dispatch (identities included:
-the lazy ``convert`` records none for them, as Pillow copies); ``convert(mode, matrix)`` of
-an RGB image is one ``convert_matrix`` dispatch.
+P and 1 sources and targets are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`, and
+conversions with YCbCr, La or RGBa on either side by :mod:`pillow_gpu.gpu.lowering.limited`.
+Every conversion Pillow performs between the native layouts is one ``convert`` dispatch
+(identities included: the lazy ``convert`` records none for them, as Pillow copies);
+``convert(mode, matrix)`` of an RGB image is one ``convert_matrix`` dispatch.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import convert, convert_matrix
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
-from pillow_gpu.gpu.lowering.indexed import lower_indexed_convert
+from pillow_gpu.gpu.lowering.indexed import lower_indexed_convert, lower_to_indexed
 from pillow_gpu.gpu.lowering.limited import lower_indexed_to_limited, lower_limited_convert
 from pillow_gpu.gpu.lowering.wide import WIDE_MODES, lower_wide_convert
 
@@ -41,6 +41,8 @@ _TRANSPARENT_PAIRS = (
 def _convert(program: Program, node: Node, ins: Inputs) -> int:
     if ins[0][1].mode in WIDE_MODES or node.mode in WIDE_MODES:
         return lower_wide_convert(program, node, ins)
+    if node.mode in INDEXED_MODES:  # P and 1 targets (P -> 1 and 1 -> P included)
+        return lower_to_indexed(program, node, ins, _to_rgb)
     if ins[0][1].mode in INDEXED_MODES:
         if node.mode in LIMITED_MODES:
             return lower_indexed_to_limited(program, node, ins)
@@ -61,6 +63,21 @@ def _convert(program: Program, node: Node, ins: Inputs) -> int:
         transparent=transparent,
         compare_source=pair == ("RGB", "LA"),
     )
+
+
+def _to_rgb(program: Program, node: Node, ins: Inputs) -> int:
+    # The convert("RGB") Pillow goes through before converting a CMYK, YCbCr or RGBa image
+    # to P or 1 (its modebase): lowered as that conversion's own node would be.
+    source = ins[0][1]
+    step = Node(
+        op="convert",
+        params={"mode": "RGB"},
+        inputs=(source,),
+        mode="RGB",
+        size=node.size,
+        info=source.info,
+    )
+    return _convert(program, step, ins)
 
 
 def _convert_matrix(program: Program, node: Node, ins: Inputs, matrix: Sequence[float]) -> int:

@@ -157,13 +157,15 @@ ROUTES = (
         operation="BoxBlur / GaussianBlur",
         modes=FILTER_MODES,
         kernel="boxblur",
-        contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}",
+        contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}; L whose "
+        "width divides by four runs on Pillow's packed bytes",
     ),
     Route(
         operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
         modes=FILTER_MODES,
         kernel="rank",
-        contexts=f"odd size <= {rank.MAX_SIZE}",
+        contexts=f"odd size <= {rank.MAX_SIZE}; L whose width divides by four runs on Pillow's "
+        "packed bytes",
     ),
     Route(
         operation="ModeFilter",

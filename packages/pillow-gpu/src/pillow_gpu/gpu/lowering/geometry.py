@@ -1,6 +1,6 @@
 """Lowerings that move stored words without changing them: transpose, crop, expand, paste,
-putpixel (every native layout, YCbCr/La/RGBa and the wide modes; the kernels copy whole u32
-words)."""
+putpixel (every native layout, YCbCr/La/RGBa/HSV/LAB and the wide modes; the kernels copy
+whole u32 words)."""
 
 from __future__ import annotations
 
