@@ -15,6 +15,13 @@ the documented submission-timeout ``ExecutionError`` (and ``close()`` returns ev
 It never guesses that a map completed: forging the callback's result on a slow submission made
 a later read of an unmapped buffer abort the process.
 
+The callback normally fires from the device's poll thread (or from a later ``queue.submit``).
+So that a wait never depends on that thread alone (a stalled or dead poll thread, or a missed
+wake-up, would otherwise leave the map pending until the timeout whenever no later submit
+comes), a wait that has not resolved after :data:`_SELF_POLL_AFTER_S` also polls the device
+itself without blocking (``wgpuDevicePoll(wait=False)``, as the poll thread does first), which
+fires the callbacks of completed work in the waiting thread.
+
 Device loss is only logged by wgpu; :func:`device_lost` watches the ``wgpu`` logger for it.
 """
 
@@ -33,6 +40,8 @@ _checked = False
 _check_lock = threading.Lock()
 _lost = threading.Event()
 _POLL_S = 0.05
+#: A wait that has not resolved after this long also polls the device itself, every _POLL_S.
+_SELF_POLL_AFTER_S = 0.5
 
 
 class _LossWatch(logging.Handler):
@@ -94,10 +103,11 @@ def check_wgpu_internals(device: Any) -> None:
 class MapFence:
     """The pending map of one staging buffer written by already-submitted copies."""
 
-    __slots__ = ("_device", "_promise")
+    __slots__ = ("_device", "_promise", "_started")
 
     def __init__(self, buffer: Any, device: Any) -> None:
         self._device = device
+        self._started = time.monotonic()
         self._promise = buffer.map_async("READ_NOSYNC")
 
     def _finish_interrupted_callback(self) -> None:
@@ -106,15 +116,42 @@ class MapFence:
         if promise._state != "pending":
             promise._thread_event.set()
 
+    def _poll_device(self) -> None:
+        """Poll the device once without blocking; completed maps' callbacks fire here."""
+        try:
+            self._device._poll(False)
+        except Exception as error:
+            raise ExecutionError(
+                "polling the GPU device failed while a submission was in flight",
+                observed=f"{type(error).__name__}: {error}",
+                fix="the device is likely lost; create a new executor in a new process",
+                stage="execution",
+            ) from error
+
+    def _poll_thread_state(self) -> str:
+        poller = getattr(self._device, "_poller", None)
+        if poller is None:
+            return "wgpu's poll thread is gone"
+        return "wgpu's poll thread is " + ("alive" if poller.is_alive() else "dead")
+
     def is_done(self) -> bool:
         """True once the map has resolved (the submission's copies completed)."""
         return bool(self._promise._thread_event.is_set())
 
-    def wait(self, deadline: float) -> None:
-        """Wait until the buffer is mapped or ``deadline`` (``time.monotonic()``) passes."""
+    def wait(self, deadline: float, *, jobs: int = 0, timeout: float = 0.0) -> None:
+        """Wait until the buffer is mapped or ``deadline`` (``time.monotonic()``) passes.
+
+        ``jobs`` and ``timeout`` (the submission's size and timeout) only word the error.
+        """
         event: threading.Event = self._promise._thread_event
+        self_poll_at = time.monotonic() + _SELF_POLL_AFTER_S
+        polls = 0
         while not event.wait(_POLL_S):
             self._finish_interrupted_callback()
+            if not event.is_set() and time.monotonic() >= self_poll_at:
+                self._poll_device()
+                polls += 1
+                self._finish_interrupted_callback()
             if event.is_set():
                 break
             if device_lost():
@@ -124,12 +161,16 @@ class MapFence:
                     fix="create a new executor in a new process; results were not replayed",
                     stage="execution",
                 )
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise ExecutionError(
                     "a GPU submission did not complete within the submission timeout",
-                    observed=f"map still pending {time.monotonic() - deadline:.2f} s past the "
-                    "deadline",
-                    fix="raise submission_timeout or submit smaller graphs",
+                    observed=f"the map of a submission of {jobs} job(s) was still pending "
+                    f"{now - self._started:.1f} s after its submit (submission_timeout "
+                    f"{timeout:g} s); this wait polled the device itself {polls} time(s); "
+                    f"{self._poll_thread_state()}",
+                    fix="under heavy CPU contention (a software GPU such as lavapipe shares "
+                    "the CPU) raise submission_timeout; otherwise submit smaller graphs",
                     stage="execution",
                 )
         try:

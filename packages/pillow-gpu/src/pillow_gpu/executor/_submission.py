@@ -255,7 +255,7 @@ class Submission:
         if self.complete:
             return
         assert self.fence is not None
-        self.fence.wait(self._deadline)
+        self.fence.wait(self._deadline, jobs=len(self.jobs), timeout=self._timeout)
         fence_buffer = self._fence_buffer
         if fence_buffer is not self.arena:
             with deferred_sigint():  # see _destroy_arena
