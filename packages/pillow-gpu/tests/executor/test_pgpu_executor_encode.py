@@ -63,3 +63,21 @@ def test_encode_failure_is_job_scoped(
     del result, image
     executor.close()
     assert credits_now(executor) == dict.fromkeys(ZERO_KEYS, 0)
+
+
+def test_a_failed_submit_names_its_first_job_and_returns_every_credit(
+    make_executor: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pillow_gpu.executor._submission import Submission
+
+    def failing_submit(submission: Submission, counters: Any) -> None:
+        raise RuntimeError("injected submit failure")  # fault injection: queue.submit fails
+
+    monkeypatch.setattr(Submission, "submit", failing_submit)
+    executor = make_executor()
+    with pytest.raises(ExecutionError) as info:
+        list(executor.run((f"job{value}", _inverted(value)) for value in (10, 20, 30)))
+    error = info.value
+    assert (error.stage, error.job_id, error.input_key) == ("submission", 0, "job10")
+    assert "injected submit failure" in error.observed
+    assert credits_now(executor) == dict.fromkeys(ZERO_KEYS, 0)

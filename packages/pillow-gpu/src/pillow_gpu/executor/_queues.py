@@ -113,6 +113,7 @@ class WorkQueues:
         while self._pending and len(self._in_flight) < self.max_in_flight:
             submission = Submission(self._shared, timeout=self._timeout)
             submission.group = list(islice(self._pending, self._group_size()))
+            first = submission.group[0]  # settling empties the group
             self._launching = submission
             try:
                 submission.launch()
@@ -126,8 +127,8 @@ class WorkQueues:
                     observed=f"{type(error).__name__}: {error}",
                     fix="the device is likely lost; create a new executor",
                     stage="submission",
-                    job_id=submission.group[0].job_id,
-                    input_key=submission.group[0].input_key,
+                    job_id=first.job_id,
+                    input_key=first.input_key,
                 )
                 self._fail(failure)
                 raise failure from error
