@@ -280,7 +280,7 @@ def test_grayscale_of_an_l_image_records_nothing() -> None:
     ids=["rgb", "ycbcr", "La-as-written", "la-upper", "i16"],
 )
 def test_convert_mode_is_pillows_spelling(text: str, mode: str) -> None:
-    assert parse_chain(f"convert:{text}").steps[0].args == (mode,)
+    assert parse_chain(f"convert:{text}").steps[0].args == (mode, "floydsteinberg")
 
 
 def _thumbnail_after(step: Callable[[PILImage.Image], PILImage.Image]) -> Callable[..., object]:

@@ -24,7 +24,8 @@ VALID = {
     "spaces-and-case": (" Median : 5 ", "median:5", (5,)),
     "size-argument": ("resize:32x16", "resize:32x16:bicubic", ((32, 16), "bicubic")),
     "filter-argument": ("resize:32x16:Lanczos", "resize:32x16:lanczos", ((32, 16), "lanczos")),
-    "mode-argument": ("convert:rgba", "convert:RGBA", ("RGBA",)),
+    "mode-argument": ("convert:rgba", "convert:RGBA:floydsteinberg", ("RGBA", "floydsteinberg")),
+    "dither-argument": ("convert:1:None", "convert:1:none", ("1", "none")),
 }
 
 
@@ -53,6 +54,7 @@ INVALID = {
     "not-an-integer": ("median:3.5", "invalid SIZE"),
     "bad-size": ("resize:32", "invalid WIDTHxHEIGHT"),
     "unknown-filter": ("resize:8x8:cubic", "invalid FILTER.*choose one of nearest, box"),
+    "unknown-dither": ("convert:P:ordered", "invalid DITHER.*choose one of floydsteinberg, none"),
 }
 
 
@@ -77,7 +79,7 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "invert": ("invert", PILImageOps.invert),
     "chops_invert": ("chops_invert", PILImageChops.invert),
     "grayscale": ("grayscale", PILImageOps.grayscale),
-    "convert": ("convert:RGBA", lambda im: im.convert("RGBA")),
+    "convert": ("convert:P:none", lambda im: im.convert("P", dither=PILImage.Dither.NONE)),
     "gaussian_blur": ("gaussian_blur:1.5", lambda im: im.filter(PILImageFilter.GaussianBlur(1.5))),
     "box_blur": ("box_blur:2", lambda im: im.filter(PILImageFilter.BoxBlur(2))),
     "median": ("median:5", lambda im: im.filter(PILImageFilter.MedianFilter(5))),
@@ -207,6 +209,7 @@ _ARGUMENTS = {
     "RADIUS": st.floats(0, 50, allow_nan=False).map(repr),
     "FACTOR": st.floats(-2, 4, allow_nan=False).map(repr),
     "CUTOFF": st.floats(0, 60, allow_nan=False).map(repr),
+    "DITHER": st.sampled_from(["none", "None", "floydsteinberg", "Floyd-Steinberg"]),
     "WIDTHxHEIGHT": st.tuples(st.integers(1, 99), st.integers(1, 99)).map(
         lambda wh: f"{wh[0]}x{wh[1]}"
     ),

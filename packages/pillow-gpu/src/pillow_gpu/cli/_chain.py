@@ -103,6 +103,18 @@ _FILTERS = {
 }
 
 
+#: Dithers of the ``convert`` step by name (Pillow's default is Floyd-Steinberg).
+_DITHERS = {"floydsteinberg": Image.Dither.FLOYDSTEINBERG, "none": Image.Dither.NONE}
+
+
+def _dither(text: str) -> str:
+    name = text.lower().replace("-", "").replace("_", "")
+    if name not in _DITHERS:
+        msg = f"unknown dither {text!r}; choose one of {', '.join(_DITHERS)}"
+        raise ValueError(msg)
+    return name
+
+
 def _filter(text: str) -> str:
     name = text.lower()
     if name not in _FILTERS:
@@ -154,9 +166,12 @@ def _rotate(modules: _Modules, image: Any, degrees: float) -> Any:
     return image.rotate(degrees, Image.NEAREST, expand=True)
 
 
-def _convert(modules: _Modules, image: Any, mode: str) -> Any:
-    # Pillow's convert to the image's own mode is ``copy()``: nothing for the GPU to do.
-    return image.copy() if image.mode == mode else image.convert(mode)
+def _convert(modules: _Modules, image: Any, mode: str, dither: str = "floydsteinberg") -> Any:
+    # Pillow's convert to the image's own mode is ``copy()``: nothing for the GPU to do. The
+    # dither only matters for P and 1 targets (only ``none`` gives Pillow's fixed tables).
+    if image.mode == mode:
+        return image.copy()
+    return image.convert(mode, dither=_DITHERS[dither])
 
 
 def _thumbnail(image: Any, size: tuple[int, int], resample: int) -> Any:
@@ -223,8 +238,10 @@ _SPECS: tuple[StepSpec, ...] = (
     ),
     StepSpec(
         name="convert",
-        call="Image.convert(MODE), e.g. convert:RGBA (a copy when the image is in MODE)",
-        parsers=(("MODE", _mode),),
+        call="Image.convert(MODE, dither=DITHER), e.g. convert:RGBA or convert:1:none (a copy "
+        "when the image is in MODE; DITHER floydsteinberg (Pillow's default) or none)",
+        parsers=(("MODE", _mode), ("DITHER", _dither)),
+        defaults=("floydsteinberg",),
         build=_convert,
     ),
     StepSpec(
