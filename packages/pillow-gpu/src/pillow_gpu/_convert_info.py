@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from PIL import Image as PILImage
-from PIL import ImagePalette
+from PIL import ImageOps, ImagePalette
 
 from pillow_gpu._cpu import convert_options
 from pillow_gpu._graph import Node
@@ -55,7 +55,30 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return source.convert(node.mode, **convert_options(node.params))
-    return source if node.inputs[0].mode == node.mode else None  # crop, transpose, ...
+    if node.inputs[0].mode != node.mode:
+        return None
+    if node.op in _PALETTE_REPLAYS:  # operations that rebuild the palette: Pillow's own steps
+        return _PALETTE_REPLAYS[node.op](source, node.params, size)
+    return source  # crop, transpose, paste, putpixel, resize: the palette is kept
+
+
+def _expand_palette(
+    source: PILImage.Image, params: Mapping[str, Any], size: tuple[int, int]
+) -> PILImage.Image:
+    # ImageOps.expand makes a new image with the palette of getpalette() (and any fill colour
+    # Pillow's getcolor adds), then pastes the source.
+    return ImageOps.expand(source, params["border"], params["fill"]).crop((0, 0, *size))
+
+
+def _transform_palette(
+    source: PILImage.Image, params: Mapping[str, Any], size: tuple[int, int]
+) -> PILImage.Image:
+    # Image.transform makes Image.new(mode, size, fillcolor), then copies the source palette.
+    data = params["data"]
+    return source.transform(size, params["method"], data, fillcolor=params["fillcolor"])
+
+
+_PALETTE_REPLAYS = {"expand": _expand_palette, "transform": _transform_palette}
 
 
 def fixed_palette(node: Node) -> bool:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from PIL import Image as PILImage
 
-__all__ = ["MODES", "SIZES", "assert_image_equal", "make_image"]
+__all__ = ["MODES", "SIZES", "assert_image_equal", "make_image", "undated_info"]
 
 #: Native modes and the parity sizes every route is checked at.
 MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
@@ -38,3 +41,16 @@ def assert_image_equal(actual: PILImage.Image, expected: PILImage.Image) -> None
         )
     if actual.mode == "RGB":
         assert actual.tobytes("raw", "RGBX") == expected.tobytes("raw", "RGBX"), "padding differs"
+
+
+def undated_info(info: Mapping[Any, Any]) -> dict[Any, Any]:
+    """``info`` with the creation time of a LittleCMS-made ICC profile blanked.
+
+    Pillow's LAB conversions attach a profile LittleCMS makes on the spot, whose header holds
+    the time it was made (bytes 24..35): two Pillow runs a second apart differ there only.
+    """
+    found = dict(info)
+    profile = found.get("icc_profile")
+    if isinstance(profile, bytes) and len(profile) >= 128 and profile[4:8] == b"lcms":
+        found["icc_profile"] = profile[:24] + bytes(12) + profile[36:]
+    return found

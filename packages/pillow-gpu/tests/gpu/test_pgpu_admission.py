@@ -27,7 +27,7 @@ def _edited(image: Image.Image, method: str, *args: Any) -> Image.Image:
 
 REJECTED: dict[str, Callable[[], Any]] = {
     "mode-P": lambda: ImageChops.invert(_leaf("P")),
-    "mode-PA": lambda: _leaf("PA").transpose(Image.ROTATE_90),
+    "mode-PA": lambda: _leaf("PA").reduce(2),
     "mode-1": lambda: _leaf("1").resize((2, 2)),
     # 16/32-bit images are admitted for copies and convert() only (gpu.lowering.wide)
     "mode-I": lambda: _leaf("I").filter(ImageFilter.MedianFilter(3)),

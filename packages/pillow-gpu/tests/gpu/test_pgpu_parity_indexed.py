@@ -247,7 +247,6 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
     ),
     "P-root": (lambda: Image.from_pil(_source("rgb256")), "only as the result of a convert"),
     "convert-to-P": (lambda: Image.new("RGB", (4, 4)).convert("P"), "dithers"),
-    "convert-P-to-I": (lambda: Image.new("P", (4, 4)).convert("I"), "conversion P -> I is not"),
 }
 
 

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageOps
-from pillow_gpu._testing import assert_image_equal
+from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate
 
@@ -117,10 +117,16 @@ def test_convert_of_an_rgb_result_to_l_to_wide_chains() -> None:
 
 @pytest.mark.parametrize("target", ["I", "F", "I;16"])
 @pytest.mark.parametrize("source", ["RGB", "RGBA", "CMYK"])
-def test_other_sources_to_wide_are_refused_naming_the_pair(source: str, target: str) -> None:
-    image = PILImage.new(source, (4, 3))
+def test_other_sources_to_wide(source: str, target: str) -> None:
+    """I and I;16 are Pillow's luma widened (admitted); F is rgb2f's float32 division, refused
+    naming the pair."""
+    image = make_image("RGBA", (37, 19)).convert(source)
+    lazy = Image.from_pil(image).convert(target)
+    if target != "F":
+        assert_image_equal(_gpu(lazy), image.convert(target))
+        return
     with pytest.raises(Unsupported) as info:
-        _gpu(Image.from_pil(image).convert(target))
+        _gpu(lazy)
     assert f"{source} -> {target}" in info.value.why
     assert 'convert("L")' in info.value.fix
 

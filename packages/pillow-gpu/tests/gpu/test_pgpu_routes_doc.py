@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, WIDE_MODES
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, PALETTE_ALPHA_MODES, WIDE_MODES
 from pillow_gpu.gpu._routes import ROUTES, render_routes_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "routes.md"
@@ -19,4 +19,9 @@ def test_committed_routes_doc_matches_the_planner() -> None:
 def test_every_route_names_native_limited_or_wide_modes_only() -> None:
     for route in ROUTES:
         assert route.modes
-        assert set(route.modes) <= {*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES}
+        assert set(route.modes) <= {
+            *NATIVE_MODES,
+            *LIMITED_MODES,
+            *PALETTE_ALPHA_MODES,
+            *WIDE_MODES,
+        }

@@ -6,8 +6,10 @@ byte 0 of their word. The wide modes hold their value in the word: I;16, I;16L a
 16-bit value in the low half (whatever byte order the mode stores), I the int32, F the float32
 bits.
 
+PA keeps its palette index in bytes 0..2 and its alpha in byte 3, as Pillow stores it.
+
 Uploads carry Pillow's stored bytes where they are narrower than a word (L, P, 1 one byte per
-pixel, LA, La and I;16* two), padded to a multiple of four bytes; the ``unpack`` kernel widens
+pixel, LA, La, PA and I;16* two), padded to a multiple of four bytes; the ``unpack`` kernel widens
 them into the working buffer on the device. Terminal bytes are Pillow's stored bytes (L, P and 1
 packed by ``pack_l``, I;16* by ``pack16`` in the mode's byte order), so RGB and YCbCr padding
 survives the trip and an I;16B result's ``tobytes()`` equals Pillow's.
@@ -28,6 +30,7 @@ __all__ = [
     "LIMITED_MODES",
     "NATIVE_MODES",
     "PACKED_UPLOADS",
+    "PALETTE_ALPHA_MODES",
     "WIDE16_MODES",
     "WIDE_MODES",
     "band_bytes",
@@ -55,6 +58,11 @@ LIMITED_MODES = ("YCbCr", "La", "RGBa", "HSV", "LAB")
 #: four bytes of the word; only ``convert`` and copies read them, and only ``convert`` writes
 #: them (gpu.lowering.indexed).
 INDEXED_MODES = ("P", "1")
+
+#: Palette images with alpha, held as Pillow stores them (the index in bytes 0..2, alpha in
+#: byte 3, like LA); only ``convert`` and pure copies read them, and only ``convert`` and
+#: those copies produce them (gpu.lowering.indexed).
+PALETTE_ALPHA_MODES = ("PA",)
 
 #: Stored byte -> band index, per native mode (None: a byte no band owns, e.g. the RGB padding
 #: byte and LA's bytes 1 and 2, which Pillow's merge writes as 0).
@@ -89,6 +97,7 @@ PACKED_UPLOADS: dict[str, tuple[int, int]] = {
     "1": (1, 1),
     "LA": (2, 2),
     "La": (2, 2),
+    "PA": (2, 2),
     "I;16": (2, 3),
     "I;16L": (2, 3),
     "I;16B": (2, 4),
@@ -97,7 +106,7 @@ PACKED_UPLOADS: dict[str, tuple[int, int]] = {
 #: Bytes per pixel of Pillow's ``tobytes()`` for every mode the GPU path stores.
 _STORED_BYTES = {
     "L": 1, "P": 1, "LA": 2, "RGB": 3, "RGBA": 4, "CMYK": 4, "RGBX": 4,
-    "YCbCr": 3, "La": 2, "RGBa": 4, "HSV": 3, "LAB": 3,
+    "YCbCr": 3, "La": 2, "PA": 2, "RGBa": 4, "HSV": 3, "LAB": 3,
     "I;16": 2, "I;16B": 2, "I;16L": 2, "I": 4, "F": 4,
 }  # fmt: skip
 _WIDE16_DTYPES = {"I;16": "<u2", "I;16L": "<u2", "I;16B": ">u2"}
@@ -147,7 +156,7 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
         return np.frombuffer(image.tobytes(), dtype=np.uint8).astype(np.uint32)
     if image.mode in _PASTED_MODES:
         return words_of_image(image)
-    if image.mode in ("LA", "La"):
+    if image.mode in ("LA", "La", "PA"):
         pairs = np.frombuffer(image.tobytes("raw", image.mode), dtype=np.uint8).reshape(-1, 2)
         gray = pairs[:, 0].astype(np.uint32)
         alpha = pairs[:, 1].astype(np.uint32)
@@ -176,7 +185,7 @@ def upload_bytes(image: PILImage.Image) -> bytes:
         return words_of_image(image).tobytes()
     if image.mode == "1":
         data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
-    elif image.mode in ("LA", "La"):
+    elif image.mode in ("LA", "La", "PA"):
         data = image.tobytes("raw", image.mode)
     elif image.mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
         return to_words(image).astype("<u4").tobytes()
@@ -221,7 +230,7 @@ def image_from_terminal(
 ) -> PILImage.Image:
     """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied once).
 
-    A P result gets ``palette`` (``(data, rawmode)``, as ``putpalette`` takes it).
+    A P or PA result gets ``palette`` (``(data, rawmode)``, as ``putpalette`` takes it).
     """
     pixels = size[0] * size[1]
     if mode == "L":
@@ -239,9 +248,12 @@ def image_from_terminal(
         rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
         return PILImage.frombytes(mode, size, data[: pixels * 4], "raw", rawmode)
     words = data[: pixels * 4]
-    if mode in ("LA", "La"):
+    if mode in ("LA", "La", "PA"):
         quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)
-        return PILImage.frombytes(mode, size, quads[:, (0, 3)].tobytes(), "raw", mode)
+        image = PILImage.frombytes(mode, size, quads[:, (0, 3)].tobytes(), "raw", mode)
+        if mode == "PA" and palette is not None:
+            image.putpalette(*palette)
+        return image
     if mode in _PASTED_MODES:
         return image_of_words(mode, size, np.frombuffer(words, dtype="<u4"))
     return PILImage.frombytes(mode, size, words, "raw", _WORD_RAWMODES.get(mode, mode))

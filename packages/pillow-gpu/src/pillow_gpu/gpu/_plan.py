@@ -284,8 +284,8 @@ class Plan:
 
     @property
     def palette(self) -> tuple[bytes, str] | None:
-        """A P output's palette as Pillow's ``convert`` gives it (``putpalette`` arguments)."""
-        return palette_of(self.root) if self.mode == "P" else None
+        """A P or PA output's palette as Pillow gives it (``putpalette`` arguments)."""
+        return palette_of(self.root) if self.mode in ("P", "PA") else None
 
     def build(self, mapped: memoryview | bytes) -> PILImage.Image:
         """Build the output ``PIL.Image.Image`` from this plan's terminal bytes (copied)."""

@@ -45,6 +45,7 @@ from pillow_gpu.gpu._layout import (
     LIMITED_MODES,
     NATIVE_MODES,
     PACKED_UPLOADS,
+    PALETTE_ALPHA_MODES,
     WIDE_MODES,
     ink,
     terminal_nbytes,
@@ -57,7 +58,13 @@ from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import unsupported
-from pillow_gpu.gpu.lowering.indexed import INDEX_COPIES, check_consumer, check_root
+from pillow_gpu.gpu.lowering.indexed import (
+    INDEX_COPIES,
+    check_consumer,
+    check_palette_alpha,
+    check_palette_alpha_root,
+    check_root,
+)
 from pillow_gpu.gpu.lowering.limited import check_limited
 from pillow_gpu.gpu.lowering.wide import check_wide
 
@@ -76,11 +83,11 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
             "images are admitted as uploads and as results of convert(), transpose and crop)",
             fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
         )
-    if node.mode not in (*NATIVE_MODES, *LIMITED_MODES, *INDEXED_MODES, *WIDE_MODES):
+    layouts = (*NATIVE_MODES, *LIMITED_MODES, *INDEXED_MODES, *PALETTE_ALPHA_MODES, *WIDE_MODES)
+    if node.mode not in layouts:
         raise unsupported(
             node,
-            f"mode {node.mode} is not a native GPU layout "
-            f"({', '.join((*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES))})",
+            f"mode {node.mode} is not a native GPU layout ({', '.join(layouts)})",
             fix="convert to a native mode first or evaluate with to_pil()",
         )
     check_limited(node, limits)
@@ -148,6 +155,7 @@ def plan_graph(
     host_bytes = 0
     for node in walk(root):
         check_consumer(node)
+        check_palette_alpha(node)
         check_wide(node)
         _check_image(node, limits)
         if node.cache.get() is not None or (node.is_leaf and node.op != "new"):
@@ -174,6 +182,8 @@ def plan_graph(
             buffers.words[id(node)] = lowering(program, node, inputs)
     if root.mode in INDEXED_MODES:
         check_root(root)
+    if root.mode in PALETTE_ALPHA_MODES:
+        check_palette_alpha_root(root)
     if id(root) in buffers.packed:  # already Pillow's bytes
         terminal = buffers.packed[id(root)]
     else:

@@ -1,6 +1,6 @@
 """Lowerings of ``convert`` (native sources), ``getchannel`` and ``ImageOps.colorize``.
 
-P and 1 sources and targets are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`, and
+P, PA and 1 sources and targets are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`, and
 conversions with YCbCr, La or RGBa on either side by :mod:`pillow_gpu.gpu.lowering.limited`.
 Every conversion Pillow performs between the native layouts is one ``convert`` dispatch
 (identities included: the lazy ``convert`` records none for them, as Pillow copies);
@@ -9,16 +9,30 @@ Every conversion Pillow performs between the native layouts is one ``convert`` d
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
+from PIL import Image as PILImage
+
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import INDEXED_MODES, LIMITED_MODES, NATIVE_MODES, band_bytes
+from pillow_gpu.gpu._layout import (
+    INDEXED_MODES,
+    LIMITED_MODES,
+    NATIVE_MODES,
+    PALETTE_ALPHA_MODES,
+    band_bytes,
+)
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import convert, convert_matrix
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
-from pillow_gpu.gpu.lowering.indexed import lower_indexed_convert, lower_to_indexed
+from pillow_gpu.gpu.lowering.indexed import (
+    lower_from_palette_alpha,
+    lower_indexed_convert,
+    lower_to_indexed,
+    lower_to_palette_alpha,
+)
 from pillow_gpu.gpu.lowering.limited import lower_indexed_to_limited, lower_limited_convert
 from pillow_gpu.gpu.lowering.wide import WIDE_MODES, lower_wide_convert
 
@@ -38,7 +52,86 @@ _TRANSPARENT_PAIRS = (
 )
 
 
+#: Targets a wide image reaches through Pillow's getmodebase (L; LAB through RGBA).
+_WIDE_DETOURS = (*INDEXED_MODES, *PALETTE_ALPHA_MODES, *LIMITED_MODES)
+#: Pillow's rgb2i and rgb2i16l/b are its rgb2l luma, stored wider.
+_LUMA_TARGETS = ("I", "I;16", "I;16L", "I;16B")
+_RGB_LIKE = ("RGB", "RGBA", "RGBX")
+
+
+@functools.cache
+def _direct_converter(source: str, target: str) -> bool:
+    """Whether Pillow's C ``convert`` has a converter for the pair (else Image.convert
+    goes through ``getmodebase``)."""
+    try:
+        PILImage.new(source, (1, 1)).im.convert(target)
+    except ValueError:
+        return False
+    return True
+
+
+def _middle(source: str, target: str) -> str | None:
+    """The mode Pillow converts through for a pair whose steps have other homes, or None."""
+    if source in WIDE_MODES and target in _WIDE_DETOURS:
+        return "RGBA" if target == "LAB" else "L"  # LAB: Image.convert's convert("RGBA")
+    eight_bit = source not in (*WIDE_MODES, *INDEXED_MODES, *PALETTE_ALPHA_MODES, "L")
+    if not eight_bit or target not in (*_LUMA_TARGETS, "F"):
+        return None
+    if _direct_converter(source, target):
+        # rgb2i / rgb2i16*: the luma of rgb2l (to F, rgb2f divides by 1000: no route)
+        return "L" if target in _LUMA_TARGETS and source in _RGB_LIKE else None
+    base = PILImage.getmodebase(source)
+    return None if base == source else base
+
+
+def _reaches_rgb2f(source: str) -> bool:
+    # RGB, RGBA, RGBX -> F is rgb2f; CMYK, YCbCr, HSV, RGBa have no F converter and go
+    # through their getmodebase, RGB.
+    if source in _RGB_LIKE:
+        return True
+    indirect = source in (*NATIVE_MODES, *LIMITED_MODES) and not _direct_converter(source, "F")
+    return indirect and PILImage.getmodebase(source) == "RGB"
+
+
+def _through(program: Program, node: Node, ins: Inputs, middle: str) -> int:
+    # Pillow's two steps, each lowered by its own route. Image.convert's detour through
+    # getmodebase is C-level (info["transparency"] unseen); its LAB path is convert("RGBA").
+    source = ins[0][1]
+    info = source.info
+    if middle != "RGBA":
+        info = {key: value for key, value in info.items() if key != "transparency"}
+    step = Node(
+        op="convert",
+        params={"mode": middle},
+        inputs=(source,),
+        mode=middle,
+        size=node.size,
+        info=info,
+    )
+    first = _convert(program, step, ins)
+    return _convert(program, node, [(first, step)])
+
+
 def _convert(program: Program, node: Node, ins: Inputs) -> int:
+    if ins[0][1].mode == "PA":  # Pillow's pa2* converters, through the palette
+        return lower_from_palette_alpha(program, node, ins)
+    if ins[0][1].mode in INDEXED_MODES and node.mode in WIDE_MODES:  # Pillow's p2i, bit2f...
+        return lower_indexed_convert(program, node, ins)
+    if node.mode == "F" and _reaches_rgb2f(ins[0][1].mode):
+        source = ins[0][1].mode
+        detour = "" if source in _RGB_LIKE else " (Pillow goes through RGB)"
+        raise unsupported(
+            node,
+            f"conversion {source} -> F ends in Pillow's rgb2f{detour}, which divides the "
+            "integer luma sum by 1000 in float32; that division is not proven exact on the GPU",
+            fix='convert to L first (image.convert("L").convert("F") rounds the luma), or '
+            "evaluate with to_pil()",
+        )
+    middle = _middle(ins[0][1].mode, node.mode)
+    if middle is not None:
+        return _through(program, node, ins, middle)
+    if node.mode == "PA" and ins[0][1].mode not in WIDE_MODES:
+        return lower_to_palette_alpha(program, node, ins, _to_rgb)
     if ins[0][1].mode in WIDE_MODES or node.mode in WIDE_MODES:
         return lower_wide_convert(program, node, ins)
     if node.mode in INDEXED_MODES:  # P and 1 targets (P -> 1 and 1 -> P included)
@@ -162,6 +255,17 @@ ROUTES = (
         contexts="RGB -> L (4 or 12 values) and RGB -> RGB (12 values); finite coefficients "
         f"up to {MATRIX_BOUND:g}; float32 as Pillow (host product tables, ordered adds); the "
         "RGB result's padding byte, uninitialised in Pillow, is written as 255",
+    ),
+    Route(
+        operation="convert in two steps across the 16/32-bit modes",
+        modes=WIDE_MODES,
+        kernel="convert_wide + the second step's kernels",
+        contexts="Pillow's own detours, each step by its own route: I, F, I;16* -> 1, P, PA, "
+        "YCbCr, HSV through L (getmodebase; to 1 with dither=NONE) and -> LAB through RGBA "
+        "(Image.convert's LittleCMS path); RGB, RGBA, RGBX -> I and RGB -> I;16* as rgb2l's "
+        "luma widened (rgb2i, rgb2i16l/b), LA, CMYK, YCbCr, HSV, RGBa (and RGBA, RGBX -> "
+        "I;16*) through their getmodebase; P and 1 -> I/F (and 1 -> I;16*) through Pillow's "
+        "256-entry table; RGB-like -> F (rgb2f divides by 1000 in float32) refused",
     ),
     Route(
         operation="getchannel / split",

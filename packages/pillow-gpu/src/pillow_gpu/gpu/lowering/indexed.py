@@ -16,6 +16,16 @@ palette cache's 64^3 cells (CMYK and YCbCr through RGB, as Pillow goes); L and L
 Pillow's ``rgb2bit`` (RGBa, CMYK and YCbCr through RGB); P -> 1 is the palette's table
 whatever the dither. Floyd-Steinberg dithering (Pillow's default), ADAPTIVE palettes and
 RGBA -> P (a ``quantize``) depend on other pixels and are refused.
+
+PA images (:func:`check_palette_alpha`) keep the index in bytes 0..2 and alpha in byte 3.
+Pillow's ``pa2*`` converters read the palette entry of the index and either drop the alpha
+(L, RGB, CMYK, YCbCr, HSV, 1, P, I, F) or copy it to byte 3 (LA, RGBA, RGBX); the palette's
+own alpha and ``info["transparency"]`` are never read. A ``convert`` from PA is thus a table:
+live Pillow converts a 256 x 256 carrier holding every (index, alpha) pair with the node's own
+palette, and the result is admitted only if it is one per-byte lookup (bytes 0..2 from the
+index, byte 3 from the alpha) or a function of the index alone, checked on all 65,536 pairs.
+To PA, Pillow's ``topalette`` writes the P index with alpha 255 (so the P routes apply) and
+``p2pa`` the palette's alpha (a 256-entry table).
 """
 
 from __future__ import annotations
@@ -30,7 +40,13 @@ from PIL import Image as PILImage
 from pillow_gpu._convert_info import palette_of, probe
 from pillow_gpu._cpu import convert_options
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import INDEXED_MODES, NATIVE_MODES, to_words
+from pillow_gpu.gpu._layout import (
+    INDEXED_MODES,
+    NATIVE_MODES,
+    PALETTE_ALPHA_MODES,
+    WIDE_MODES,
+    to_words,
+)
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import lut, to_indexed
 from pillow_gpu.gpu.lowering._admission import unsupported
@@ -40,12 +56,17 @@ __all__ = [
     "BILEVEL_SOURCES",
     "INDEXED_TARGETS",
     "INDEX_COPIES",
+    "PALETTE_ALPHA_COPIES",
     "PALETTE_SOURCES",
     "ROUTES",
     "check_consumer",
+    "check_palette_alpha",
+    "check_palette_alpha_root",
     "check_root",
+    "lower_from_palette_alpha",
     "lower_indexed_convert",
     "lower_to_indexed",
+    "lower_to_palette_alpha",
     "palette_table",
 ]
 
@@ -53,16 +74,17 @@ __all__ = [
 INDEXED_TARGETS = NATIVE_MODES
 #: Sources of ``convert("P")`` on the GPU: gray ones (any dither) and RGB-like ones (dither
 #: NONE, WEB palette; CMYK and YCbCr through RGB). RGBA -> P is Pillow's ``quantize``.
-PALETTE_SOURCES = ("L", "LA", "1", "RGB", "RGBX", "RGBa", "CMYK", "YCbCr")
+PALETTE_SOURCES = ("L", "LA", "1", "RGB", "RGBX", "RGBa", "CMYK", "YCbCr", "HSV")
 #: Sources of ``convert("1")`` on the GPU (dither NONE; P whatever the dither).
-BILEVEL_SOURCES = ("L", "LA", "P", "RGB", "RGBA", "RGBX", "RGBa", "CMYK", "YCbCr")
+BILEVEL_SOURCES = ("L", "LA", "P", "RGB", "RGBA", "RGBX", "RGBa", "CMYK", "YCbCr", "HSV")
 _GRAY = ("L", "LA", "1")  # byte 0 is the gray value Pillow reads (LA -> L -> P)
 _WEB = ("RGB", "RGBX", "RGBa")  # Pillow's topalette reads stored bytes 0..2 of these
 _RGB2BIT = ("RGB", "RGBA", "RGBX")  # Pillow's rgb2bit reads stored bytes 0..2 of these
-_THROUGH_RGB = ("CMYK", "YCbCr", "RGBa")  # Pillow converts these to RGB first (modebase)
+_THROUGH_RGB = ("CMYK", "YCbCr", "RGBa", "HSV")  # Pillow converts these to RGB first (modebase)
 _THRESHOLD = np.where(np.arange(256) >= 128, 255, 0)  # Pillow's l2bit
 
-#: Lowers a ``convert("RGB")`` of the source of a node: (program, node, inputs) -> buffer.
+#: Lowers a ``convert("RGB")`` of the source of a node: (program, node, inputs) -> buffer
+#: (the step Pillow takes first for CMYK, YCbCr, RGBa and HSV sources of P, PA and 1).
 ToRgb = Callable[[Program, Node, list[tuple[int, Any]]], int]
 
 #: Operations that move stored P/1 bytes unchanged (the result keeps the palette, as in
@@ -118,11 +140,11 @@ def palette_table(
 
 
 def lower_indexed_convert(program: Program, node: Node, ins: list[tuple[int, Any]]) -> int:
-    """``convert`` of a P or 1 input to a native mode: one lookup of Pillow's table.
+    """``convert`` of a P or 1 input to a native or wide mode: one lookup of Pillow's table.
 
     (P -> 1 and 1 -> P are :func:`lower_to_indexed`'s.)"""
     src, source = ins[0]
-    if node.mode not in INDEXED_TARGETS:
+    if node.mode not in (*INDEXED_TARGETS, *WIDE_MODES):
         raise unsupported(node, f"conversion {source.mode} -> {node.mode} is not proven")
     return lut.lower(program, src, node.size, palette_table(source, node.mode))
 
@@ -228,6 +250,140 @@ def check_root(root: Node) -> None:
         raise unsupported(root, "the palette of this P result is not known before it runs")
 
 
+#: Operations that move stored PA words unchanged (resize: NEAREST or the same-size copy;
+#: transform: AFFINE with NEAREST); the result's palette is Pillow's (kept, or rebuilt by
+#: expand and transform as Pillow rebuilds it, see ``_convert_info``).
+PALETTE_ALPHA_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "transform")
+_PA_FIX = 'convert to RGBA first (e.g. image.convert("RGBA")), or evaluate with to_pil()'
+
+
+def _palette_colour(value: object) -> bool:
+    # A colour Pillow looks up (or adds) in the image's palette: a name, or 3 or 4 values.
+    return isinstance(value, str) or (isinstance(value, (tuple, list)) and len(value) in (3, 4))
+
+
+def check_palette_alpha(node: Node) -> None:
+    """Reject an operation that reads or produces PA unless it is ``convert`` or a PA copy."""
+    if node.is_leaf or node.cache.get() is not None:  # uploaded: no operation runs
+        return
+    if not {node.mode, *(child.mode for child in node.inputs)} & set(PALETTE_ALPHA_MODES):
+        return
+    if node.op == "convert":  # the lowering checks the pair
+        return
+    if node.op not in PALETTE_ALPHA_COPIES:
+        raise unsupported(
+            node,
+            f"operation {node.op!r} has no GPU route for mode PA: PA images are admitted only "
+            f"for convert() and the copies {', '.join(PALETTE_ALPHA_COPIES)} (NEAREST)",
+            fix=_PA_FIX,
+        )
+    params = node.params
+    if node.op == "resize":
+        source = node.inputs[0]
+        same = node.size == source.size and tuple(params["box"]) == (0, 0, *source.size)
+        if not same and params["resample"] != PILImage.Resampling.NEAREST:
+            raise unsupported(
+                node,
+                "resize of a PA image is proven only for NEAREST (Pillow's other filters "
+                "interpolate the palette indices)",
+                fix="use Image.Resampling.NEAREST, or " + _PA_FIX,
+            )
+    if node.op == "transform":
+        affine = params["method"] == PILImage.Transform.AFFINE
+        if not affine or params["resample"] != PILImage.Resampling.NEAREST:
+            raise unsupported(
+                node,
+                "transform of a PA image is proven only for AFFINE with NEAREST (pure copies)",
+                fix="use Image.Transform.AFFINE with Image.Resampling.NEAREST, or " + _PA_FIX,
+            )
+    colour = params.get("fill") if node.op == "expand" else params.get("value")
+    if node.op in ("expand", "putpixel") and _palette_colour(colour):
+        raise unsupported(
+            node,
+            f"{node.op} of a PA image with the colour {colour!r}: Pillow looks the colour up "
+            "in the image's own palette (palette.getcolor, which may add an entry)",
+            fix="pass a palette index or an (index, alpha) pair, or evaluate with to_pil()",
+        )
+
+
+#: Every (index, alpha) pair: index = column, alpha = row of a 256 x 256 PA carrier.
+_PA_PAIRS = np.stack(
+    [np.tile(np.arange(256, dtype=np.uint8), 256), np.repeat(np.arange(256, dtype=np.uint8), 256)],
+    axis=1,
+).tobytes()
+_OPAQUE = np.stack([np.arange(256)] * 3 + [np.full(256, 255)]).astype(np.int64)
+
+
+def _pa_results(node: Node, source: Node) -> npt.NDArray[np.int64]:
+    """Pillow's stored bytes of ``node``'s conversion of every (index, alpha) pair of
+    ``source``'s palette: shape (4 bytes, 256 alphas, 256 indices)."""
+    carrier = probe(source, (256, 256))
+    if carrier is None:
+        raise unsupported(node, "the palette of this mode PA image is not recorded")
+    carrier.im.paste(PILImage.frombytes("PA", (256, 256), _PA_PAIRS).im, (0, 0, 256, 256))
+    try:
+        converted = carrier.convert(node.mode, **convert_options(node.params))
+    except ValueError as error:  # e.g. a PA image without a palette
+        raise unsupported(node, f"Pillow cannot convert this PA image: {error}") from error
+    words = to_words(converted).astype(np.int64).reshape(256, 256)
+    return np.stack([(words >> (8 * byte)) & 255 for byte in range(4)])
+
+
+def lower_from_palette_alpha(program: Program, node: Node, ins: list[tuple[int, Any]]) -> int:
+    """``convert`` of a PA image: Pillow's result as a per-byte or per-index table.
+
+    Bytes 0..2 from the index and byte 3 from the alpha: one ``lut``. A function of the index
+    alone: the index as a P word (``to_indexed``), then a ``lut`` (P and 1: the one table).
+    """
+    src, source = ins[0]
+    results = _pa_results(node, source)
+    by_index = results[:, 0, :]
+    if (results[:3] == by_index[:3, None, :]).all() and (results[3] == results[3, :, :1]).all():
+        table = np.concatenate([by_index[:3], results[3, :, 0][None]])
+        return lut.lower(program, src, node.size, table)
+    if not (results == by_index[:, None, :]).all():
+        raise unsupported(
+            node,
+            f"Pillow's PA -> {node.mode} result is neither a per-byte table of (index, alpha) "
+            "nor a function of the index alone (checked on all 65,536 pairs)",
+            fix=_PA_FIX,
+        )
+    if (by_index == by_index[0]).all():  # one byte repeated (P and 1)
+        return to_indexed.lower_byte_table(program, src, node.size, by_index[0])
+    index = to_indexed.lower_byte_table(program, src, node.size, np.arange(256))
+    return lut.lower(program, index, node.size, by_index)
+
+
+def lower_to_palette_alpha(
+    program: Program, node: Node, ins: list[tuple[int, Any]], to_rgb: ToRgb
+) -> int:
+    """``convert("PA")``: P through its palette's alpha (``p2pa``), every other source as its
+    P index with alpha 255 (Pillow's ``topalette``)."""
+    src, source = ins[0]
+    if source.mode == "P":
+        table = palette_table(source, "PA", convert_options(node.params))
+        return lut.lower(program, src, node.size, table)
+    if source.mode == "RGBA":
+        raise unsupported(
+            node,
+            "Pillow converts RGBA to PA by quantize() of the RGB bands (an adaptive palette "
+            "that depends on every pixel) merged with the alpha",
+            fix="evaluate with to_pil(), or convert to RGBA's P result on the CPU first",
+        )
+    index = _to_palette(program, node, ins, to_rgb)
+    return lut.lower(program, index, node.size, _OPAQUE)
+
+
+def check_palette_alpha_root(root: Node) -> None:
+    """Admit a PA result whose palette is known before it runs (Pillow's, see palette_of)."""
+    if palette_of(root) is None:
+        raise unsupported(
+            root,
+            "the palette of this PA result is not known before it runs",
+            fix='convert to RGBA first, e.g. image.convert("RGBA"), or evaluate with to_pil()',
+        )
+
+
 def _columns(sources: tuple[str, ...]) -> tuple[str, ...]:
     # The route table's mode columns hold the layouts; P and 1 sources are named in contexts.
     return tuple(mode for mode in sources if mode not in INDEXED_MODES)
@@ -261,5 +417,35 @@ ROUTES = (
         "(r*299 + g*587 + b*114 >= 128000, exhaustive over 2^24 inputs); RGBa, CMYK, "
         "YCbCr through RGB; P (any dither) the palette's table; returned as Pillow's 0/255 "
         "bytes; Floyd-Steinberg (the default) refused with the dither=NONE fix",
+    ),
+    Route(
+        operation="convert from PA (to every mode Pillow converts it to)",
+        modes=("PA",),
+        kernel="lut / to_indexed+lut",
+        contexts="Pillow's pa2* converters (or its detour through RGB, or RGBA for LAB) read "
+        "off live Pillow for all 256 x 256 (index, alpha) pairs with the image's own palette: "
+        "admitted when the result is a per-byte table (bytes 0..2 from the index, byte 3 from "
+        "the alpha: LA, RGBA, RGBX, LAB, ...) or a function of the index alone (L, RGB, 1, P, "
+        "I, F, I;16*, ...); the palette's alpha and info['transparency'] are not read, as in "
+        "Pillow; P results keep the PA palette (Pillow itself rejects palette=ADAPTIVE)",
+    ),
+    Route(
+        operation="convert to PA (from the modes marked)",
+        modes=("PA", *_columns(PALETTE_SOURCES)),
+        kernel="lut / to_indexed+lut",
+        contexts="P: Pillow's p2pa (the index, the palette's alpha or 255; info['transparency'] "
+        "applied to the palette first), a 256-entry table; the convert('P') sources: Pillow's "
+        "topalette index with alpha 255 (dither and palette rules as for P); RGBA -> PA "
+        "(quantize) refused; the result carries Pillow's palette",
+    ),
+    Route(
+        operation="PA copies: transpose, crop, expand, paste, putpixel, resize NEAREST, "
+        "transform AFFINE NEAREST",
+        modes=("PA",),
+        kernel="remap / paste / resize_nearest / affine_nearest",
+        contexts="uploaded as Pillow's two stored bytes (index, alpha) and widened by unpack; "
+        "the stored index and alpha copied (exif_transpose included); expand and "
+        "putpixel with an index or (index, alpha), a palette colour (3/4 values or a name) "
+        "refused; the result's palette as Pillow keeps or rebuilds it",
     ),
 )
