@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from PIL import Image as PILImage
 
-__all__ = ["MODES", "SIZES", "assert_image_equal", "make_image", "undated_info"]
+__all__ = ["MODES", "SIZES", "assert_image_equal", "make_image", "pillow_converts", "undated_info"]
 
 #: Native modes and the parity sizes every route is checked at.
 MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
@@ -54,3 +55,16 @@ def undated_info(info: Mapping[Any, Any]) -> dict[Any, Any]:
     if isinstance(profile, bytes) and len(profile) >= 128 and profile[4:8] == b"lcms":
         found["icc_profile"] = profile[:24] + bytes(12) + profile[36:]
     return found
+
+
+def pillow_converts(source: PILImage.Image | str, target: str, **options: Any) -> bool:
+    """Whether live Pillow's ``convert(target, **options)`` accepts ``source`` (an image, or a
+    mode for a blank 2x2 image): False where it raises ValueError or OSError."""
+    image = PILImage.new(source, (2, 2)) if isinstance(source, str) else source
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            image.convert(target, **options)
+    except (ValueError, OSError):
+        return False
+    return True

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 from pillow_gpu import Image
-from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu._testing import assert_image_equal, make_image, pillow_converts
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
 from pillow_gpu.gpu._layout import (
@@ -42,17 +42,7 @@ MODES = (
 )  # fmt: skip
 
 
-def _accepted(source: str, target: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            PILImage.new(source, (2, 2)).convert(target)
-    except (ValueError, OSError):
-        return False
-    return True
-
-
-PAIRS = [(a, b) for a in MODES for b in MODES if _accepted(a, b)]
+PAIRS = [(a, b) for a in MODES for b in MODES if pillow_converts(a, b)]
 
 
 _WORD_RAW = {"YCbCr": "YCbCrX"}  # every stored byte, the padding byte included
@@ -137,22 +127,12 @@ def _indexed_source(mode: str) -> PILImage.Image:
     return _source(mode)
 
 
-def _indexed_accepted(source: str, target: str, dither: PILImage.Dither | None) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _indexed_source(source).convert(target, dither=dither)
-    except (ValueError, OSError):
-        return False
-    return True
-
-
 INDEXED_CASES = [
     (source, target, name)
     for source in INDEXED_SOURCES
     for target in ("P", "1")
     for name, dither in DITHERS.items()
-    if _indexed_accepted(source, target, dither)
+    if pillow_converts(_indexed_source(source), target, dither=dither)
 ]
 
 

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image as PILImage
 from pillow_gpu import GpuBatchExecutor, Image
-from pillow_gpu._testing import undated_info
+from pillow_gpu._testing import pillow_converts, undated_info
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
 from pillow_gpu.gpu._device import SharedDevice
@@ -66,18 +66,11 @@ def source_image(mode: str, size: tuple[int, int], seed: int = 0) -> PILImage.Im
     return image_of_words(mode, size, words)  # the four-byte modes, byte 3 random
 
 
-def _accepted(source: str, target: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            source_image(source, (2, 2)).convert(target)
-    except (ValueError, OSError):
-        return False
-    return True
-
-
 PAIRS = [
-    (a, b) for a in MODES for b in MODES if a != b and {a, b} & {"HSV", "LAB"} and _accepted(a, b)
+    (a, b)
+    for a in MODES
+    for b in MODES
+    if a != b and {a, b} & {"HSV", "LAB"} and pillow_converts(source_image(a, (2, 2)), b)
 ]
 
 

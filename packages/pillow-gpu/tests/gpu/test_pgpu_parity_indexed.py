@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -257,14 +257,6 @@ def test_other_uses_are_unsupported(name: str) -> None:
         plan_graph(graph())
     assert (caught.value.kind, caught.value.stage) == ("Unsupported", "admission")
     assert "fix: convert to" in str(caught.value)
-
-
-@pytest.fixture
-def executor(device: SharedDevice) -> Iterator[GpuBatchExecutor]:
-    executor = GpuBatchExecutor()
-    yield executor
-    executor.close()
-    assert executor.stats["gpu_bytes"] == 0
 
 
 def test_batch_executor_runs_palette_files(tmp_path: Path, executor: GpuBatchExecutor) -> None:

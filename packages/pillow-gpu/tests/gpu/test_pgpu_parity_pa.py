@@ -9,7 +9,7 @@ Every admitted case runs the real kernels and compares mode, size, ``tobytes()``
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,6 @@ from pillow_gpu import GpuBatchExecutor, Image, ImageOps
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu._device import SharedDevice
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -322,12 +321,6 @@ def test_exif_transpose_of_pa(tmp_path: Path, orientation: int, then: str) -> No
 
 
 # -- executor -------------------------------------------------------------------------------
-@pytest.fixture
-def executor(device: SharedDevice) -> Iterator[GpuBatchExecutor]:
-    executor = GpuBatchExecutor()
-    yield executor
-    executor.close()
-    assert executor.stats["gpu_bytes"] == 0
 
 
 def test_batch_executor_runs_pa_files(tmp_path: Path, executor: GpuBatchExecutor) -> None:

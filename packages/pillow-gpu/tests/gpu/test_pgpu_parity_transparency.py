@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ from pillow_gpu import GpuBatchExecutor, Image, ImageEnhance, ImageOps
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import NATIVE_MODES
 from pillow_gpu.gpu.kernels.convert import CONVERSIONS
 
@@ -156,13 +154,6 @@ def test_unproven_transparency_is_rejected(name: str) -> None:
         "admission",
         True,
     )
-
-
-@pytest.fixture
-def executor(device: SharedDevice) -> Iterator[GpuBatchExecutor]:
-    executor = GpuBatchExecutor()
-    yield executor
-    executor.close()
 
 
 def test_batch_executor(tmp_path: Path, executor: GpuBatchExecutor) -> None:
