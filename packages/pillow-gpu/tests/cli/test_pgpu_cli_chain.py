@@ -24,7 +24,12 @@ VALID = {
     "spaces-and-case": (" Median : 5 ", "median:5", (5,)),
     "size-argument": ("resize:32x16", "resize:32x16:bicubic", ((32, 16), "bicubic")),
     "filter-argument": ("resize:32x16:Lanczos", "resize:32x16:lanczos", ((32, 16), "lanczos")),
-    "mode-argument": ("convert:rgba", "convert:RGBA:floydsteinberg", ("RGBA", "floydsteinberg")),
+    "mode-argument": ("convert:rgba", "convert:RGBA", ("RGBA", "floydsteinberg")),
+    "default-dither-not-printed": (
+        "convert:P:Floyd-Steinberg",
+        "convert:P",
+        ("P", "floydsteinberg"),
+    ),
     "dither-argument": ("convert:1:None", "convert:1:none", ("1", "none")),
 }
 

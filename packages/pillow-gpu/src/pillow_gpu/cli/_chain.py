@@ -151,6 +151,9 @@ class StepSpec:
     parsers: tuple[tuple[str, Callable[[str], Any]], ...] = ()
     defaults: tuple[Any, ...] = ()
     build: _Builder
+    #: Print trailing arguments that equal their default only when this is False (``convert``'s
+    #: dither matters for P and 1 targets only, so ``convert:RGB`` stays as written).
+    print_defaults: bool = True
 
     @property
     def usage(self) -> str:
@@ -243,6 +246,7 @@ _SPECS: tuple[StepSpec, ...] = (
         parsers=(("MODE", _mode), ("DITHER", _dither)),
         defaults=("floydsteinberg",),
         build=_convert,
+        print_defaults=False,
     ),
     StepSpec(
         name="gaussian_blur",
@@ -416,7 +420,12 @@ class Step:
     args: tuple[Any, ...]
 
     def __str__(self) -> str:
-        return ":".join([self.spec.name, *(_format_arg(arg) for arg in self.args)])
+        args = list(self.args)
+        if not self.spec.print_defaults:
+            required = len(self.spec.parsers) - len(self.spec.defaults)
+            while len(args) > required and args[-1] == self.spec.defaults[len(args) - 1 - required]:
+                args.pop()
+        return ":".join([self.spec.name, *(_format_arg(arg) for arg in args)])
 
 
 def _format_arg(arg: Any) -> str:
