@@ -67,10 +67,18 @@ def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
     """An L median of an inversion on whole-word rows is one packing-3 dispatch: no widening
     of the upload and no packing of the result; other widths take the one-word-per-pixel path."""
     source = Image.from_pil(make_image("L", shape, seed=1))
-    program = plan_graph(ImageChops.invert(source).filter(PILImageFilter.MedianFilter(3))).program
+    plan = plan_graph(ImageChops.invert(source).filter(PILImageFilter.MedianFilter(3)))
+    program = plan.program
     pipelines = [dispatch.pipeline for dispatch in program.dispatches]
     if packed:
         assert pipelines == ["rank?INVERT=1&PACKING=3"]
+        # the folded inversion's output is never made: not bound, not charged
+        (pruned,) = [spec for spec in program.buffers if spec.role == "pruned"]
+        assert all(pruned.index not in d.bindings for d in program.dispatches)
+        charged = [spec for spec in program.buffers if spec.role not in ("pruned", "resident")]
+        assert plan.gpu_bytes == sum(-(-s.nbytes // 256) * 256 for s in charged) + (
+            plan.staging_nbytes
+        )
     else:  # the inversion runs on the packed bytes, then widens for the filter
         assert pipelines == ["invert", "unpack?KIND=0", "rank?INVERT=0&PACKING=2", "pack_l"]
 

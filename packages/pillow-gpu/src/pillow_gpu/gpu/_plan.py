@@ -137,7 +137,8 @@ class Plan:
         buffers = sum(
             -(-spec.nbytes // granule) * granule
             for spec in self.program.buffers
-            if spec.role != "resident"  # per-device tables, outside every plan's reservation
+            # per-device tables, outside every plan's reservation; pruned buffers are not made
+            if spec.role not in ("resident", "pruned")
         )
         return buffers + self.staging_nbytes
 
@@ -204,7 +205,7 @@ class Plan:
         resources: list[dict[str, Any]] = []
         clear: list[Any] = []
         for spec in self.program.buffers:
-            if spec.index in offsets:
+            if spec.index in offsets or spec.role == "pruned":  # in the constants / unbound
                 resources.append({})
                 continue
             if spec.build is not None:  # a resident table: the device's, bound, never owned

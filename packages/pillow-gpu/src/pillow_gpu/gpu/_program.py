@@ -56,12 +56,13 @@ class BufferSpec:
 
     A ``"resident"`` buffer is a per-device read-only table (``name``, built once by
     ``build``) that the device keeps for every plan; plans bind it but neither own nor
-    charge it (see :meth:`Program.resident`).
+    charge it (see :meth:`Program.resident`). A ``"pruned"`` buffer was the output of a
+    dispatch :meth:`Program.prune` dropped: nothing binds it, so no plan creates or charges it.
     """
 
     index: int
     nbytes: int
-    role: str  # "image", "table", "params" or "resident"
+    role: str  # "image", "table", "params", "resident" or "pruned"
     data: bytes | None = None
     name: str = ""
     build: Callable[[], bytes] | None = None
@@ -209,8 +210,9 @@ class Program:
         """Drop lookup dispatches whose output no other dispatch reads and ``keep`` is not.
 
         A consumer that folded a lookup in (a following lookup composing the tables, a rank
-        filter reading an inversion's source) leaves it unread; its buffers stay allocated
-        (and charged), only the work goes.
+        filter reading an inversion's source) leaves it unread: its dispatch goes, and its
+        output image buffer becomes ``"pruned"`` (never created, cleared or charged). Its
+        parameter block and table stay in the plan's constants (a few hundred bytes).
         """
         for dst, (src, _) in self.lookups.items():
             if dst == keep:
@@ -222,6 +224,9 @@ class Program:
             ]
             if not any(dst in d.bindings for d in self.dispatches if d not in own):
                 self.dispatches = [d for d in self.dispatches if d not in own]
+                spec = self.buffers[dst]
+                if spec.role == "image":
+                    self.buffers[dst] = BufferSpec(index=dst, nbytes=spec.nbytes, role="pruned")
                 self._constants = None
 
     @property
