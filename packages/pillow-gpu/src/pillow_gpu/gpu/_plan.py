@@ -180,7 +180,7 @@ class Plan:
             )
         shared = device or get_device()
         pixels = {upload.buffer: _host_pixels(upload.node) for upload in self.uploads}
-        blob, offsets, layout = self.program.constants(STAGING_ALIGNMENT)
+        blob, offsets, layout = self.program.constants()
         key = (*layout, tuple(upload.buffer for upload in self.uploads), blob)
         slot = shared.slots.take(key)
         self._fresh = slot is None

@@ -20,13 +20,25 @@ import numpy.typing as npt
 
 from pillow_gpu.gpu._work import INVOCATION_OVERHEAD
 
-__all__ = ["WORKGROUP", "BufferSpec", "Dispatch", "Program", "parse_specialized", "specialized"]
+__all__ = [
+    "CONSTANTS_ALIGNMENT",
+    "WORKGROUP",
+    "BufferSpec",
+    "Dispatch",
+    "Program",
+    "parse_specialized",
+    "specialized",
+]
 
 #: Kernels that record a lookup (``Program.lookups``): their bindings start (source, output).
 _LOOKUP_SHADERS = frozenset({"lut", "invert"})
 
 #: Workgroup edge of every 2-D kernel (16 x 16 invocations).
 WORKGROUP = 16
+
+#: Offset alignment of each parameter block and table in a plan's constants buffer (WebGPU's
+#: default minUniformBufferOffsetAlignment and minStorageBufferOffsetAlignment).
+CONSTANTS_ALIGNMENT = 256
 
 
 def specialized(shader: str, constants: Mapping[str, int] | None) -> str:
@@ -98,12 +110,13 @@ class Program:
         default=None, init=False, repr=False, compare=False
     )
 
-    def constants(self, alignment: int) -> tuple[bytes, dict[int, int], tuple[object, ...]]:
+    def constants(self) -> tuple[bytes, dict[int, int], tuple[object, ...]]:
         """``(blob, offsets, key)``: every parameter block and host table back to back, each
-        at an ``alignment``-aligned offset (buffer index -> offset), and the program's part of
-        a slot key (:mod:`pillow_gpu.gpu._slots`). Computed once per program: the plans of one
-        cached shape share it."""
-        if self._constants is None or len(self._constants[0]) % alignment:
+        at a :data:`CONSTANTS_ALIGNMENT`-aligned offset (buffer index -> offset), and the
+        program's part of a slot key (:mod:`pillow_gpu.gpu._slots`). Computed once per
+        program: the plans of one cached shape share it."""
+        if self._constants is None:
+            alignment = CONSTANTS_ALIGNMENT
             blob = bytearray()
             offsets: dict[int, int] = {}
             for spec in self.buffers:
