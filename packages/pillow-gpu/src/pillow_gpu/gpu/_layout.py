@@ -103,6 +103,9 @@ PACKED_UPLOADS: dict[str, tuple[int, int]] = {
     "I;16B": (2, 4),
 }
 
+#: Two-band modes stored as (band 0 in bytes 0..2, band 1 in byte 3) and uploaded as pairs.
+_PAIR_MODES = tuple(mode for mode, (_, kind) in PACKED_UPLOADS.items() if kind == 2)
+
 #: Bytes per pixel of Pillow's ``tobytes()`` for every mode the GPU path stores.
 _STORED_BYTES = {
     "L": 1, "P": 1, "LA": 2, "RGB": 3, "RGBA": 4, "CMYK": 4, "RGBX": 4,
@@ -156,7 +159,7 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
         return np.frombuffer(image.tobytes(), dtype=np.uint8).astype(np.uint32)
     if image.mode in _PASTED_MODES:
         return words_of_image(image)
-    if image.mode in ("LA", "La", "PA"):
+    if image.mode in _PAIR_MODES:
         pairs = np.frombuffer(image.tobytes("raw", image.mode), dtype=np.uint8).reshape(-1, 2)
         gray = pairs[:, 0].astype(np.uint32)
         alpha = pairs[:, 1].astype(np.uint32)
@@ -185,7 +188,7 @@ def upload_bytes(image: PILImage.Image) -> bytes:
         return words_of_image(image).tobytes()
     if image.mode == "1":
         data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
-    elif image.mode in ("LA", "La", "PA"):
+    elif image.mode in _PAIR_MODES:
         data = image.tobytes("raw", image.mode)
     elif image.mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
         return to_words(image).astype("<u4").tobytes()
@@ -248,7 +251,7 @@ def image_from_terminal(
         rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
         return PILImage.frombytes(mode, size, data[: pixels * 4], "raw", rawmode)
     words = data[: pixels * 4]
-    if mode in ("LA", "La", "PA"):
+    if mode in _PAIR_MODES:
         quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)
         image = PILImage.frombytes(mode, size, quads[:, (0, 3)].tobytes(), "raw", mode)
         if mode == "PA" and palette is not None:
