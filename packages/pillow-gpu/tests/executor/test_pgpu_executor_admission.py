@@ -45,6 +45,7 @@ def test_defaults(make_executor: Factory) -> None:
         "submitted_jobs": 0,
         "submissions": 0,
         "dispatches": 0,
+        "dispatch_calls": 0,
         "shader_work": 0,
         "upload_bytes": 0,
         "readback_bytes": 0,

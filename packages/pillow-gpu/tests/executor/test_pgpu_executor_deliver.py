@@ -29,8 +29,7 @@ from pillow_gpu.executor import (
     BatchUnsupported,
     ExecutionError,
 )
-from pillow_gpu.gpu import plan_graph
-from pillow_gpu.gpu._plan import Plan
+from pillow_gpu.gpu import _stack, plan_graph
 
 from .conftest import ZERO_KEYS, credits_now
 from .test_pgpu_executor_interrupt import TRAPS, _expected_trap, _next_interrupted, _trap_file
@@ -307,14 +306,14 @@ def test_deliver_still_raises_an_encode_failure(
     # the input: it raises (ExecutionError) and the stream goes on, as with errors="raise".
     lazies = [_inverted(10), _inverted(20), Corpus(tmp_path).job("D", 2)[0], _inverted(30)]
     broken = lazies[1].node
-    encode = Plan.encode_dispatches
+    encode = _stack._encode_dispatches
 
-    def failing_encode(plan: Plan, compute: Any) -> None:
-        if plan.root is broken:  # fault injection: this job's recording fails
+    def failing_encode(compute: Any, run: list[Any], current: list[Any]) -> int:
+        if any(plan.root is broken for plan, _, _ in run):  # fault injection: recording fails
             raise RuntimeError("injected encode failure")
-        encode(plan, compute)
+        return encode(compute, run, current)
 
-    monkeypatch.setattr(Plan, "encode_dispatches", failing_encode)
+    monkeypatch.setattr(_stack, "_encode_dispatches", failing_encode)
     executor = make_executor()
     results = executor.run(enumerate(lazies), output=output, errors="deliver")
     items: list[tuple[int, object]] = []

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps
 from pillow_gpu.executor import ExecutionError
-from pillow_gpu.gpu._plan import Plan
+from pillow_gpu.gpu import _stack
 
 from .conftest import ZERO_KEYS, credits_now
 
@@ -34,14 +34,14 @@ def test_encode_failure_is_job_scoped(
 ) -> None:
     lazies = [_inverted(value) for value in (10, 20, 30)]
     broken = lazies[1].node
-    encode = Plan.encode_dispatches
+    encode = _stack._encode_dispatches
 
-    def failing_encode(plan: Plan, compute: Any) -> None:
-        if plan.root is broken:  # fault injection: this job's recording fails
+    def failing_encode(compute: Any, run: list[Any], current: list[Any]) -> int:
+        if any(plan.root is broken for plan, _, _ in run):  # fault injection: recording fails
             raise RuntimeError("injected encode failure")
-        encode(plan, compute)
+        return encode(compute, run, current)
 
-    monkeypatch.setattr(Plan, "encode_dispatches", failing_encode)
+    monkeypatch.setattr(_stack, "_encode_dispatches", failing_encode)
     executor = make_executor()
     results = executor.run(enumerate(lazies), output=output)
     delivered: dict[Any, int] = {}

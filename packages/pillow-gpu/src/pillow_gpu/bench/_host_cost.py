@@ -4,7 +4,8 @@ Method: after a case's timed windows, one more batch runs through the same execu
 wrappers (``time.perf_counter`` around each call) temporarily installed on the host steps the
 executor calls: building the job graphs (``from_pil`` leaves + the chain, in our job iterator),
 planning (``plan_cached`` or ``plan_graph``, whichever ``pillow_gpu.executor._executor``
-calls; the result names it), ``Plan.allocate``,
+calls; the result names it), allocation (``allocate_together``: a submission's jobs decoded,
+stacked and uploaded; ``Plan.allocate`` where the executor allocates job by job),
 ``encode_together`` (a submission's jobs recorded into one command encoder; ``Plan.encode``
 where the executor records job by job) and ``Submission.build_cpu`` (the CPU result image).
 The whole batch's wall time and the driving thread's CPU time (``time.thread_time``:
@@ -25,7 +26,7 @@ __all__ = ["STEPS", "measure_host_cost"]
 #: The wrapped steps: (report name, module path, attribute paths: the first one present).
 STEPS = (
     ("plan", "pillow_gpu.executor._executor", ("plan_cached", "plan_graph")),
-    ("allocate", "pillow_gpu.gpu._plan", ("Plan.allocate",)),
+    ("allocate", "pillow_gpu.executor._submission", ("allocate_together", "Plan.allocate")),
     ("encode", "pillow_gpu.executor._submission", ("encode_together", "Plan.encode")),
     ("build_result", "pillow_gpu.executor._submission", ("Submission.build_cpu",)),
 )

@@ -13,7 +13,8 @@ class Counters:
 
     submitted_jobs: int = 0  # jobs admitted (IDs of rejected admissions are not counted)
     submissions: int = 0  # queue.submit calls
-    dispatches: int = 0  # compute dispatches recorded
+    dispatches: int = 0  # compute dispatches of the jobs' programs
+    dispatch_calls: int = 0  # dispatch calls recorded (a stacked one runs several jobs)
     shader_work: int = 0  # shader-work units recorded (pillow_gpu.gpu._work)
     upload_bytes: int = 0  # host -> device bytes: leaf pixels, tables and parameters
     readback_bytes: int = 0  # terminal bytes copied into delivered CPU results

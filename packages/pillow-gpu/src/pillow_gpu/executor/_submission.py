@@ -33,7 +33,8 @@ from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._stats import Counters
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import image_from_terminal
-from pillow_gpu.gpu._plan import Plan, encode_together
+from pillow_gpu.gpu._plan import Plan
+from pillow_gpu.gpu._stack import allocate_together, encode_together
 
 __all__ = ["MAX_SUBMISSION_OPS", "Submission"]
 
@@ -68,6 +69,7 @@ class Submission:
         self.jobs: list[Job] = []
         self.submitted = False
         self.arena: Any = None
+        self._view: Any = None  # the mapped arena, read once by the first delivery
         self.fence: MapFence | None = None
         self._fence_buffer: Any = None
         self.complete = False
@@ -76,6 +78,7 @@ class Submission:
         self.arena_charge = Charge()
         self._deadline = 0.0
         self._encoded: tuple[list[Job], list[Any]] = ([], [])
+        self._dispatch_calls = 0
         #: Set on completion: the credits it returns and the (submission, job) ready pairs.
         self.completion_freed = Charge()
         self.ready: list[tuple[Submission, Job]] = []
@@ -86,6 +89,8 @@ class Submission:
     def launch(self) -> None:
         """Allocate and encode ``group``; failed jobs go to ``failed``; then :meth:`submit`.
 
+        Consecutive same-shaped jobs share a stacked allocation (:mod:`pillow_gpu.gpu._stack`).
+
         A failed job has had its plan released; the caller returns its credits.
         """
         import wgpu  # type: ignore[import-untyped]
@@ -93,11 +98,14 @@ class Submission:
         gpu = self._shared.device
         failed = self.failed
         allocated: list[Job] = []
+        plans = []
         for job in self.group:
-            try:
-                assert job.plan is not None
-                job.plan.allocate(self._shared)
-            except Exception as error:
+            assert job.plan is not None
+            plans.append(job.plan)
+        errors = {id(plan): error for plan, error in allocate_together(plans, self._shared)}
+        for job in self.group:
+            error = errors.get(id(job.plan))
+            if error is not None:
                 failed.append((job, _job_error(job, error, "allocation")))
                 job.release_plan()
             else:
@@ -122,13 +130,13 @@ class Submission:
                     if job.output == "gpu":
                         self._create_resident(job)
                         assert job.plan is not None
-                        job.plan.encode(encoder, job.resident, 0)
+                        self._dispatch_calls += job.plan.encode(encoder, job.resident, 0)
                         if self._fence_buffer is None and not cpu_jobs:
                             encoder.copy_buffer_to_buffer(job.resident, 0, job.workspace, 0, 4)
                             self._fence_buffer = job.workspace
                     else:
                         assert job.plan is not None
-                        job.plan.encode(encoder, self.arena, job.offset)
+                        self._dispatch_calls += job.plan.encode(encoder, self.arena, job.offset)
                     buffers.append(encoder.finish())
                 except Exception as error:
                     failed.append((job, _job_error(job, error, "encode")))
@@ -174,6 +182,7 @@ class Submission:
         self.fence = MapFence(self._fence_buffer, gpu)
         self._deadline = time.monotonic() + self._timeout
         counters.submissions += 1
+        counters.dispatch_calls += self._dispatch_calls
         counters.largest_submission = max(counters.largest_submission, len(self.jobs))
         work = 0
         for job in self.jobs:
@@ -233,11 +242,13 @@ class Submission:
                     fence_job = fence_job or job
                 else:
                     targets.append((job.plan, self.arena, job.offset))
-            encode_together(encoder, targets)
+            calls = encode_together(encoder, targets)
             if fence_job is not None and not has_cpu:
                 encoder.copy_buffer_to_buffer(fence_job.resident, 0, fence_job.workspace, 0, 4)
                 self._fence_buffer = fence_job.workspace
-            return [encoder.finish()]
+            buffers = [encoder.finish()]
+            self._dispatch_calls = calls
+            return buffers
         except Exception:
             self._fence_buffer = None
             return []
@@ -268,7 +279,9 @@ class Submission:
     # -- delivery -----------------------------------------------------------------------------
     def build_cpu(self, job: Job) -> PILImage.Image:
         """Copy ``job``'s range of the mapped arena into a new image (no state changes)."""
-        view = self.arena.read_mapped(job.offset, job.staging_nbytes, copy=False)
+        if self._view is None:
+            self._view = self.arena.read_mapped(copy=False)
+        view = self._view[job.offset : job.offset + job.staging_nbytes]
         return image_from_terminal(job.mode, job.size, view, job.palette)
 
     def cpu_freed(self, job: Job) -> Charge:
@@ -300,7 +313,7 @@ class Submission:
 
     def abandon(self) -> None:
         """Forget buffers that may still be in use (after a timeout): never unmap/destroy them."""
-        self.arena = None
+        self.arena = self._view = None
         self._fence_buffer = None
         for job in (
             *self.jobs,
@@ -320,7 +333,7 @@ class Submission:
         # unmapped, wgpu-py not yet told), a retry must not unmap again; a forgotten arena is
         # released by wgpu-py's finalizer.
         arena = self.arena
-        self.arena = None
+        self.arena = self._view = None
         if arena is not None:
             if arena.map_state == "mapped":
                 arena.unmap()

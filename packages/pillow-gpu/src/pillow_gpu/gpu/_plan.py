@@ -5,7 +5,7 @@ See :mod:`pillow_gpu.gpu._planner` for the life cycle (plan, allocate, encode, b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from pillow_gpu import _cpu
 from pillow_gpu._convert_info import palette_of
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import DecodeError, DeviceError
-from pillow_gpu.gpu._device import SharedDevice, get_device
+from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import (
     BYTE_TERMINALS,
     PACKED_UPLOADS,
@@ -27,13 +27,13 @@ from pillow_gpu.gpu._layout import (
 )
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu._slots import Slot
+from pillow_gpu.gpu._stack import allocate_together, encode_together
 from pillow_gpu.gpu.kernels import pack16, pack_l, unpack
 
 __all__ = [
     "STAGING_ALIGNMENT",
     "Plan",
     "Upload",
-    "encode_together",
     "record_terminal",
     "record_upload",
 ]
@@ -101,7 +101,8 @@ class Plan:
         #: the staging copy and the output CPU pixels.
         self.host_bytes = host_bytes
         self._slot: Slot | None = None
-        self._key: tuple[Any, ...] = ()
+        self._lane = 0
+        self._key: Hashable = ()
         self._fresh = True
         self._released = False
         self._device: SharedDevice | None = None
@@ -169,8 +170,15 @@ class Plan:
         share one read-only constants buffer, each at its own 256-byte-aligned range written
         once at creation, so every dispatch keeps its own stable parameters. A released plan
         of the same shape (and the same constants) lends its allocation: see
-        :mod:`pillow_gpu.gpu._slots`.
+        :mod:`pillow_gpu.gpu._slots`. The executor allocates a submission's plans together
+        instead (:func:`~pillow_gpu.gpu._stack.allocate_together`).
         """
+        failed = allocate_together([self], device)
+        if failed:
+            raise failed[0][1]
+
+    def upload_pixels(self) -> dict[int, bytes]:
+        """Each upload buffer's host pixels, decoding sources (the first allocation step)."""
         if self._slot is not None or self._released:
             raise DeviceError(
                 "a plan can be allocated once",
@@ -178,110 +186,24 @@ class Plan:
                 fix="plan the graph again for a second run",
                 stage="allocation",
             )
-        shared = device or get_device()
-        pixels = {upload.buffer: _host_pixels(upload.node) for upload in self.uploads}
-        blob, offsets, layout = self.program.constants()
-        key = (*layout, tuple(upload.buffer for upload in self.uploads), blob)
-        slot = shared.slots.take(key)
-        self._fresh = slot is None
-        if slot is None:
-            slot = self._create_slot(shared, blob, offsets, set(pixels))
-        self._device = shared
-        self._slot = slot
-        self._key = key
-        for index, words in pixels.items():
-            shared.queue.write_buffer(slot.resources[index]["buffer"], 0, words)
+        return {upload.buffer: _host_pixels(upload.node) for upload in self.uploads}
 
-    def _create_slot(
-        self, shared: SharedDevice, blob: bytes, offsets: dict[int, int], uploads: set[int]
-    ) -> Slot:
-        import wgpu  # type: ignore[import-untyped]
-
-        gpu = shared.device
-        image_usage = (
-            wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-        )
-        buffers: list[Any] = []
-        resources: list[dict[str, Any]] = []
-        clear: list[Any] = []
-        for spec in self.program.buffers:
-            if spec.index in offsets or spec.role == "pruned":  # in the constants / unbound
-                resources.append({})
-                continue
-            if spec.build is not None:  # a resident table: the device's, bound, never owned
-                resources.append({"buffer": shared.resident(spec.name, spec.build)})
-                continue
-            buffer = gpu.create_buffer(size=spec.nbytes, usage=image_usage)
-            buffers.append(buffer)
-            resources.append({"buffer": buffer})
-            if spec.index not in uploads:
-                clear.append(buffer)
-        if offsets:
-            arena = gpu.create_buffer_with_data(
-                data=blob, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.STORAGE
-            )
-            buffers.append(arena)
-            for index, offset in offsets.items():
-                size = self.program.buffers[index].nbytes
-                resources[index] = {"buffer": arena, "offset": offset, "size": size}
-        shared.buffers_created += len(buffers)
-        bind_groups = []
-        for dispatch in self.program.dispatches:
-            entries = [
-                {"binding": binding, "resource": resources[index]}
-                for binding, index in enumerate((dispatch.params, *dispatch.bindings))
-            ]
-            layout = shared.bind_group_layout(dispatch.pipeline)
-            bind_groups.append(gpu.create_bind_group(layout=layout, entries=entries))
-        granule = STAGING_ALIGNMENT
-        nbytes = sum(-(-buffer.size // granule) * granule for buffer in buffers)
-        return Slot(
-            buffers=buffers,
-            resources=resources,
-            bind_groups=bind_groups,
-            clear=tuple(clear),
-            nbytes=nbytes,
+    def assign(
+        self, device: SharedDevice, slot: Slot, lane: int, key: Hashable, *, fresh: bool
+    ) -> None:
+        """Hold lane ``lane`` of ``slot`` (pool key ``key``; ``fresh``: never used before)."""
+        self._device, self._slot, self._lane, self._key, self._fresh = (
+            device,
+            slot,
+            lane,
+            key,
+            fresh,
         )
 
-    def encode(self, encoder: Any, staging: Any, offset: int) -> None:
-        """Record every dispatch and the terminal copy into ``staging`` at ``offset``."""
-        encode_together(encoder, [(self, staging, offset)])
-
-    def _allocated(self) -> tuple[Slot, SharedDevice]:
-        slot, shared = self._slot, self._device
-        if slot is None or shared is None:
-            raise DeviceError(
-                "encode() needs allocated buffers",
-                observed="encode() before allocate()",
-                fix="call plan.allocate() first",
-                stage="encode",
-            )
-        return slot, shared
-
-    def encode_clears(self, encoder: Any) -> None:
-        """Zero a reused slot's working buffers, so they start as a new slot's do."""
-        slot, _ = self._allocated()
-        if not self._fresh:
-            for buffer in slot.clear:
-                encoder.clear_buffer(buffer)
-
-    def encode_dispatches(self, compute: Any) -> None:
-        """Record this plan's dispatches, in order, into the compute pass ``compute``."""
-        slot, shared = self._allocated()
-        pipeline = shared.pipeline
-        for dispatch, group in zip(self.program.dispatches, slot.bind_groups, strict=True):
-            compute.set_pipeline(pipeline(dispatch.pipeline))
-            compute.set_bind_group(0, group)
-            compute.dispatch_workgroups(dispatch.groups[0], dispatch.groups[1], 1)
-
-    def encode_copy(self, encoder: Any, staging: Any, offset: int) -> None:
-        """Copy the terminal bytes into ``staging`` at ``offset`` (a multiple of 256)."""
-        slot, _ = self._allocated()
-        if offset % STAGING_ALIGNMENT:
-            msg = f"encode() needs a staging offset that is a multiple of 256; observed {offset}"
-            raise ValueError(msg)
-        terminal = slot.resources[self.terminal]["buffer"]
-        encoder.copy_buffer_to_buffer(terminal, 0, staging, offset, self.terminal_nbytes)
+    def encode(self, encoder: Any, staging: Any, offset: int) -> int:
+        """Record every dispatch and the terminal copy into ``staging`` at ``offset``; return
+        the dispatch calls recorded."""
+        return encode_together(encoder, [(self, staging, offset)])
 
     @property
     def palette(self) -> tuple[bytes, str] | None:
@@ -295,7 +217,8 @@ class Plan:
         return image
 
     def release(self) -> None:
-        """Give this plan's allocation back to the device's slot pool (idempotent).
+        """Give this plan's lane back; its slot goes to the device's pool with the last lane
+        (idempotent).
 
         Call it once the plan's submitted work is no longer needed; the queue orders any reuse
         after that work. The pool destroys what it cannot keep.
@@ -304,27 +227,9 @@ class Plan:
         self._slot = None
         self._released = True
         if slot is not None and shared is not None:
-            shared.slots.give(self._key, slot)
-
-
-def encode_together(encoder: Any, targets: Sequence[tuple[Plan, Any, int]]) -> None:
-    """Record several plans into ``encoder``: each ``(plan, staging, offset)`` runs its
-    dispatches and copies its terminal bytes into ``staging`` at ``offset``.
-
-    The plans share one compute pass (a pass costs the driver a setup and barriers of its own,
-    which small images notice): first every reused slot's clears, then every plan's
-    dispatches in order, then every terminal copy. Plans use disjoint buffers, so only the
-    order within a plan matters, and WebGPU orders the dispatches of a pass.
-    """
-    for plan, _, _ in targets:
-        plan.encode_clears(encoder)
-    if any(plan.program.dispatches for plan, _, _ in targets):
-        compute = encoder.begin_compute_pass()
-        for plan, _, _ in targets:
-            plan.encode_dispatches(compute)
-        compute.end()
-    for plan, staging, offset in targets:
-        plan.encode_copy(encoder, staging, offset)
+            slot.holders -= 1
+            if slot.holders <= 0:
+                shared.slots.give(self._key, slot)
 
 
 def _host_pixels(node: Node) -> bytes:

@@ -3,11 +3,13 @@
 Creating a plan's buffers and bind groups costs far more than its kernels on small images, so a
 released plan hands its :class:`Slot` back to the device's :class:`SlotPool`, and the next plan
 with the same program shape (buffer sizes, dispatches, uploads and constant bytes) takes it
-instead of creating new objects. Reuse is ordered by the single queue: a later plan's uploads
-and dispatches are queued after every command that used the slot before. A reused slot zeroes
-its working (non-upload) image buffers before its dispatches, so it behaves like fresh,
-zero-initialised buffers. Idle slots are bounded by ``max_bytes``; the oldest are destroyed
-first. Idle slots are not charged to any executor's credits (they back no live job).
+instead of creating new objects. A slot may hold several same-shaped plans at once, one per
+*lane* (a stack: see :mod:`pillow_gpu.gpu._stack`); it goes back to the pool when its last
+plan is released. Reuse is ordered by the single queue: a later plan's uploads and dispatches
+are queued after every command that used the slot before. A reused slot zeroes its working
+(non-upload) image buffers before its dispatches, so it behaves like fresh, zero-initialised
+buffers. Idle slots are bounded by ``max_bytes``; the oldest are destroyed first. Idle slots
+are not charged to any executor's credits (they back no live job).
 """
 
 from __future__ import annotations
@@ -23,9 +25,25 @@ IDLE_SLOT_BYTES = 64 << 20
 
 
 class Slot:
-    """One plan's device allocation: owned buffers, binding resources and bind groups."""
+    """The device allocation of ``lanes`` same-shaped plans: buffers, resources, bind groups.
 
-    __slots__ = ("bind_groups", "buffers", "clear", "nbytes", "resources")
+    ``resources[i]`` binds buffer ``i`` whole (every lane of a working image); lane ``j`` of
+    working image ``i`` starts ``j * strides[i]`` bytes in. ``bind_groups[d]`` binds dispatch
+    ``d`` over whole buffers (the stacked dispatch, and the only one of a one-lane slot);
+    ``lane_groups`` holds the per-lane bind groups made on demand.
+    """
+
+    __slots__ = (
+        "bind_groups",
+        "buffers",
+        "clear",
+        "holders",
+        "lane_groups",
+        "lanes",
+        "nbytes",
+        "resources",
+        "strides",
+    )
 
     def __init__(
         self,
@@ -35,6 +53,8 @@ class Slot:
         bind_groups: list[Any],
         clear: tuple[Any, ...],
         nbytes: int,
+        lanes: int = 1,
+        strides: dict[int, int] | None = None,
     ) -> None:
         self.buffers = buffers
         self.resources = resources
@@ -42,6 +62,11 @@ class Slot:
         #: Working buffers a reused slot zeroes before its dispatches.
         self.clear = clear
         self.nbytes = nbytes
+        self.lanes = lanes
+        self.strides: dict[int, int] = strides or {}
+        self.lane_groups: dict[tuple[int, int], Any] = {}
+        #: Plans allocated in this slot and not yet released (the executor's thread only).
+        self.holders = 0
 
     def destroy(self) -> None:
         """Destroy the slot's buffers."""
@@ -49,6 +74,7 @@ class Slot:
             buffer.destroy()
         self.buffers = []
         self.bind_groups = []
+        self.lane_groups = {}
         self.resources = []
 
 

@@ -45,17 +45,22 @@ fn chop(x: i32, y: i32) -> u32 {
     }
 }
 
+// Stacked (gpu/_stack.py): workgroup z is the lane of a stack of same-shaped images; each
+// image binding holds one image every arrayLength / lanes words.
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) n: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
-    let va = a[id.y * p.stride_a + id.x];
-    let vb = b[id.y * p.stride_b + id.x];
+    let va = a[id.z * (arrayLength(&a) / n.z) + id.y * p.stride_a + id.x];
+    let vb = b[id.z * (arrayLength(&b) / n.z) + id.y * p.stride_b + id.x];
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         let s = 8u * j;
         out = out | (chop(i32((va >> s) & 255u), i32((vb >> s) & 255u)) << s);
     }
-    dst[id.y * p.width + id.x] = out;
+    dst[id.z * (arrayLength(&dst) / n.z) + id.y * p.width + id.x] = out;
 }

@@ -25,12 +25,20 @@ fn transposed(w: vec4<u32>, i: u32) -> u32 {
     return b.x | b.y | b.z | b.w;
 }
 
+// Stacked (gpu/_stack.py): workgroup z is the lane of a stack of same-shaped images; each
+// image binding holds one image every arrayLength / lanes words.
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let k = (wid.y * p.groups_x + wid.x) * 256u + lid;
     if (k >= p.tiles) {
         return;
     }
+    let sb = wid.z * (arrayLength(&src) / groups.z);  // this lane's first word of each binding
+    let db = wid.z * (arrayLength(&dst) / groups.z);
     let x4 = k % p.row_words;
     let q = k / p.row_words;
     let rows = x4 + 4u * q * p.row_words;  // packed word x4 of row 4q
@@ -41,18 +49,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         // Rows past the last (the last group only) read as zero; their loads are clamped.
         let last = p.height - 1u;
         let w = select(vec4<u32>(0u), vec4<u32>(
-            src[rows], src[x4 + min(4u * q + 1u, last) * n],
-            src[x4 + min(4u * q + 2u, last) * n], src[x4 + min(4u * q + 3u, last) * n]
+            src[sb + rows], src[sb + x4 + min(4u * q + 1u, last) * n],
+            src[sb + x4 + min(4u * q + 2u, last) * n], src[sb + x4 + min(4u * q + 3u, last) * n]
         ), valid);
-        dst[group] = transposed(w, 0u);
-        dst[group + 1u] = transposed(w, 1u);
-        dst[group + 2u] = transposed(w, 2u);
-        dst[group + 3u] = transposed(w, 3u);
+        dst[db + group] = transposed(w, 0u);
+        dst[db + group + 1u] = transposed(w, 1u);
+        dst[db + group + 2u] = transposed(w, 2u);
+        dst[db + group + 3u] = transposed(w, 3u);
     } else {
-        let w = vec4<u32>(src[group], src[group + 1u], src[group + 2u], src[group + 3u]);
+        let g = sb + group;
+        let w = vec4<u32>(src[g], src[g + 1u], src[g + 2u], src[g + 3u]);
         for (var j = 0u; j < 4u; j++) {
             if (4u * q + j < p.height) {
-                dst[rows + j * n] = transposed(w, j);
+                dst[db + rows + j * n] = transposed(w, j);
             }
         }
     }

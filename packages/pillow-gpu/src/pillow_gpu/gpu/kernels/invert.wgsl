@@ -7,11 +7,18 @@ struct Params { width: u32, height: u32, mask: u32, _pad0: u32 }
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
+// Stacked (gpu/_stack.py): workgroup z is the lane of a stack of same-shaped images; each
+// image binding holds one image every arrayLength / lanes words.
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) n: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    dst[i] = ~src[i] & p.mask;
+    let s = id.z * (arrayLength(&src) / n.z);  // this lane's first word of each binding
+    let d = id.z * (arrayLength(&dst) / n.z);
+    dst[d + i] = ~src[s + i] & p.mask;
 }

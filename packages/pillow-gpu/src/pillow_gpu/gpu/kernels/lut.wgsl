@@ -6,14 +6,19 @@ struct Params { width: u32, height: u32, _pad0: u32, _pad1: u32 }
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read> lut: array<u32>;
 
+// Stacked (gpu/_stack.py): workgroup z is the lane of a stack of same-shaped images; each
+// image binding holds one image every arrayLength / lanes words.
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) n: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    let v = src[i];
-    dst[i] = lut[v & 255u]
+    let v = src[id.z * (arrayLength(&src) / n.z) + i];  // this lane's image
+    dst[id.z * (arrayLength(&dst) / n.z) + i] = lut[v & 255u]
         | (lut[256u + ((v >> 8u) & 255u)] << 8u)
         | (lut[512u + ((v >> 16u) & 255u)] << 16u)
         | (lut[768u + (v >> 24u)] << 24u);

@@ -38,7 +38,11 @@ fn median9(x0: i32, y: i32) -> vec4<u32> {
 
 
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) n: vec3<u32>,
+) {
+    enter_lane(id.z, n.z);
     let x0 = first_pixel(id.x);
     let y = i32(id.y);
     if (x0 >= p.width || y >= p.height) {

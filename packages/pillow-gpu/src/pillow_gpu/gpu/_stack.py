@@ -1,0 +1,354 @@
+"""Stacks: same-shaped plans of one submission sharing one allocation and, where the kernel
+allows, one dispatch.
+
+A batch of graphs of one shape (same chain, mode, size and parameters) lowers to identical
+programs. Allocated one by one, every plan has buffers and bind groups of its own and records
+its own dispatches and copy: on a software adapter a dispatch costs far more than a small
+image's kernel (lavapipe, 2 cores: about 0.2 ms each, whatever its size), and on any device
+each dispatch, bind group and copy is host work per job. :func:`allocate_together` gives a run
+of consecutive same-shaped plans one :class:`~pillow_gpu.gpu._slots.Slot` with a *lane* per
+plan: each working image buffer holds every lane's image, lane ``j`` at ``j * stride`` (the
+image's size rounded up to 256 bytes, the storage-offset alignment), while parameter blocks,
+host tables and resident tables are shared. :func:`encode_together` then records, for a run
+whose every lane is in the submission:
+
+* a dispatch of a lane-aware kernel (:data:`STACKED_SHADERS`) once, with one workgroup layer
+  per lane along z: the kernel offsets each image binding by ``z * arrayLength / lanes``;
+* any other dispatch once per lane, over a bind group of that lane's ranges;
+* the terminal copies of adjacent lanes as one copy where their staging ranges are adjacent.
+
+No lane reads another's range, so a stack computes exactly what separate plans compute. A run
+is at most :data:`STACK_BYTES` of working images: large images gain nothing from stacking
+(their kernels dwarf a dispatch) and would make pooled slots too big to keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from pillow_gpu.errors import DeviceError
+from pillow_gpu.gpu._device import SharedDevice, get_device
+from pillow_gpu.gpu._program import CONSTANTS_ALIGNMENT, Dispatch, Program
+from pillow_gpu.gpu._slots import Slot
+
+if TYPE_CHECKING:
+    from pillow_gpu.gpu._plan import Plan
+
+__all__ = [
+    "STACKED_SHADERS",
+    "STACK_BYTES",
+    "allocate_together",
+    "encode_together",
+    "lane_buffer",
+    "slot_key",
+]
+
+#: Lane-aware kernels -> how many of their bindings (after the parameters) are images the
+#: kernel offsets by lane. A dispatch runs stacked only when exactly those bindings are working
+#: images; a table or resident binding after them is shared by every lane.
+STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
+    {
+        "boxblur": 2,
+        "chops": 3,
+        "interleave_l": 2,
+        "invert": 2,
+        "lut": 2,
+        "rank": 2,
+        "rank_minmax": 2,
+        "rank_select": 2,
+        "rank_sort9": 2,
+    }
+)
+
+#: Most bytes of working images one stack holds (a longer run of one shape is split).
+STACK_BYTES = 16 << 20
+
+_Target = tuple["Plan", Any, int]
+
+
+def slot_key(plan: Plan) -> Hashable:
+    """What plans must share to share a slot: buffers, dispatches, uploads, constant bytes."""
+    blob, _, layout = plan.program.constants()
+    return (*layout, tuple(upload.buffer for upload in plan.uploads), blob)
+
+
+def _stride(nbytes: int) -> int:
+    return -(-nbytes // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
+
+
+def _lane_bytes(program: Program) -> int:
+    return sum(_stride(spec.nbytes) for spec in program.buffers if spec.role == "image")
+
+
+def _stacked(program: Program, dispatch: Dispatch) -> bool:
+    """True when ``dispatch`` can run every lane at once (see :data:`STACKED_SHADERS`)."""
+    images = STACKED_SHADERS.get(dispatch.shader)
+    if images is None or len(dispatch.bindings) < images:
+        return False
+    roles = [program.buffers[index].role for index in dispatch.bindings]
+    return all(role == "image" for role in roles[:images]) and "image" not in roles[images:]
+
+
+def allocate_together(
+    plans: Sequence[Plan], device: SharedDevice | None = None
+) -> list[tuple[Plan, Exception]]:
+    """Decode ``plans``' sources, take or create their slots and queue their uploads.
+
+    Consecutive plans of one shape share a slot, a lane each. Returns the plans that failed
+    with their errors (a decode failure, a plan allocated before); those hold nothing, and the
+    others are allocated.
+    """
+    shared = device or get_device()
+    failed: list[tuple[Plan, Exception]] = []
+    ready: list[tuple[Plan, dict[int, bytes]]] = []
+    for plan in plans:
+        try:
+            ready.append((plan, plan.upload_pixels()))
+        except Exception as error:
+            failed.append((plan, error))
+    keys = [slot_key(plan) for plan, _ in ready]
+    most = shared.limits.max_compute_workgroups_per_dimension
+    start = 0
+    while start < len(ready):
+        lanes = max(1, min(most, STACK_BYTES // max(1, _lane_bytes(ready[start][0].program))))
+        stop = start + 1
+        while stop < len(ready) and stop - start < lanes and keys[stop] == keys[start]:
+            stop += 1
+        run = ready[start:stop]
+        try:
+            _allocate_run(shared, keys[start], run)
+        except Exception as error:
+            failed.extend((plan, error) for plan, _ in run)
+        start = stop
+    return failed
+
+
+def _allocate_run(
+    shared: SharedDevice, key: Hashable, run: list[tuple[Plan, dict[int, bytes]]]
+) -> None:
+    pool_key = (key, len(run))
+    slot = shared.slots.take(pool_key)
+    fresh = slot is None
+    if slot is None:
+        slot = _create_slot(shared, run[0][0].program, len(run), set(run[0][1]))
+    write = shared.queue.write_buffer
+    try:
+        for lane, (_, pixels) in enumerate(run):
+            for index, words in pixels.items():
+                write(slot.resources[index]["buffer"], lane * slot.strides[index], words)
+    except BaseException:
+        shared.slots.give(pool_key, slot)  # never submitted: its next user writes its own uploads
+        raise
+    slot.holders = len(run)
+    for lane, (plan, _) in enumerate(run):
+        plan.assign(shared, slot, lane, pool_key, fresh=fresh)
+
+
+def lane_buffer(plan: Plan, index: int) -> tuple[Any, int]:
+    """The device buffer holding an allocated ``plan``'s working buffer ``index``, and the byte
+    offset of the plan's lane in it (to write new source pixels into a kept allocation)."""
+    slot = plan._slot
+    if slot is None:
+        msg = "lane_buffer() needs an allocated plan; call plan.allocate() first"
+        raise ValueError(msg)
+    return slot.resources[index]["buffer"], plan._lane * slot.strides[index]
+
+
+def _create_slot(shared: SharedDevice, program: Program, lanes: int, uploads: set[int]) -> Slot:
+    import wgpu  # type: ignore[import-untyped]
+
+    gpu = shared.device
+    blob, offsets, _ = program.constants()
+    image_usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+    buffers: list[Any] = []
+    resources: list[dict[str, Any]] = []
+    clear: list[Any] = []
+    strides: dict[int, int] = {}
+    for spec in program.buffers:
+        if spec.index in offsets or spec.role == "pruned":  # in the constants / unbound
+            resources.append({})
+            continue
+        if spec.build is not None:  # a resident table: the device's, bound, never owned
+            resources.append({"buffer": shared.resident(spec.name, spec.build)})
+            continue
+        strides[spec.index] = _stride(spec.nbytes)
+        size = spec.nbytes if lanes == 1 else lanes * strides[spec.index]
+        buffer = gpu.create_buffer(size=size, usage=image_usage)
+        buffers.append(buffer)
+        resources.append({"buffer": buffer})
+        if spec.index not in uploads:
+            clear.append(buffer)
+    if offsets:
+        arena = gpu.create_buffer_with_data(
+            data=blob, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.STORAGE
+        )
+        buffers.append(arena)
+        for index, offset in offsets.items():
+            size = program.buffers[index].nbytes
+            resources[index] = {"buffer": arena, "offset": offset, "size": size}
+    shared.buffers_created += len(buffers)
+    bind_groups = [
+        _bind_group(shared, dispatch, resources)
+        if lanes == 1 or _stacked(program, dispatch)
+        else None
+        for dispatch in program.dispatches
+    ]
+    return Slot(
+        buffers=buffers,
+        resources=resources,
+        bind_groups=bind_groups,
+        clear=tuple(clear),
+        nbytes=sum(_stride(buffer.size) for buffer in buffers),
+        lanes=lanes,
+        strides=strides,
+    )
+
+
+def _bind_group(shared: SharedDevice, dispatch: Dispatch, resources: Sequence[Any]) -> Any:
+    entries = [
+        {"binding": binding, "resource": resources[index]}
+        for binding, index in enumerate((dispatch.params, *dispatch.bindings))
+    ]
+    layout = shared.bind_group_layout(dispatch.pipeline)
+    return shared.device.create_bind_group(layout=layout, entries=entries)
+
+
+def _lane_group(shared: SharedDevice, slot: Slot, program: Program, index: int, lane: int) -> Any:
+    """The bind group of dispatch ``index`` over lane ``lane``'s ranges (made once)."""
+    if slot.lanes == 1:
+        return slot.bind_groups[index]
+    found = slot.lane_groups.get((index, lane))
+    if found is None:
+        resources = list(slot.resources)
+        for buffer, stride in slot.strides.items():
+            nbytes = program.buffers[buffer].nbytes
+            whole = resources[buffer]["buffer"]
+            resources[buffer] = {"buffer": whole, "offset": lane * stride, "size": nbytes}
+        found = _bind_group(shared, program.dispatches[index], resources)
+        slot.lane_groups[(index, lane)] = found
+    return found
+
+
+def _runs(targets: Sequence[_Target]) -> list[list[_Target]]:
+    """``targets`` cut into runs of consecutive plans sharing one slot."""
+    runs: list[list[_Target]] = []
+    for target in targets:
+        if runs and target[0]._slot is runs[-1][0][0]._slot:
+            runs[-1].append(target)
+        else:
+            runs.append([target])
+    return runs
+
+
+def encode_together(encoder: Any, targets: Sequence[_Target]) -> int:
+    """Record several allocated plans into ``encoder``: each ``(plan, staging, offset)`` runs
+    its dispatches and copies its terminal bytes into ``staging`` at ``offset``.
+
+    Every plan shares one compute pass (a pass costs the driver a setup and barriers of its
+    own): first every reused slot's clears, then the dispatches (a run of a whole stack
+    together, see the module docstring), then the terminal copies. Plans and lanes use
+    disjoint buffer ranges, so only the order within a plan matters, and WebGPU orders the
+    dispatches of a pass. Returns how many dispatch calls were recorded.
+    """
+    for plan, _, _ in targets:
+        if plan._slot is None:
+            raise DeviceError(
+                "encode() needs allocated buffers",
+                observed="encode() before allocate()",
+                fix="call plan.allocate() first",
+                stage="encode",
+            )
+    runs = _runs(targets)
+    for run in runs:
+        _encode_clears(encoder, run)
+    calls = 0
+    if any(run[0][0].program.dispatches for run in runs):
+        compute = encoder.begin_compute_pass()
+        current: list[Any] = [None]
+        for run in runs:
+            calls += _encode_dispatches(compute, run, current)
+        compute.end()
+    for run in runs:
+        _encode_copies(encoder, run)
+    return calls
+
+
+def _encode_clears(encoder: Any, run: list[_Target]) -> None:
+    """Zero a reused slot's working buffers (the lanes in ``run``), as a new slot starts."""
+    slot = run[0][0]._slot
+    assert slot is not None
+    if run[0][0]._fresh:
+        return
+    if len(run) == slot.lanes:
+        for buffer in slot.clear:
+            encoder.clear_buffer(buffer)
+        return
+    strides = {id(slot.resources[index]["buffer"]): s for index, s in slot.strides.items()}
+    for plan, _, _ in run:
+        lane = plan._lane
+        for buffer in slot.clear:
+            stride = strides[id(buffer)]
+            encoder.clear_buffer(buffer, lane * stride, stride)
+
+
+def _encode_dispatches(compute: Any, run: list[_Target], current: list[Any]) -> int:
+    """Record ``run``'s dispatches; return how many dispatch calls that took."""
+    plan = run[0][0]
+    slot, shared, program = plan._slot, plan._device, plan.program
+    assert slot is not None
+    assert shared is not None
+    whole = len(run) == slot.lanes
+    calls = 0
+    for index, dispatch in enumerate(program.dispatches):
+        pipeline = shared.pipeline(dispatch.pipeline)
+        if pipeline is not current[0]:  # a pass keeps its pipeline between dispatches
+            compute.set_pipeline(pipeline)
+            current[0] = pipeline
+        columns, rows = dispatch.groups
+        group = slot.bind_groups[index]
+        if whole and group is not None:
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(columns, rows, slot.lanes)
+            calls += 1
+            continue
+        for member, _, _ in run:
+            group = _lane_group(shared, slot, program, index, member._lane)
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(columns, rows, 1)
+            calls += 1
+    return calls
+
+
+def _encode_copies(encoder: Any, run: list[_Target]) -> None:
+    """Copy each plan's terminal bytes to its staging range; adjacent lanes in one copy.
+
+    Plans of one slot may differ in their terminal size (an L image lowered as flat words is
+    keyed by its padded word count, not its size), so each copies its own ``terminal_nbytes``;
+    lanes whose staging ranges lie one stride apart are one copy (what it copies past a
+    lane's terminal bytes lands in that lane's own staging range).
+    """
+    slot = run[0][0]._slot
+    assert slot is not None
+    terminal = slot.resources[run[0][0].terminal]["buffer"]
+    stride = slot.strides[run[0][0].terminal]
+    start = 0
+    while start < len(run):
+        first, staging, offset = run[start]
+        if offset % CONSTANTS_ALIGNMENT:
+            msg = f"encode() needs a staging offset that is a multiple of 256; observed {offset}"
+            raise ValueError(msg)
+        lane = first._lane
+        stop = start + 1
+        while (
+            stop < len(run)
+            and run[stop - 1][0].staging_nbytes == stride
+            and run[stop][1] is staging
+            and run[stop][2] == offset + (stop - start) * stride
+            and run[stop][0]._lane == lane + (stop - start)
+        ):
+            stop += 1
+        size = (stop - start - 1) * stride + run[stop - 1][0].terminal_nbytes
+        encoder.copy_buffer_to_buffer(terminal, lane * stride, staging, offset, size)
+        start = stop

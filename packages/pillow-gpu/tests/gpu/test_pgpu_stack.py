@@ -1,0 +1,265 @@
+"""Stacked allocations: same-shaped jobs of a submission share buffers and dispatches, exactly.
+
+Every test runs real kernels on the shared device and compares each job's bytes with live
+Pillow: the stacked dispatch (every lane at once), the per-lane dispatch of a kernel that is
+not lane-aware, partial runs, pooled reuse, mixed shapes, a failing job inside a run and runs
+split by the stack bound.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wgpu  # type: ignore[import-untyped]
+from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import BatchFailure, GpuBatchExecutor, Image, ImageChops, ImageFilter, ImageOps
+from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu.gpu import _stack, plan_graph
+from pillow_gpu.gpu._device import SharedDevice
+
+Chain = tuple[Callable[[Any], Any], Callable[[PILImage.Image], PILImage.Image]]
+
+#: (lazy chain, Pillow chain) by id: every lane-aware kernel, plus kernels that are not.
+CHAINS: dict[str, Chain] = {
+    "chops_invert": (ImageChops.invert, PILImageChops.invert),
+    "solarize_gray": (  # a lookup after a conversion (output L)
+        lambda im: ImageOps.solarize(ImageOps.grayscale(im), 100),
+        lambda im: PILImageOps.solarize(PILImageOps.grayscale(im), 100),
+    ),
+    "point": (lambda im: im.point(lambda v: v // 3 + 7), lambda im: im.point(lambda v: v // 3 + 7)),
+    "median3": (
+        lambda im: im.filter(ImageFilter.MedianFilter(3)),
+        lambda im: im.filter(PILImageFilter.MedianFilter(3)),
+    ),
+    "invert_median3": (
+        lambda im: ImageChops.invert(im).filter(ImageFilter.MedianFilter(3)),
+        lambda im: PILImageChops.invert(im).filter(PILImageFilter.MedianFilter(3)),
+    ),
+    "min3": (
+        lambda im: im.filter(ImageFilter.MinFilter(3)),
+        lambda im: im.filter(PILImageFilter.MinFilter(3)),
+    ),
+    "rank3_2": (
+        lambda im: im.filter(ImageFilter.RankFilter(3, 2)),
+        lambda im: im.filter(PILImageFilter.RankFilter(3, 2)),
+    ),
+    "median5": (
+        lambda im: im.filter(ImageFilter.MedianFilter(5)),
+        lambda im: im.filter(PILImageFilter.MedianFilter(5)),
+    ),
+    "gaussian2": (
+        lambda im: im.filter(ImageFilter.GaussianBlur(2)),
+        lambda im: im.filter(PILImageFilter.GaussianBlur(2)),
+    ),
+    "multiply_self": (
+        lambda im: ImageChops.multiply(im, ImageChops.invert(im)),
+        lambda im: PILImageChops.multiply(im, PILImageChops.invert(im)),
+    ),
+    "transpose_invert": (  # transpose is not lane-aware: it runs once per lane
+        lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
+        lambda im: PILImageChops.invert(im.transpose(PILImage.Transpose.ROTATE_90)),
+    ),
+}
+
+MODES = ("L", "RGB", "RGBA")
+SIZES = ((17, 11), (64, 8))
+
+
+def _run(executor: GpuBatchExecutor, graphs: list[Any], errors: str = "raise") -> dict[int, Any]:
+    found: dict[int, Any] = {}
+    with executor.run(enumerate(graphs), errors=errors) as results:
+        for item in results:
+            found[item.input_key] = item if isinstance(item, BatchFailure) else item.image
+    return found
+
+
+def _batch(graphs: list[Any], errors: str = "raise") -> tuple[dict[int, Any], dict[str, int]]:
+    """Every result (or failure) by input index, and the stats of the one executor run."""
+    executor = GpuBatchExecutor(max_jobs=8, max_in_flight=1)
+    try:
+        return _run(executor, graphs, errors), dict(executor.stats)
+    finally:
+        executor.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("chain", list(CHAINS))
+def test_a_stack_of_same_shaped_jobs_equals_pillow_per_job(
+    device: SharedDevice, chain: str, mode: str, size: tuple[int, int]
+) -> None:
+    lazy, pil = CHAINS[chain]
+    sources = [make_image(mode, size, seed) for seed in range(5)]
+    found, stats = _batch([lazy(Image.from_pil(source)) for source in sources])
+    for index, source in enumerate(sources):
+        assert_image_equal(found[index], pil(source))
+    program = plan_graph(lazy(Image.from_pil(sources[0]))).program
+    assert stats["submissions"] == 1
+    assert stats["dispatches"] == 5 * len(program.dispatches)
+    stacked = sum(_stack._stacked(program, dispatch) for dispatch in program.dispatches)
+    assert stats["dispatch_calls"] == stacked + 5 * (len(program.dispatches) - stacked)
+
+
+def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None:
+    # Guards the test above from passing vacuously: these chains record one call per dispatch.
+    for chain in ("chops_invert", "invert_median3", "gaussian2", "multiply_self", "rank3_2"):
+        program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image("L", (16, 8))))).program
+        assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
+
+
+def test_a_pooled_stack_is_cleared_and_reused(device: SharedDevice) -> None:
+    lazy, pil = CHAINS["gaussian2"]
+    executor = GpuBatchExecutor(max_jobs=4, max_in_flight=1)
+    try:
+        first = [make_image("RGB", (19, 13), seed) for seed in range(4)]
+        _run(executor, [lazy(Image.from_pil(source)) for source in first])
+        created = device.buffers_created
+        second = [make_image("RGB", (19, 13), seed) for seed in range(10, 14)]
+        found = _run(executor, [lazy(Image.from_pil(source)) for source in second])
+        assert device.buffers_created == created  # the whole stack came from the pool
+    finally:
+        executor.close()
+    for index, source in enumerate(second):
+        assert_image_equal(found[index], pil(source))
+
+
+def test_mixed_shapes_form_separate_runs(device: SharedDevice) -> None:
+    lazy, pil = CHAINS["invert_median3"]
+    sources = [
+        make_image("L", (20, 9), 1),
+        make_image("L", (20, 9), 2),
+        make_image("RGB", (20, 9), 3),
+        make_image("L", (20, 9), 4),
+        make_image("L", (33, 7), 5),
+        make_image("L", (20, 9), 6),
+    ]
+    found, stats = _batch([lazy(Image.from_pil(source)) for source in sources])
+    calls = stats["dispatch_calls"]
+    for index, source in enumerate(sources):
+        assert_image_equal(found[index], pil(source))
+
+    def dispatches(index: int) -> int:
+        return len(plan_graph(lazy(Image.from_pil(sources[index]))).program.dispatches)
+
+    # Runs: L L (stacked) | RGB | L | L 33x7 | L, one lane each after the first.
+    assert calls == sum(dispatches(index) for index in (0, 2, 3, 4, 5))
+
+
+def test_one_stack_may_hold_images_of_several_sizes(device: SharedDevice) -> None:
+    # An inverted L image runs as flat words: its program is keyed by the padded word count,
+    # so these three sizes share one stack, and each lane must copy out its own bytes.
+    sources = [
+        make_image("L", size, seed) for seed, size in enumerate([(61, 82), (86, 83), (89, 88)])
+    ]
+    graphs = [ImageOps.invert(Image.from_pil(source)) for source in sources]
+    keys = {repr(_stack.slot_key(plan_graph(graph))) for graph in graphs}
+    assert len(keys) == 1
+    found, stats = _batch(graphs)
+    for index, source in enumerate(sources):
+        assert_image_equal(found[index], PILImageOps.invert(source))
+    assert stats["dispatch_calls"] == 1
+
+
+def test_a_failing_job_inside_a_run_leaves_the_others_exact(
+    device: SharedDevice, tmp_path: Path
+) -> None:
+    lazy, pil = CHAINS["median3"]
+    sources = [make_image("RGB", (24, 16), seed) for seed in range(4)]
+    whole = tmp_path / "whole.png"
+    sources[0].save(whole)
+    truncated = tmp_path / "truncated.png"
+    truncated.write_bytes(whole.read_bytes()[: whole.stat().st_size * 3 // 5])
+    graphs = [lazy(Image.from_pil(source)) for source in sources]
+    graphs.insert(2, lazy(Image.open(truncated)))
+    found, stats = _batch(graphs, errors="deliver")
+    calls = stats["dispatch_calls"]
+    assert isinstance(found[2], BatchFailure)
+    assert found[2].kind == "Decode"
+    for index, source in zip((0, 1, 3, 4), sources, strict=True):
+        assert_image_equal(found[index], pil(source))
+    assert calls == 1  # the four decodable jobs still form one stack
+
+
+def test_runs_are_split_at_the_stack_bound(
+    device: SharedDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lazy, pil = CHAINS["invert_median3"]
+    sources = [make_image("RGBA", (16, 16), seed) for seed in range(5)]
+    lane = _stack._lane_bytes(plan_graph(lazy(Image.from_pil(sources[0]))).program)
+    monkeypatch.setattr(_stack, "STACK_BYTES", 2 * lane)
+    found, stats = _batch([lazy(Image.from_pil(source)) for source in sources])
+    calls = stats["dispatch_calls"]
+    for index, source in enumerate(sources):
+        assert_image_equal(found[index], pil(source))
+    assert calls == 3  # stacks of 2, 2 and 1
+
+
+@pytest.mark.parametrize("chain", ["invert_median3", "gaussian2", "transpose_invert"])
+def test_a_partial_run_dispatches_its_lanes_alone(device: SharedDevice, chain: str) -> None:
+    # Encoding only some lanes of a stack (the executor's per-job retry after a failed
+    # recording) runs each of them over its own ranges.
+    lazy, pil = CHAINS[chain]
+    sources = [make_image("L", (12, 10), seed) for seed in range(3)]
+    plans = [plan_graph(lazy(Image.from_pil(source))) for source in sources]
+    assert _stack.allocate_together(plans, device) == []
+    assert plans[0]._slot is plans[2]._slot
+    staging = device.device.create_buffer(
+        size=2 * plans[0].staging_nbytes,
+        usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST,
+    )
+    encoder = device.device.create_command_encoder()
+    chosen = (plans[2], plans[0])
+    _stack.encode_together(
+        encoder, [(plan, staging, k * plan.staging_nbytes) for k, plan in enumerate(chosen)]
+    )
+    device.queue.submit([encoder.finish()])
+    staging.map_sync(wgpu.MapMode.READ)
+    try:
+        stride = plans[0].staging_nbytes
+        mapped = staging.read_mapped(copy=True)
+        images = [plan.build(mapped[k * stride :]) for k, plan in enumerate(chosen)]
+    finally:
+        staging.unmap()
+        staging.destroy()
+        for plan in plans:
+            plan.release()
+    assert_image_equal(images[0], pil(sources[2]))
+    assert_image_equal(images[1], pil(sources[0]))
+
+
+def test_the_slot_goes_to_the_pool_with_its_last_lane(device: SharedDevice) -> None:
+    sources = [make_image("L", (8, 8), seed) for seed in (1, 2)]
+    plans = [plan_graph(ImageChops.invert(Image.from_pil(source))) for source in sources]
+    assert _stack.allocate_together(plans, device) == []
+    slot, key = plans[0]._slot, plans[0]._key
+    plans[0].release()
+    assert device.slots.take(key) is None  # lane 1 still holds it
+    plans[1].release()
+    assert device.slots.take(key) is slot
+    device.slots.give(key, slot)
+
+
+def _kernel_source(shader: str) -> str:
+    return (resources.files("pillow_gpu.gpu.kernels") / f"{shader}.wgsl").read_text()
+
+
+def test_every_lane_aware_kernel_offsets_by_lane_and_no_other_does() -> None:
+    kernels = resources.files("pillow_gpu.gpu.kernels")
+    shaders = sorted(path.name[:-5] for path in kernels.iterdir() if path.name.endswith(".wgsl"))
+    include = (kernels / "rank_lanes.wgsli").read_text()
+    for shader in shaders:
+        source = _kernel_source(shader)
+        if "//!include rank_lanes.wgsli" in source:
+            source += include
+        lane_aware = bool(re.search(r"@builtin\(num_workgroups\)", source))
+        assert lane_aware == (shader in _stack.STACKED_SHADERS), shader
+        if lane_aware:
+            assert "arrayLength(&" in source, shader
