@@ -78,7 +78,7 @@ def test_reference_lane_splits_a_batch_over_its_budget(device: SharedDevice) -> 
     sources = _sources("gaussian_blur2", "RGB", (16, 16), 5)
     lane = ReferenceLane(WORKLOADS["gaussian_blur2"], "RGB", sources, batch=5, byte_budget=4096)
     try:
-        assert (lane.slots, lane.submits_per_window, lane.dispatches_per_image) == (2, 3, 6)
+        assert (lane.slots, lane.submits_per_window, lane.dispatches_per_chunk) == (2, 3, 6)
         images = lane.images()
     finally:
         lane.close()
@@ -171,7 +171,7 @@ def test_tiny_run_reports_the_world_lanes(tiny_result: dict[str, Any]) -> None:
     lanes = case["lanes"]
     assert list(lanes) == list(TINY.lanes)
     assert lanes["reference"]["parity"] == "exact"
-    assert lanes["reference"]["dispatches_per_image"] == 1
+    assert lanes["reference"]["dispatches_per_chunk"] == 1
     assert lanes["transfer"]["parity"] == "no kernel (round trip exact)"
     assert lanes["transfer"]["upload_bytes_per_image"] == 16 * 16
     assert lanes["pyvips"]["parity"] in ("not installed", "no parity (libvips kernels)")

@@ -4,9 +4,11 @@ It shows what a good kernel costs on the adapter. Kernels (``reference_*.wgsl`` 
 module) work on Pillow's stored bytes packed in u32 words: invert fused with a 3x3 median
 (19-exchange selection network), a word-wide ImageChops.invert (four L pixels per word) and the
 six box passes of GaussianBlur with Pillow's box-blur arithmetic. Buffers, bind groups and
-parameters are made once per case; a window writes each job's stored bytes, records one
-dispatch per image per pass into one compute pass, submits once (per ``slots`` jobs) and copies
-the result bytes out. Its output is checked against Pillow like every other lane.
+parameters are made once per case, each buffer holding every image of a chunk (256-byte
+aligned); a window writes each job's stored bytes, records each pass as one dispatch for the
+whole chunk (workgroup z is the image, so the chunk costs one dispatch per pass whatever its
+size), submits once (per ``slots`` jobs) and copies the result bytes out. Its output is checked
+against Pillow like every other lane.
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ def _groups(columns: int, rows: int) -> tuple[int, int]:
     return -(-columns // 64), rows
 
 
-def _passes(name: str, mode: str, width: int, height: int) -> list[_Pass]:
-    """The kernels of one job, or :class:`ReferenceUnavailable` with the reason."""
+def _passes(name: str, mode: str, width: int, height: int, image_words: int) -> list[_Pass]:
+    """The kernels of a chunk (its images ``image_words`` apart in every buffer), or
+    :class:`ReferenceUnavailable` with the reason."""
     if name not in ("invert_median3", "chops_invert", "gaussian_blur2"):
         raise ReferenceUnavailable(f"no reference kernel for workload {name}")
     if mode not in ("L", "RGB", "RGBA"):
@@ -77,16 +80,16 @@ def _passes(name: str, mode: str, width: int, height: int) -> list[_Pass]:
     words = width // 4 if packed_l else width
     if name == "invert_median3":
         entry = "median_l4" if packed_l else "median_words"
-        params = struct.pack("<4I", words, height, 0, 0)
+        params = struct.pack("<4I", words, height, image_words, 0)
         return [_Pass("reference_median3", entry, params, _groups(words, height))]
     if name == "chops_invert":
         total = padded(stored_nbytes(mode, (width, height))) // 4
         row = min(total, 64 * 1024)
-        params = struct.pack("<4I", total, row, 0, 0)
+        params = struct.pack("<4I", total, row, image_words, 0)
         return [_Pass("reference_invert", "invert_words", params, _groups(row, -(-total // row)))]
     # gaussian_blur2: three horizontal box passes, then three vertical ones.
     whole, ww, fw = box_blur_weights(gaussian_box_radius(2.0))
-    params = struct.pack("<8I", words, height, whole, ww, fw, width, 0, 0)
+    params = struct.pack("<8I", words, height, whole, ww, fw, width, image_words, 0)
     horizontal = "box_h_l4" if packed_l else "box_h_words"
     groups = _groups(words, height)
     return [_Pass("reference_boxblur", horizontal, params, groups)] * 3 + [
@@ -110,8 +113,9 @@ class ReferenceLane:
 
         self.workload, self.mode, self.batch = workload, mode, batch
         self.size = sources[0].size
-        passes = _passes(workload.name, mode, *self.size)
         nbytes = stored_nbytes(mode, self.size)
+        image_words = -(-padded(nbytes) // 256) * 64  # SlotBatch's stride of a stacked buffer
+        passes = _passes(workload.name, mode, *self.size, image_words)
         self._stored = {id(image): _padded_bytes(image) for image in sources}
         self._sources = sources
         self._runner = SlotBatch(
@@ -121,7 +125,9 @@ class ReferenceLane:
             result_nbytes=nbytes,
             batch=batch,
             byte_budget=byte_budget,
+            stacked=True,
         )
+        assert self._runner.strides["a"] == 4 * image_words
         device = self._runner.shared.device
         modules: dict[str, Any] = {}
         pipelines: dict[tuple[str, str], Any] = {}
@@ -160,15 +166,16 @@ class ReferenceLane:
         ]
         self.slots = self._runner.slots
         self.submits_per_window = self._runner.submits_per_window
-        self.dispatches_per_image = len(passes)
+        self.dispatches_per_chunk = len(passes)
 
-    def _record(self, compute: Any, slot: int) -> None:
+    def _record(self, compute: Any, count: int) -> None:
+        """Each pass once over the chunk's first ``count`` images (workgroup z)."""
         for pipeline, group, (x, y) in zip(
-            self._pipelines, self._bind_groups[slot], self._groups, strict=True
+            self._pipelines, self._bind_groups[0], self._groups, strict=True
         ):
             compute.set_pipeline(pipeline)
             compute.set_bind_group(0, group)
-            compute.dispatch_workgroups(x, y, 1)
+            compute.dispatch_workgroups(x, y, count)
 
     def _inputs(self, index: int) -> list[bytes]:
         (source,) = job_sources(self.workload, self._sources, index)

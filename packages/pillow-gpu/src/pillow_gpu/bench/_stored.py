@@ -4,7 +4,9 @@ Pillow stores L with one byte per pixel and RGB/RGBA with four (RGB keeps a padd
 reference and transfer lanes move exactly those bytes: no widening of L to one word per pixel.
 :class:`SlotBatch` holds ``slots`` jobs' worth of device buffers and one staging buffer; a window
 writes every job's inputs, records the lane's dispatches for the whole chunk into one compute
-pass, copies each job's result into staging, submits once, maps and copies the bytes out.
+pass, copies each job's result into staging, submits once, maps and copies the bytes out. With
+``stacked=True`` each named buffer is one device buffer holding every slot's copy (slot ``k`` at
+``k * stride(name)``), so a kernel can take the whole chunk in one dispatch.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def padded(nbytes: int) -> int:
     return -(-nbytes // 4) * 4
 
 
-#: ``record(compute_pass, slot_index)``: the dispatches of one job in slot ``slot_index``.
+#: ``record(compute_pass, k)``: the dispatches of the job in slot ``k``; for a stacked batch,
+#: of the first ``k`` slots together.
 Recorder = Callable[[Any, int], None]
 
 
@@ -57,7 +60,8 @@ class SlotBatch:
 
     ``buffers`` names each job's device buffers and their sizes; ``inputs`` lists per job the
     (buffer name, offset) each input's stored bytes go to; ``result`` is the buffer whose first
-    ``result_nbytes`` bytes come back.
+    ``result_nbytes`` bytes come back. ``stacked``: see the module docstring (``self.buffers``
+    then has one entry, and ``strides`` gives each name's per-slot stride in bytes).
     """
 
     def __init__(
@@ -69,6 +73,7 @@ class SlotBatch:
         result_nbytes: int,
         batch: int,
         byte_budget: int,
+        stacked: bool = False,
     ) -> None:
         import wgpu  # type: ignore[import-untyped]
 
@@ -81,13 +86,23 @@ class SlotBatch:
         self.batch = batch
         self.slots = max(1, min(batch, byte_budget // max(1, per_job)))
         self.submits_per_window = -(-batch // self.slots)
-        self.buffers: list[dict[str, Any]] = [
-            {
-                name: device.create_buffer(size=padded(size), usage=usage)
-                for name, size in buffers.items()
-            }
-            for _ in range(self.slots)
-        ]
+        self.stacked = stacked
+        self.strides = {name: -(-padded(size) // _ALIGN) * _ALIGN for name, size in buffers.items()}
+        if stacked:
+            self.buffers: list[dict[str, Any]] = [
+                {
+                    name: device.create_buffer(size=self.strides[name] * self.slots, usage=usage)
+                    for name in buffers
+                }
+            ]
+        else:
+            self.buffers = [
+                {
+                    name: device.create_buffer(size=padded(size), usage=usage)
+                    for name, size in buffers.items()
+                }
+                for _ in range(self.slots)
+            ]
         self._inputs = list(inputs)
         self._result = result
         self.result_nbytes = result_nbytes
@@ -111,20 +126,18 @@ class SlotBatch:
             for slot in range(count):
                 data = job_inputs(first + slot)
                 for (name, offset), payload in zip(self._inputs, data, strict=True):
-                    queue.write_buffer(self.buffers[slot][name], offset, payload)
+                    buffer, start = self._place(slot, name)
+                    queue.write_buffer(buffer, start + offset, payload)
             encoder = self.shared.device.create_command_encoder()
             if record is not None:
                 compute = encoder.begin_compute_pass()
-                for slot in range(count):
+                for slot in [count] if self.stacked else range(count):
                     record(compute, slot)
                 compute.end()
             for slot in range(count):
+                buffer, start = self._place(slot, self._result)
                 encoder.copy_buffer_to_buffer(
-                    self.buffers[slot][self._result],
-                    0,
-                    self._staging,
-                    slot * self._stride,
-                    self._copy,
+                    buffer, start, self._staging, slot * self._stride, self._copy
                 )
             queue.submit([encoder.finish()])
             self._staging.map_sync(wgpu.MapMode.READ)
@@ -137,6 +150,12 @@ class SlotBatch:
             finally:
                 self._staging.unmap()
         return outputs
+
+    def _place(self, slot: int, name: str) -> tuple[Any, int]:
+        """The device buffer and byte offset of slot ``slot``'s buffer ``name``."""
+        if self.stacked:
+            return self.buffers[0][name], slot * self.strides[name]
+        return self.buffers[slot][name], 0
 
     def close(self) -> None:
         """Destroy every buffer."""

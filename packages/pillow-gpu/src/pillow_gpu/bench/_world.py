@@ -116,7 +116,7 @@ def lane_details(lane: Any) -> dict[str, Any]:
         }
     if isinstance(lane, ReferenceLane):
         return {
-            "dispatches_per_image": lane.dispatches_per_image,
+            "dispatches_per_chunk": lane.dispatches_per_chunk,
             "submits_per_window": lane.submits_per_window,
         }
     if isinstance(lane, TransferLane):

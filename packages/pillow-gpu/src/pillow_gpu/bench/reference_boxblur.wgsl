@@ -14,13 +14,16 @@ struct Params {
     ww: u32,
     fw: u32,
     pixels: u32,  // pixels per row (box_h_l4)
-    pad0: u32,
+    image_words: u32,  // buffer words per image (workgroup z is the image)
     pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+
+// A window dispatches each pass once for its whole chunk of images: workgroup z is the
+// image, whose words start image_words * z into each buffer.
 
 fn lanes(word: u32) -> vec4<u32> {
     return (vec4<u32>(word) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u);
@@ -39,7 +42,7 @@ fn box_h_words(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.width || id.y >= params.height) {
         return;
     }
-    let base = id.y * params.width;
+    let base = id.z * params.image_words + id.y * params.width;
     let last = i32(params.width) - 1;
     let x = i32(id.x);
     let r = i32(params.radius);
@@ -60,13 +63,14 @@ fn box_v_words(@builtin(global_invocation_id) id: vec3<u32>) {
     let last = i32(params.height) - 1;
     let y = i32(id.y);
     let r = i32(params.radius);
+    let column = id.z * params.image_words + id.x;
     var sum = vec4<u32>(0u);
     for (var k = -r; k <= r; k++) {
-        sum += lanes(src[u32(clamp(y + k, 0, last)) * params.width + id.x]);
+        sum += lanes(src[u32(clamp(y + k, 0, last)) * params.width + column]);
     }
-    let edges = lanes(src[u32(clamp(y - r - 1, 0, last)) * params.width + id.x])
-        + lanes(src[u32(clamp(y + r + 1, 0, last)) * params.width + id.x]);
-    dst[id.y * params.width + id.x] = packed(rounded(sum, edges));
+    let edges = lanes(src[u32(clamp(y - r - 1, 0, last)) * params.width + column])
+        + lanes(src[u32(clamp(y + r + 1, 0, last)) * params.width + column]);
+    dst[id.y * params.width + column] = packed(rounded(sum, edges));
 }
 
 fn pixel_l(base: u32, x: i32) -> u32 {
@@ -79,7 +83,7 @@ fn box_h_l4(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.width || id.y >= params.height) {
         return;
     }
-    let base = id.y * params.width;
+    let base = id.z * params.image_words + id.y * params.width;
     let first = i32(id.x * 4u);
     let r = i32(params.radius);
     // The four pixels of this word, each with its own window of 2r+1 taps and two edge taps.

@@ -8,13 +8,17 @@
 struct Params {
     width: u32,   // words per row
     height: u32,
-    pad0: u32,
+    image_words: u32,  // buffer words per image (workgroup z is the image)
     pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+
+// A window dispatches each pass once for its whole chunk of images: workgroup z is the
+// image, whose words start image_words * z into each buffer.
+var<private> base: u32;
 
 fn lanes(word: u32) -> vec4<u32> {
     return (vec4<u32>(word) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u);
@@ -57,7 +61,7 @@ fn median9(
 fn word_at(x: i32, y: i32) -> u32 {
     let cx = u32(clamp(x, 0, i32(params.width) - 1));
     let cy = u32(clamp(y, 0, i32(params.height) - 1));
-    return src[cy * params.width + cx];
+    return src[base + cy * params.width + cx];
 }
 
 @compute @workgroup_size(64)
@@ -65,6 +69,7 @@ fn median_words(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.width || id.y >= params.height) {
         return;
     }
+    base = id.z * params.image_words;
     let x = i32(id.x);
     let y = i32(id.y);
     let m = median9(
@@ -72,7 +77,7 @@ fn median_words(@builtin(global_invocation_id) id: vec3<u32>) {
         lanes(word_at(x - 1, y)), lanes(word_at(x, y)), lanes(word_at(x + 1, y)),
         lanes(word_at(x - 1, y + 1)), lanes(word_at(x, y + 1)), lanes(word_at(x + 1, y + 1)),
     );
-    dst[id.y * params.width + id.x] = ~packed(m);
+    dst[base + id.y * params.width + id.x] = ~packed(m);
 }
 
 // Pixels 4x-1 .. 4x+2, 4x .. 4x+3 and 4x+1 .. 4x+4 of row `y` (clamped at the row's ends).
@@ -84,16 +89,16 @@ struct Shifted {
 
 fn row_l4(x: u32, y: i32) -> Shifted {
     let cy = u32(clamp(y, 0, i32(params.height) - 1));
-    let base = cy * params.width;
+    let row = base + cy * params.width;
     let last = params.width - 1u;
-    let word = src[base + x];
+    let word = src[row + x];
     var before = word & 255u;  // pixel 0 stands in for pixel -1
     if (x > 0u) {
-        before = src[base + x - 1u] >> 24u;
+        before = src[row + x - 1u] >> 24u;
     }
     var after = word >> 24u;  // the last pixel stands in for the one past it
     if (x < last) {
-        after = src[base + x + 1u] & 255u;
+        after = src[row + x + 1u] & 255u;
     }
     return Shifted(
         lanes((word << 8u) | before),
@@ -107,10 +112,11 @@ fn median_l4(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.width || id.y >= params.height) {
         return;
     }
+    base = id.z * params.image_words;
     let y = i32(id.y);
     let a = row_l4(id.x, y - 1);
     let b = row_l4(id.x, y);
     let c = row_l4(id.x, y + 1);
     let m = median9(a.left, a.centre, a.right, b.left, b.centre, b.right, c.left, c.centre, c.right);
-    dst[id.y * params.width + id.x] = ~packed(m);
+    dst[base + id.y * params.width + id.x] = ~packed(m);
 }
