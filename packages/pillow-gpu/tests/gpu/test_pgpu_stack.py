@@ -263,3 +263,4 @@ def test_every_lane_aware_kernel_offsets_by_lane_and_no_other_does() -> None:
         assert lane_aware == (shader in _stack.STACKED_SHADERS), shader
         if lane_aware:
             assert "arrayLength(&" in source, shader
+            assert "override STACKED: u32 = 0u;" in source, shader

@@ -136,14 +136,15 @@ def _copy(value: Any, *, depth: int, path: tuple[object, ...]) -> tuple[Any, int
     return kind(items), nbytes  # tuple, set, frozenset: members are validated copies
 
 
-#: What the snapshot of an empty ``info`` charges (an empty dict).
-_EMPTY_NBYTES = sys.getsizeof({})
+#: The snapshot of every empty ``info`` (shared: a snapshot is never changed, and each result
+#: gets its own :meth:`InfoSnapshot.copy`).
+_EMPTY = InfoSnapshot(value={}, nbytes=sys.getsizeof({}))
 
 
 def snapshot_info(info: Mapping[str, Any]) -> InfoSnapshot:
     """Validate ``info`` and return an owned snapshot with its charged size."""
     if not info:  # the common case of generated images: nothing to validate or copy
-        return InfoSnapshot(value={}, nbytes=_EMPTY_NBYTES)
+        return _EMPTY
     if type(info) is not dict:
         info = dict(info)  # a graph's read-only view of its own dict
     value, nbytes = _copy(info, depth=1, path=("info",))

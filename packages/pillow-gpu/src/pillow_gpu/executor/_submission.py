@@ -69,7 +69,6 @@ class Submission:
         self.jobs: list[Job] = []
         self.submitted = False
         self.arena: Any = None
-        self._view: Any = None  # the mapped arena, read once by the first delivery
         self.fence: MapFence | None = None
         self._fence_buffer: Any = None
         self.complete = False
@@ -190,7 +189,7 @@ class Submission:
             program = job.plan.program
             counters.dispatches += len(program.dispatches)
             work += program.work
-            counters.upload_bytes += program.bytes_of("table") + program.bytes_of("params")
+            counters.upload_bytes += program.constant_nbytes
             counters.upload_bytes += sum(upload.nbytes for upload in job.plan.uploads)
         counters.shader_work += work
         counters.largest_submission_work = max(counters.largest_submission_work, work)
@@ -279,9 +278,7 @@ class Submission:
     # -- delivery -----------------------------------------------------------------------------
     def build_cpu(self, job: Job) -> PILImage.Image:
         """Copy ``job``'s range of the mapped arena into a new image (no state changes)."""
-        if self._view is None:
-            self._view = self.arena.read_mapped(copy=False)
-        view = self._view[job.offset : job.offset + job.staging_nbytes]
+        view = self.arena.read_mapped(job.offset, job.staging_nbytes, copy=False)
         return image_from_terminal(job.mode, job.size, view, job.palette)
 
     def cpu_freed(self, job: Job) -> Charge:
@@ -313,7 +310,7 @@ class Submission:
 
     def abandon(self) -> None:
         """Forget buffers that may still be in use (after a timeout): never unmap/destroy them."""
-        self.arena = self._view = None
+        self.arena = None
         self._fence_buffer = None
         for job in (
             *self.jobs,
@@ -333,7 +330,7 @@ class Submission:
         # unmapped, wgpu-py not yet told), a retry must not unmap again; a forgotten arena is
         # released by wgpu-py's finalizer.
         arena = self.arena
-        self.arena = self._view = None
+        self.arena = None
         if arena is not None:
             if arena.map_state == "mapped":
                 arena.unmap()

@@ -134,14 +134,7 @@ class Plan:
 
         Every buffer is charged rounded up to 256 bytes (allocation granularity).
         """
-        granule = STAGING_ALIGNMENT
-        buffers = sum(
-            -(-spec.nbytes // granule) * granule
-            for spec in self.program.buffers
-            # per-device tables, outside every plan's reservation; pruned buffers are not made
-            if spec.role not in ("resident", "pruned")
-        )
-        return buffers + self.staging_nbytes
+        return self.program.charged_nbytes + self.staging_nbytes
 
     @property
     def sources(self) -> tuple[Node, ...]:

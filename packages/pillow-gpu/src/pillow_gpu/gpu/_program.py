@@ -109,6 +109,42 @@ class Program:
     _constants: tuple[bytes, dict[int, int], tuple[object, ...]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    _totals: tuple[int, int, int] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def _changed(self) -> None:
+        """Forget the memos (constants, totals): a buffer or dispatch was added or dropped."""
+        self._constants = None
+        self._totals = None
+
+    def _totals_memo(self) -> tuple[int, int, int]:
+        """``(work, constant bytes, charged bytes)``, computed once per unchanged program (the
+        plans of one cached shape share it, and the executor reads them for every job)."""
+        if self._totals is None:
+            granule = CONSTANTS_ALIGNMENT
+            self._totals = (
+                sum(dispatch.work for dispatch in self.dispatches),
+                sum(spec.nbytes for spec in self.buffers if spec.role in ("table", "params")),
+                sum(
+                    -(-spec.nbytes // granule) * granule
+                    for spec in self.buffers
+                    # per-device tables are outside every plan's reservation; pruned ones
+                    # are never made
+                    if spec.role not in ("resident", "pruned")
+                ),
+            )
+        return self._totals
+
+    @property
+    def constant_nbytes(self) -> int:
+        """Bytes of the parameter blocks and host tables (uploaded once per allocation)."""
+        return self._totals_memo()[1]
+
+    @property
+    def charged_nbytes(self) -> int:
+        """Bytes a plan of this program charges for its buffers, each rounded up to 256."""
+        return self._totals_memo()[2]
 
     def constants(self) -> tuple[bytes, dict[int, int], tuple[object, ...]]:
         """``(blob, offsets, key)``: every parameter block and host table back to back, each
@@ -132,7 +168,7 @@ class Program:
         return self._constants
 
     def _add(self, nbytes: int, role: str, data: bytes | None = None) -> int:
-        self._constants = None
+        self._changed()
         index = len(self.buffers)
         self.buffers.append(BufferSpec(index=index, nbytes=max(4, nbytes), role=role, data=data))
         return index
@@ -201,7 +237,7 @@ class Program:
             words = (*words, gx)
         else:
             groups = (-(-grid[0] // WORKGROUP), -(-grid[1] // WORKGROUP))
-        self._constants = None
+        self._changed()
         padded = tuple(words) + (0,) * (-len(words) % 4)
         params = self._add(
             4 * len(padded),
@@ -240,12 +276,12 @@ class Program:
                 spec = self.buffers[dst]
                 if spec.role == "image":
                     self.buffers[dst] = BufferSpec(index=dst, nbytes=spec.nbytes, role="pruned")
-                self._constants = None
+                self._changed()
 
     @property
     def work(self) -> int:
         """Shader-work estimate of every dispatch together (:mod:`pillow_gpu.gpu._work`)."""
-        return sum(dispatch.work for dispatch in self.dispatches)
+        return self._totals_memo()[0]
 
     def bytes_of(self, role: str) -> int:
         """Total bytes of the buffers with ``role``."""

@@ -14,6 +14,10 @@
 struct Params { row_words: u32, height: u32, tiles: u32, groups_x: u32 }
 
 override TO_ROWS: u32 = 0u;
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+// Unstacked dispatches compile with the lane offsets folded away.
+override STACKED: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -25,8 +29,6 @@ fn transposed(w: vec4<u32>, i: u32) -> u32 {
     return b.x | b.y | b.z | b.w;
 }
 
-// Stacked (gpu/_stack.py): workgroup z is the lane of a stack of same-shaped images; each
-// image binding holds one image every arrayLength / lanes words.
 @compute @workgroup_size(256)
 fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -37,8 +39,8 @@ fn main(
     if (k >= p.tiles) {
         return;
     }
-    let sb = wid.z * (arrayLength(&src) / groups.z);  // this lane's first word of each binding
-    let db = wid.z * (arrayLength(&dst) / groups.z);
+    let sb = select(0u, wid.z * (arrayLength(&src) / groups.z), STACKED == 1u);  // lane's image
+    let db = select(0u, wid.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
     let x4 = k % p.row_words;
     let q = k / p.row_words;
     let rows = x4 + 4u * q * p.row_words;  // packed word x4 of row 4q
