@@ -291,9 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser(
         "bench",
-        help="run the benchmark (Pillow baselines, executor lanes, wgpu ceiling)",
+        help="run the benchmark (Pillow baselines, executor lanes, peer, reference, ceiling)",
         description="Benchmark GpuBatchExecutor against sequential Pillow, Pillow over all "
-        "CPU cores, and a direct-wgpu ceiling; write JSON, Markdown and a PNG plot.",
+        "CPU cores, pillow-rs (--pillow-rs-venv), hand-written reference kernels, the "
+        "transfer bound and a direct-wgpu ceiling; write JSON, Markdown and a PNG plot.",
     )
     add_bench_arguments(bench)
     _add_verbose(bench)
