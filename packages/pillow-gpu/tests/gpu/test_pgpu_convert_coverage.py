@@ -71,14 +71,19 @@ def _source(mode: str) -> PILImage.Image:
         return PILImage.new(mode, (37, 19))
 
 
-def _outcome(source_mode: str, target: str) -> str:
-    source = _source(source_mode)
-    lazy = Image.from_pil(source).convert(target)
-    reason = ""
+def _refusal(lazy: Image.Image) -> str:
+    """The planner's refusal of ``lazy`` (its message), or "" when it is admitted."""
     try:
         plan_graph(lazy)
     except Unsupported as error:
-        reason = str(error)
+        return str(error)
+    return ""
+
+
+def _outcome(source_mode: str, target: str) -> str:
+    source = _source(source_mode)
+    lazy = Image.from_pil(source).convert(target)
+    reason = _refusal(lazy)
     if reason:
         assert "mode" in reason or "conversion" in reason, reason  # it says why
         return "refused"
@@ -139,11 +144,7 @@ INDEXED_CASES = [
 def _indexed_outcome(source_mode: str, target: str, dither: PILImage.Dither | None) -> str:
     source = _indexed_source(source_mode)
     lazy = Image.from_pil(source).convert(target, dither=dither)
-    reason = ""
-    try:
-        plan_graph(lazy)
-    except Unsupported as error:
-        reason = str(error)
+    reason = _refusal(lazy)
     if reason:
         assert "why:" in reason, reason
         assert "fix:" in reason, reason

@@ -27,6 +27,8 @@ from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import WIDE_MODES, image_of_words, to_words, words_of_image
 from pillow_gpu.gpu.kernels import convert_table
 
+from .test_pgpu_parity_limited_convert import run_chains_on_file
+
 pytestmark = pytest.mark.usefixtures("device")
 
 MODES = (
@@ -184,15 +186,7 @@ def test_batch_executor_runs_hsv_and_lab_jobs(tmp_path: Path) -> None:
         "lab-rgba": lambda im: im.convert("LAB").convert("RGBA"),
         "hsv-to-lab": lambda im: im.convert("HSV").convert("LAB"),
     }
-    with PILImage.open(path) as opened:
-        expected = {name: chain(opened) for name, chain in chains.items()}
-    executor = GpuBatchExecutor()
-    try:
-        jobs = [(name, chain(Image.open(path))) for name, chain in chains.items()]
-        results = {result.input_key: result.image for result in executor.run(jobs)}
-    finally:
-        executor.close()
-    assert set(results) == set(expected)
+    results, expected = run_chains_on_file(path, chains)
     for name, image in expected.items():
         assert_words_equal(results[name], image)
 

@@ -9,7 +9,9 @@ and 0/1/127/128/254/255 edges, and RGB <-> YCbCr over all 2^24 inputs.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -72,6 +74,23 @@ def assert_stored_equal(actual: PILImage.Image, expected: PILImage.Image) -> Non
     """Mode, size and ``tobytes()`` equal, and the stored padding byte too."""
     assert_image_equal(actual, expected)
     assert stored_bytes(actual) == stored_bytes(expected), "stored padding differs"
+
+
+def run_chains_on_file(
+    path: Path, chains: Mapping[str, Callable[[Any], Any]]
+) -> tuple[dict[str, PILImage.Image], dict[str, PILImage.Image]]:
+    """Each chain through one executor run on ``Image.open(path)``, and live Pillow's result of
+    it on the opened file, both by chain name (the two key sets are checked equal)."""
+    with PILImage.open(path) as opened:
+        expected = {name: chain(opened) for name, chain in chains.items()}
+    executor = GpuBatchExecutor()
+    try:
+        jobs = [(name, chain(Image.open(path))) for name, chain in chains.items()]
+        results = {result.input_key: result.image for result in executor.run(jobs)}
+    finally:
+        executor.close()
+    assert set(results) == set(expected)
+    return results, expected
 
 
 def test_admitted_pairs_are_every_pair_pillow_converts() -> None:
@@ -207,14 +226,6 @@ def test_batch_executor_runs_jobs_through_ycbcr_la_and_rgba(tmp_path: Path) -> N
         "rgba-premultiplied": lambda im: im.convert("RGBa").crop((1, 2, 30, 19)),
         "la-round-trip": lambda im: im.convert("LA").convert("La").convert("LA"),
     }
-    with PILImage.open(path) as opened:
-        expected = {name: chain(opened) for name, chain in chains.items()}
-    executor = GpuBatchExecutor()
-    try:
-        jobs = [(name, chain(Image.open(path))) for name, chain in chains.items()]
-        results = {result.input_key: result.image for result in executor.run(jobs)}
-    finally:
-        executor.close()
-    assert set(results) == set(expected)
+    results, expected = run_chains_on_file(path, chains)
     for name, image in expected.items():
         assert_stored_equal(results[name], image)

@@ -23,7 +23,14 @@ from typing import Any
 import numpy as np
 from PIL import Image as PILImage
 
-from pillow_gpu.bench._stored import SlotBatch, from_stored, padded, stored_bytes, stored_nbytes
+from pillow_gpu.bench._stored import (
+    SlotBatch,
+    from_stored,
+    padded,
+    slot_stride,
+    stored_bytes,
+    stored_nbytes,
+)
 from pillow_gpu.bench._workloads import Workload, job_sources
 
 __all__ = ["ReferenceLane", "ReferenceUnavailable", "box_blur_weights", "gaussian_box_radius"]
@@ -114,7 +121,7 @@ class ReferenceLane:
         self.workload, self.mode, self.batch = workload, mode, batch
         self.size = sources[0].size
         nbytes = stored_nbytes(mode, self.size)
-        image_words = -(-padded(nbytes) // 256) * 64  # SlotBatch's stride of a stacked buffer
+        image_words = slot_stride(nbytes) // 4  # SlotBatch's stride of a stacked buffer
         passes = _passes(workload.name, mode, *self.size, image_words)
         self._stored = {id(image): _padded_bytes(image) for image in sources}
         self._sources = sources
@@ -127,7 +134,6 @@ class ReferenceLane:
             byte_budget=byte_budget,
             stacked=True,
         )
-        assert self._runner.strides["a"] == 4 * image_words
         device = self._runner.shared.device
         modules: dict[str, Any] = {}
         pipelines: dict[tuple[str, str], Any] = {}

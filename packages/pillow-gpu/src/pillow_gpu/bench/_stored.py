@@ -16,7 +16,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-__all__ = ["SlotBatch", "from_stored", "padded", "stored_bytes", "stored_nbytes"]
+__all__ = ["SlotBatch", "from_stored", "padded", "slot_stride", "stored_bytes", "stored_nbytes"]
 
 #: Staging offsets of consecutive jobs are aligned like the planner's (copy alignment).
 _ALIGN = 256
@@ -48,6 +48,11 @@ def from_stored(mode: str, size: tuple[int, int], data: bytes) -> PILImage.Image
 def padded(nbytes: int) -> int:
     """``nbytes`` rounded up to whole u32 words (buffer writes and copies need that)."""
     return -(-nbytes // 4) * 4
+
+
+def slot_stride(nbytes: int) -> int:
+    """Bytes between consecutive jobs' copies of an ``nbytes`` buffer (staging, stacked)."""
+    return -(-padded(nbytes) // _ALIGN) * _ALIGN
 
 
 #: ``record(compute_pass, k)``: the dispatches of the job in slot ``k``; for a stacked batch,
@@ -87,7 +92,7 @@ class SlotBatch:
         self.slots = max(1, min(batch, byte_budget // max(1, per_job)))
         self.submits_per_window = -(-batch // self.slots)
         self.stacked = stacked
-        self.strides = {name: -(-padded(size) // _ALIGN) * _ALIGN for name, size in buffers.items()}
+        self.strides = {name: slot_stride(size) for name, size in buffers.items()}
         if stacked:
             self.buffers: list[dict[str, Any]] = [
                 {
@@ -107,7 +112,7 @@ class SlotBatch:
         self._result = result
         self.result_nbytes = result_nbytes
         self._copy = padded(result_nbytes)
-        self._stride = -(-self._copy // _ALIGN) * _ALIGN
+        self._stride = slot_stride(result_nbytes)
         self._staging = device.create_buffer(
             size=self._stride * self.slots,
             usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST,

@@ -25,21 +25,17 @@ from pillow_gpu.gpu._layout import (
     upload_bytes,
     upload_nbytes,
 )
-from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu._program import Program, aligned
 from pillow_gpu.gpu._slots import Slot
 from pillow_gpu.gpu._stack import allocate_together, encode_together
 from pillow_gpu.gpu.kernels import pack16, pack_l, unpack
 
 __all__ = [
-    "STAGING_ALIGNMENT",
     "Plan",
     "Upload",
     "record_terminal",
     "record_upload",
 ]
-
-#: Terminal copies land at staging offsets that are multiples of this.
-STAGING_ALIGNMENT = 256
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,7 +122,7 @@ class Plan:
     @property
     def staging_nbytes(self) -> int:
         """Staging bytes this plan's terminal copy needs, rounded up to 256."""
-        return -(-self.terminal_nbytes // STAGING_ALIGNMENT) * STAGING_ALIGNMENT
+        return aligned(self.terminal_nbytes)
 
     @property
     def gpu_bytes(self) -> int:

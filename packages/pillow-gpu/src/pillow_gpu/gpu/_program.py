@@ -26,6 +26,7 @@ __all__ = [
     "BufferSpec",
     "Dispatch",
     "Program",
+    "aligned",
     "parse_specialized",
     "specialized",
 ]
@@ -39,6 +40,12 @@ WORKGROUP = 16
 #: Offset alignment of each parameter block and table in a plan's constants buffer (WebGPU's
 #: default minUniformBufferOffsetAlignment and minStorageBufferOffsetAlignment).
 CONSTANTS_ALIGNMENT = 256
+
+
+def aligned(nbytes: int) -> int:
+    """``nbytes`` rounded up to :data:`CONSTANTS_ALIGNMENT` (WebGPU's offset and allocation
+    granule: buffer charges, binding offsets, staging ranges)."""
+    return -(-nbytes // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
 
 
 def specialized(shader: str, constants: Mapping[str, int] | None) -> str:
@@ -122,12 +129,11 @@ class Program:
         """``(work, constant bytes, charged bytes)``, computed once per unchanged program (the
         plans of one cached shape share it, and the executor reads them for every job)."""
         if self._totals is None:
-            granule = CONSTANTS_ALIGNMENT
             self._totals = (
                 sum(dispatch.work for dispatch in self.dispatches),
                 sum(spec.nbytes for spec in self.buffers if spec.role in ("table", "params")),
                 sum(
-                    -(-spec.nbytes // granule) * granule
+                    aligned(spec.nbytes)
                     for spec in self.buffers
                     # per-device tables are outside every plan's reservation; pruned ones
                     # are never made

@@ -36,6 +36,7 @@ from pillow_gpu.gpu._program import (
     CONSTANTS_ALIGNMENT,
     Dispatch,
     Program,
+    aligned,
     parse_specialized,
     specialized,
 )
@@ -84,12 +85,8 @@ def slot_key(plan: Plan) -> Hashable:
     return (*layout, tuple(upload.buffer for upload in plan.uploads), blob)
 
 
-def _stride(nbytes: int) -> int:
-    return -(-nbytes // CONSTANTS_ALIGNMENT) * CONSTANTS_ALIGNMENT
-
-
 def _lane_bytes(program: Program) -> int:
-    return sum(_stride(spec.nbytes) for spec in program.buffers if spec.role == "image")
+    return sum(aligned(spec.nbytes) for spec in program.buffers if spec.role == "image")
 
 
 def stacked_pipeline(dispatch: Dispatch) -> str:
@@ -198,7 +195,7 @@ def _create_slot(shared: SharedDevice, program: Program, lanes: int, uploads: se
         if spec.build is not None:  # a resident table: the device's, bound, never owned
             resources.append({"buffer": shared.resident(spec.name, spec.build)})
             continue
-        strides[spec.index] = _stride(spec.nbytes)
+        strides[spec.index] = aligned(spec.nbytes)
         size = spec.nbytes if lanes == 1 else lanes * strides[spec.index]
         buffer = gpu.create_buffer(size=size, usage=image_usage)
         buffers.append(buffer)
@@ -227,7 +224,7 @@ def _create_slot(shared: SharedDevice, program: Program, lanes: int, uploads: se
         resources=resources,
         bind_groups=bind_groups,
         clear=tuple(clear),
-        nbytes=sum(_stride(buffer.size) for buffer in buffers),
+        nbytes=sum(aligned(buffer.size) for buffer in buffers),
         lanes=lanes,
         strides=strides,
     )
