@@ -31,7 +31,7 @@ from PIL import ImageFilter, ImageMode
 from pillow_gpu import _cpu, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._graph import Node
-from pillow_gpu._probes import _check_crop, _filter_probe, _probe, _probe_image, _tiny_size
+from pillow_gpu._probes import _check_crop, _probe, _probe_filter, _probe_image, _tiny_size
 from pillow_gpu._rotate import rotate_call
 
 __all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
@@ -524,8 +524,7 @@ class Image:
         instance = filter() if isinstance(filter, type) else filter
         # Pillow skips some checks for images smaller than the kernel: probe at up to 8x8.
         probe_size = (min(self.width, 8), min(self.height, 8))
-        checked = _filter_probe(instance)
-        _probe(lambda im: im.filter(checked), self.mode, size=probe_size)
+        _probe_filter(instance, self.mode, probe_size)
         return self._derive("filter", {"filter": instance})
 
 

@@ -44,25 +44,49 @@ class ResultCache:
             return self._image
 
 
-def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping))
+#: The read-only empty mapping every node without parameters or metadata shares.
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping)) if mapping else _EMPTY
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, init=False)
 class Node:
-    """One recorded operation: ``op`` applied with ``params`` to ``inputs``."""
+    """One recorded operation: ``op`` applied with ``params`` to ``inputs``.
+
+    ``params`` and ``info`` are copied into read-only mappings at creation.
+    """
 
     op: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    inputs: tuple[Node, ...] = ()
+    params: Mapping[str, Any]
+    inputs: tuple[Node, ...]
     mode: str
     size: tuple[int, int]
-    info: Mapping[str, Any] = field(default_factory=dict)
-    cache: ResultCache = field(default_factory=ResultCache, repr=False)
+    info: Mapping[str, Any]
+    cache: ResultCache = field(repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "params", _frozen(self.params))
-        object.__setattr__(self, "info", _frozen(self.info))
+    def __init__(
+        self,
+        *,
+        op: str,
+        params: Mapping[str, Any] | None = None,
+        inputs: tuple[Node, ...] = (),
+        mode: str,
+        size: tuple[int, int],
+        info: Mapping[str, Any] | None = None,
+    ) -> None:
+        # A hand-written __init__: the generated one of a frozen dataclass costs several
+        # times as much, and every job of a batch builds its nodes afresh.
+        store = object.__setattr__
+        store(self, "op", op)
+        store(self, "params", _frozen(params))
+        store(self, "inputs", inputs)
+        store(self, "mode", mode)
+        store(self, "size", size)
+        store(self, "info", _frozen(info))
+        store(self, "cache", ResultCache())
 
     @property
     def is_leaf(self) -> bool:

@@ -9,6 +9,7 @@ rank filters are probed at size 1.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,6 +21,7 @@ __all__ = [
     "_check_crop",
     "_filter_probe",
     "_probe",
+    "_probe_filter",
     "_probe_image",
     "_probe_mode",
     "_tiny_size",
@@ -105,6 +107,50 @@ def _filter_probe(instance: ImageFilter.Filter) -> ImageFilter.Filter:
         and 0 <= rank < size * size
     )
     return ImageFilter.RankFilter(1, 0) if valid else instance
+
+
+#: Most filter probe outcomes :func:`_probe_filter` remembers (the table is then emptied).
+_FILTER_PROBES_MAX = 256
+_filter_probes: dict[tuple[Any, ...], str] = {}
+_SIMPLE = (int, float, bool, str, type(None))
+
+
+def _filter_key(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> Any:
+    """A key for the probe of one of Pillow's own filter objects with plain attributes (each
+    value tagged by its type, so ``1``, ``1.0`` and ``True`` differ), or None."""
+    kind = type(instance)
+    if kind.__module__ != "PIL.ImageFilter":
+        return None
+    try:
+        attributes = vars(instance)
+    except TypeError:
+        return None
+    items: list[tuple[Any, ...]] = []
+    for name, value in attributes.items():
+        values = value if type(value) is tuple else (value,)
+        if not all(type(item) in _SIMPLE for item in values) or any(
+            type(item) is float and math.isnan(item) for item in values
+        ):  # NaN never equals itself: never keyed
+            return None
+        items.append((name, type(value), tuple((type(item), item) for item in values)))
+    return kind, tuple(items), mode, size
+
+
+def _probe_filter(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> None:
+    """Pillow's checks of ``image.filter(instance)`` for a ``mode`` image, probed at ``size``.
+
+    A probe that passed is remembered for filters of Pillow's own classes with plain
+    attributes: a batch of graphs filtered alike probes once. Rejections are never remembered.
+    """
+    key = _filter_key(instance, mode, size)
+    if key is not None and key in _filter_probes:
+        return
+    checked = _filter_probe(instance)
+    _probe(lambda image: image.filter(checked), mode, size=size)
+    if key is not None:
+        if len(_filter_probes) >= _FILTER_PROBES_MAX:
+            _filter_probes.clear()
+        _filter_probes[key] = mode
 
 
 @functools.cache

@@ -69,6 +69,7 @@ class Submission:
         self.jobs: list[Job] = []
         self.submitted = False
         self.arena: Any = None
+        self._mapped: memoryview | None = None  # the mapped arena, read on first delivery
         self.fence: MapFence | None = None
         self._fence_buffer: Any = None
         self.complete = False
@@ -278,7 +279,10 @@ class Submission:
     # -- delivery -----------------------------------------------------------------------------
     def build_cpu(self, job: Job) -> PILImage.Image:
         """Copy ``job``'s range of the mapped arena into a new image (no state changes)."""
-        view = self.arena.read_mapped(job.offset, job.staging_nbytes, copy=False)
+        mapped = self._mapped
+        if mapped is None:  # the whole arena at once: one view, sliced per job
+            mapped = self._mapped = self.arena.read_mapped(copy=False)
+        view = mapped[job.offset : job.offset + job.staging_nbytes]
         return image_from_terminal(job.mode, job.size, view, job.palette)
 
     def cpu_freed(self, job: Job) -> Charge:
@@ -311,6 +315,7 @@ class Submission:
     def abandon(self) -> None:
         """Forget buffers that may still be in use (after a timeout): never unmap/destroy them."""
         self.arena = None
+        self._mapped = None
         self._fence_buffer = None
         for job in (
             *self.jobs,
@@ -331,6 +336,7 @@ class Submission:
         # released by wgpu-py's finalizer.
         arena = self.arena
         self.arena = None
+        self._mapped = None  # wgpu releases the view itself when it unmaps
         if arena is not None:
             if arena.map_state == "mapped":
                 arena.unmap()

@@ -23,6 +23,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image as PILImage
 
+from pillow_gpu.gpu._pillow_memory import STORED_UPLOADS, stored_view
+
 __all__ = [
     "BYTE_BANDS",
     "BYTE_TERMINALS",
@@ -175,13 +177,18 @@ def upload_nbytes(mode: str, size: tuple[int, int]) -> int:
     return -(-size[0] * size[1] * per_pixel // 4) * 4
 
 
-def upload_bytes(image: PILImage.Image) -> bytes:
+def upload_bytes(image: PILImage.Image) -> bytes | memoryview:
     """The bytes of an upload of ``image``: Pillow's stored bytes, padded to four bytes.
 
     Packed modes (:data:`PACKED_UPLOADS`) are widened by the ``unpack`` kernel; the others are
     already one little-endian word per pixel (RGB and YCbCr with their padding byte, I and F
-    native).
+    native). Where those bytes are Pillow's storage itself and need no padding, this is a
+    read-only view of the image's memory (:mod:`~pillow_gpu.gpu._pillow_memory`), not a copy.
     """
+    if image.mode in STORED_UPLOADS and sys.byteorder == "little":
+        view = stored_view(image)
+        if view is not None and view.nbytes % 4 == 0:
+            return view
     if image.mode in _WORD_RAWMODES:
         return image.tobytes("raw", _WORD_RAWMODES[image.mode])
     if image.mode in _PASTED_MODES:
@@ -237,19 +244,19 @@ def image_from_terminal(
     """
     pixels = size[0] * size[1]
     if mode == "L":
-        return PILImage.frombytes("L", size, data[:pixels])
+        return _filled("L", size, data[:pixels], "L")
     if mode == "1":  # Pillow's stored 0/255 bytes
-        return PILImage.frombytes("1", size, data[:pixels], "raw", "L")
+        return _filled("1", size, data[:pixels], "L")
     if mode == "P":
         image = PILImage.frombytes("P", size, data[:pixels])
         if palette is not None:
             image.putpalette(*palette)
         return image
     if mode in WIDE16_MODES:  # already in the mode's byte order (pack16)
-        return PILImage.frombytes(mode, size, data[: pixels * 2])
+        return _filled(mode, size, data[: pixels * 2], mode)
     if mode in ("I", "F"):
         rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
-        return PILImage.frombytes(mode, size, data[: pixels * 4], "raw", rawmode)
+        return _filled(mode, size, data[: pixels * 4], rawmode)
     words = data[: pixels * 4]
     if mode in _PAIR_MODES:
         quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)
@@ -259,4 +266,16 @@ def image_from_terminal(
         return image
     if mode in _PASTED_MODES:
         return image_of_words(mode, size, np.frombuffer(words, dtype="<u4"))
-    return PILImage.frombytes(mode, size, words, "raw", _WORD_RAWMODES.get(mode, mode))
+    return _filled(mode, size, words, _WORD_RAWMODES.get(mode, mode))
+
+
+def _filled(
+    mode: str, size: tuple[int, int], data: memoryview | bytes, rawmode: str
+) -> PILImage.Image:
+    """``PIL.Image.frombytes(mode, size, data, "raw", rawmode)`` without first zeroing the new
+    image (``Image.new(..., None)`` leaves it uninitialised; the raw decoder fills every byte)."""
+    if not size[0] or not size[1]:
+        return PILImage.frombytes(mode, size, data, "raw", rawmode)
+    image = PILImage.new(mode, size, None)
+    image.frombytes(data, "raw", rawmode)
+    return image

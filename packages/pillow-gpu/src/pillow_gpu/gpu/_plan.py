@@ -6,8 +6,7 @@ See :mod:`pillow_gpu.gpu._planner` for the life cycle (plan, allocate, encode, b
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from PIL import Image as PILImage
 
@@ -38,10 +37,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Upload:
+class Upload(NamedTuple):
     """A leaf whose host pixels (:func:`~pillow_gpu.gpu._layout.upload_bytes`) are written
-    into buffer ``buffer``: the working image itself, or the packed buffer ``unpack`` widens."""
+    into buffer ``buffer``: the working image itself, or the packed buffer ``unpack`` widens.
+    (A tuple, for speed: every job of a batch has its own.)"""
 
     buffer: int
     node: Node
@@ -166,7 +165,7 @@ class Plan:
         if failed:
             raise failed[0][1]
 
-    def upload_pixels(self) -> dict[int, bytes]:
+    def upload_pixels(self) -> dict[int, bytes | memoryview]:
         """Each upload buffer's host pixels, decoding sources (the first allocation step)."""
         if self._slot is not None or self._released:
             raise DeviceError(
@@ -221,7 +220,7 @@ class Plan:
                 shared.slots.give(self._key, slot)
 
 
-def _host_pixels(node: Node) -> bytes:
+def _host_pixels(node: Node) -> bytes | memoryview:
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
     # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import enum
 import math
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -90,6 +91,10 @@ _HEADER_PARAMS = ("format", "draft")
 _MAX_DEPTH = 16
 #: Most scalar items of all parameters and info values of one graph a key holds.
 _MAX_ITEMS = 4096
+
+
+#: What ``info_nbytes`` charges for an empty ``info`` (the common case of generated images).
+_EMPTY_INFO_NBYTES = sys.getsizeof({})
 
 
 class _Uncacheable(Exception):
@@ -198,14 +203,22 @@ class _Entry:
 
 
 def _metadata_nbytes(root: Node) -> int:
+    if not root.info:
+        return _EMPTY_INFO_NBYTES
     from pillow_gpu.executor._metadata import info_nbytes  # the executor imports the planner
 
     return info_nbytes(root.info)
 
 
 def _variable_host_bytes(root: Node, uploads: list[Node]) -> int:
-    """The part of ``host_bytes`` that differs between graphs of one shape."""
-    return sum(_leaf_host_bytes(node) for node in uploads) + _metadata_nbytes(root)
+    """The part of ``host_bytes`` that differs between graphs of one shape: an undecoded
+    file's encoded bytes and the root's metadata (every other part of a leaf's count,
+    ``_leaf_host_bytes``, follows from its operation, mode, size and completion, all keyed)."""
+    encoded = 0
+    for node in uploads:
+        if node.op == "open":
+            encoded += _leaf_host_bytes(node)
+    return encoded + _metadata_nbytes(root)
 
 
 class PlanCache:

@@ -116,7 +116,7 @@ def allocate_together(
     shared = device or get_device()
     most = shared.limits.max_compute_workgroups_per_dimension
     failed: list[tuple[Plan, Exception]] = []
-    run: list[tuple[Plan, dict[int, bytes]]] = []
+    run: list[tuple[Plan, dict[int, bytes | memoryview]]] = []
     key: Hashable = None
     lanes = 1
 
@@ -148,24 +148,47 @@ def allocate_together(
 
 
 def _allocate_run(
-    shared: SharedDevice, key: Hashable, run: list[tuple[Plan, dict[int, bytes]]]
+    shared: SharedDevice, key: Hashable, run: list[tuple[Plan, dict[int, bytes | memoryview]]]
 ) -> None:
     pool_key = (key, len(run))
     slot = shared.slots.take(pool_key)
     fresh = slot is None
     if slot is None:
         slot = _create_slot(shared, run[0][0].program, len(run), set(run[0][1]))
-    write = shared.queue.write_buffer
     try:
-        for lane, (_, pixels) in enumerate(run):
-            for index, words in pixels.items():
-                write(slot.resources[index]["buffer"], lane * slot.strides[index], words)
+        for index in run[0][1]:
+            _write_lanes(shared, slot, index, [pixels[index] for _, pixels in run])
     except BaseException:
         shared.slots.give(pool_key, slot)  # never submitted: its next user writes its own uploads
         raise
     slot.holders = len(run)
     for lane, (plan, _) in enumerate(run):
         plan.assign(shared, slot, lane, pool_key, fresh=fresh)
+
+
+def _write_lanes(
+    shared: SharedDevice, slot: Slot, index: int, lanes: list[bytes | memoryview]
+) -> None:
+    """Write every lane's upload into buffer ``index`` of ``slot`` with one ``write_buffer``.
+
+    The lanes are joined (each padded to the lane stride) into one payload: one staging copy
+    for the run instead of one per job, which costs wgpu a staging allocation each.
+    """
+    buffer = slot.resources[index]["buffer"]
+    if len(lanes) == 1:
+        shared.queue.write_buffer(buffer, 0, lanes[0])
+        return
+    stride = slot.strides[index]
+    parts: list[bytes | memoryview] = []
+    for lane, data in enumerate(lanes):
+        parts.append(data)
+        gap = stride - len(data)
+        if gap < 0:  # pragma: no cover - an upload never exceeds its working buffer
+            msg = f"lane {lane} uploads {len(data)} bytes into a {stride}-byte lane"
+            raise AssertionError(msg)
+        if gap and lane < len(lanes) - 1:
+            parts.append(bytes(gap))
+    shared.queue.write_buffer(buffer, 0, b"".join(parts))
 
 
 def lane_buffer(plan: Plan, index: int) -> tuple[Any, int]:

@@ -1,0 +1,83 @@
+"""Uploads read straight from Pillow's memory equal the bytes ``tobytes()`` would give."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+from PIL import Image as PILImage
+from pillow_gpu.gpu import _layout
+from pillow_gpu.gpu._layout import upload_bytes
+from pillow_gpu.gpu._pillow_memory import STORED_UPLOADS, stored_view
+
+SIZES = {"4x4": (4, 4), "8x3": (8, 3), "17x5": (17, 5), "256x256": (256, 256)}
+
+
+def _sources(mode: str, size: tuple[int, int]) -> dict[str, PILImage.Image]:
+    rng = np.random.default_rng(sum(size))
+    noise = PILImage.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8))
+    found = {"new": PILImage.new(mode, size), "converted": noise.convert(mode)}
+    if mode in ("RGB", "RGBA", "CMYK", "YCbCr"):  # every byte of the word set, padding included
+        words = rng.integers(0, 2**32, size[0] * size[1], dtype=np.uint32).tobytes()
+        found["pasted-words"] = PILImage.new(mode, size)
+        found["pasted-words"].im.paste(PILImage.frombytes("RGBX", size, words).im, (0, 0, *size))
+    return found
+
+
+def _copied_upload(image: PILImage.Image, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    with monkeypatch.context() as patch:
+        patch.setattr(_layout, "STORED_UPLOADS", {})
+        data = upload_bytes(image)
+    assert isinstance(data, bytes)
+    return data
+
+
+@pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
+@pytest.mark.parametrize("mode", list(STORED_UPLOADS))
+def test_stored_view_equals_the_copied_upload(
+    mode: str, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, image in _sources(mode, size).items():
+        expected = _copied_upload(image, monkeypatch)
+        view = stored_view(image)
+        assert view is not None, name
+        assert view.readonly
+        assert bytes(view) == expected[: view.nbytes], name
+        uploaded = upload_bytes(image)
+        assert bytes(uploaded) == expected, name
+        # A view only where no padding is needed: write_buffer takes multiples of four bytes.
+        assert isinstance(uploaded, memoryview) == (view.nbytes % 4 == 0), name
+
+
+def test_view_keeps_the_image_memory_alive() -> None:
+    image = PILImage.frombytes("L", (64, 64), bytes(range(256)) * 16)
+    expected = image.tobytes()
+    view = stored_view(image)
+    assert view is not None
+    del image
+    gc.collect()
+    PILImage.new("L", (64, 64), 7).tobytes()  # reuse of freed memory would show here
+    assert bytes(view) == expected
+
+
+@pytest.mark.parametrize("mode", ["LA", "La", "PA", "HSV", "LAB"])
+def test_modes_whose_upload_is_not_their_storage_are_copied(mode: str) -> None:
+    image = PILImage.new(mode, (8, 8))
+    assert stored_view(image) is None
+    assert isinstance(upload_bytes(image), bytes)
+
+
+def test_an_image_in_several_blocks_is_copied() -> None:
+    # Pillow stores images larger than its block size in several blocks (rows not contiguous)
+    # and refuses the Arrow export; the upload falls back to tobytes().
+    edge = int((PILImage.core.get_block_size() // 4) ** 0.5) + 64
+    image = PILImage.new("RGBA", (edge, edge), (1, 2, 3, 4))
+    assert stored_view(image) is None
+    data = upload_bytes(image)
+    assert isinstance(data, bytes)
+    assert data[:8] == bytes((1, 2, 3, 4, 1, 2, 3, 4))
+
+
+def test_an_empty_image_has_no_view() -> None:
+    assert stored_view(PILImage.new("L", (0, 5))) is None
