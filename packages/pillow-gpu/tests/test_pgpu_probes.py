@@ -65,6 +65,9 @@ def test_a_pass_is_remembered_by_type_and_value() -> None:
     Image.new("L", (8, 8)).filter(PILImageFilter.GaussianBlur(2))
     Image.new("L", (8, 8)).filter(PILImageFilter.GaussianBlur(2.0))
     assert len(_probes._filter_probes) == 2  # 2 and 2.0 are keyed apart
+    Image.new("L", (8, 8)).filter(PILImageFilter.BoxBlur(0.0))
+    Image.new("L", (8, 8)).filter(PILImageFilter.BoxBlur(-0.0))
+    assert len(_probes._filter_probes) == 4  # so are 0.0 and -0.0
 
 
 def test_user_filters_and_nan_are_probed_every_time() -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "_probe_image",
     "_probe_mode",
     "_tiny_size",
+    "plain_filter_key",
 ]
 
 
@@ -115,11 +116,13 @@ _filter_probes: dict[tuple[Any, ...], str] = {}
 _SIMPLE = (int, float, bool, str, type(None))
 
 
-def _filter_key(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> Any:
-    """A key for the probe of one of Pillow's own filter objects with plain attributes (each
-    value tagged by its type, so ``1``, ``1.0`` and ``True`` differ), or None."""
+def plain_filter_key(instance: object) -> tuple[Any, ...] | None:
+    """``(class, attributes)`` of one of Pillow's own filter objects whose attributes are all
+    plain values or flat tuples of them, each tagged by its type (so ``1``, ``1.0`` and
+    ``True`` differ; floats by their exact bits, so ``-0.0`` and ``0.0`` differ too); None for
+    any other object, or a NaN anywhere (never equal to itself)."""
     kind = type(instance)
-    if kind.__module__ != "PIL.ImageFilter":
+    if kind.__module__ != "PIL.ImageFilter" or not isinstance(instance, ImageFilter.Filter):
         return None
     try:
         attributes = vars(instance)
@@ -130,10 +133,19 @@ def _filter_key(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) 
         values = value if type(value) is tuple else (value,)
         if not all(type(item) in _SIMPLE for item in values) or any(
             type(item) is float and math.isnan(item) for item in values
-        ):  # NaN never equals itself: never keyed
+        ):
             return None
-        items.append((name, type(value), tuple((type(item), item) for item in values)))
-    return kind, tuple(items), mode, size
+        tagged = tuple(
+            (float, item.hex()) if type(item) is float else (type(item), item) for item in values
+        )
+        items.append((name, type(value), tagged))
+    return kind, tuple(items)
+
+
+def _filter_key(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> Any:
+    """The key of a remembered probe (:func:`plain_filter_key` with the mode and probe size)."""
+    plain = plain_filter_key(instance)
+    return None if plain is None else (*plain, mode, size)
 
 
 def _probe_filter(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> None:

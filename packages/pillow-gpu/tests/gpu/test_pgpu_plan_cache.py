@@ -298,6 +298,21 @@ MISSES = [
     ),
     pytest.param(_cutoff(1), _cutoff(1.0), id="cutoff-int-vs-float"),
     pytest.param(
+        _filtered(PILImageFilter.GaussianBlur(1)),
+        _filtered(PILImageFilter.GaussianBlur(1.0)),
+        id="filter-radius-int-vs-float",
+    ),
+    pytest.param(
+        _filtered(PILImageFilter.GaussianBlur(-0.0)),
+        _filtered(PILImageFilter.GaussianBlur(0.0)),
+        id="filter-radius-minus-zero-vs-zero",
+    ),
+    pytest.param(
+        _filtered(PILImageFilter.BoxBlur((1, 2))),
+        _filtered(PILImageFilter.BoxBlur((1.0, 2))),
+        id="filter-radii-int-vs-float-in-tuple",
+    ),
+    pytest.param(
         _filtered(PILImageFilter.BoxBlur((1, 2))),
         _filtered(PILImageFilter.BoxBlur([1, 2])),
         id="radii-tuple-vs-list",

@@ -43,6 +43,8 @@ class InfoSnapshot:
 
     def copy(self) -> dict[str, Any]:
         """An independent copy for one result."""
+        if not self.value:
+            return {}
         copied, _ = _copy(self.value, depth=1, path=("info",))
         return copied
 

@@ -168,8 +168,8 @@ class Submission:
         cpu_jobs = [job for job in self.jobs if job.output == "cpu"]
         if cpu_jobs:
             self.last_cpu = cpu_jobs[-1]
-            for job in cpu_jobs:
-                self.arena_charge = self.arena_charge + job.staging_charge
+            staging = sum(job.staging_nbytes for job in cpu_jobs)  # each job's staging_charge
+            self.arena_charge = self.arena_charge + Charge(staging, staging)
         if self.arena is not None and cpu_jobs:
             self._fence_buffer = self.arena
         elif self._fence_buffer is None:  # the only CPU job failed to encode: fence a resident
@@ -185,19 +185,28 @@ class Submission:
         counters.dispatch_calls += self._dispatch_calls
         counters.largest_submission = max(counters.largest_submission, len(self.jobs))
         work = 0
+        # Jobs of one stored program have one shape, so equal counts: each program once.
+        counts: dict[int, tuple[int, int, int]] = {}
+        gpu_freed = host_freed = jobs_freed = 0
         for job in self.jobs:
-            assert job.plan is not None
-            program = job.plan.program
-            counters.dispatches += len(program.dispatches)
-            work += program.work
-            counters.upload_bytes += program.constant_nbytes
-            counters.upload_bytes += sum(upload.nbytes for upload in job.plan.uploads)
+            plan = job.plan
+            assert plan is not None
+            count = counts.get(id(plan.program))
+            if count is None:
+                program = plan.program
+                uploaded = sum(upload.nbytes for upload in plan.uploads)
+                count = len(program.dispatches), program.work, program.constant_nbytes + uploaded
+                counts[id(program)] = count
+            counters.dispatches += count[0]
+            work += count[1]
+            counters.upload_bytes += count[2]
+            admitted, retained = job.admitted, job.retained
+            gpu_freed += admitted[0] - retained[0]
+            host_freed += admitted[1] - retained[1]
+            jobs_freed += admitted[2] - retained[2]
         counters.shader_work += work
         counters.largest_submission_work = max(counters.largest_submission_work, work)
-        freed = Charge()
-        for job in self.jobs:
-            freed = freed + (job.admitted - job.retained)
-        self.completion_freed = freed
+        self.completion_freed = Charge(gpu_freed, host_freed, jobs_freed)
         self.ready = [(self, job) for job in self.jobs]
 
     def rollback(self) -> list[Job]:

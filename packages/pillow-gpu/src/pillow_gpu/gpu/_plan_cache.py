@@ -21,11 +21,12 @@ Values are normalised conservatively and tagged by type, so ``1``, ``1.0`` and `
 meet: ``int``, ``bool``, ``str``, ``bytes`` and ``None`` as they are; floats by their exact bits
 (``float.hex``: ``-0.0`` and ``0.0`` differ); tuples, lists, dicts and mapping proxies
 recursively; enum members by (type, value); Pillow's own filter objects (``PIL.ImageFilter``
-classes) by (type, attributes, ``filterargs``). Anything else makes the graph uncacheable and
-it is planned by ``plan_graph`` every time: callables (a ``point`` callable kept for I/F),
-other objects, NumPy scalars and arrays, subclasses of the simple types, NaN floats, values
-nested deeper than :data:`_MAX_DEPTH` or with more than :data:`_MAX_ITEMS` items in all, and
-``info`` holding anything of those kinds.
+classes) by their type and type-tagged attributes where those are plain values
+(``_probes.plain_filter_key``), else by (type, attributes, ``filterargs``). Anything else
+makes the graph uncacheable and it is planned by ``plan_graph`` every time: callables (a
+``point`` callable kept for I/F), other objects, NumPy scalars and arrays, subclasses of the
+simple types, NaN floats, values nested deeper than :data:`_MAX_DEPTH` or with more than
+:data:`_MAX_ITEMS` items in all, and ``info`` holding anything of those kinds.
 
 Excluded graphs (always planned afresh), and why:
 
@@ -63,6 +64,7 @@ from typing import Any
 from PIL import ImageFilter as PILImageFilter
 
 from pillow_gpu._graph import Node, walk
+from pillow_gpu._probes import plain_filter_key
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._plan import Plan, Upload
 from pillow_gpu.gpu._planner import _leaf_host_bytes, plan_graph
@@ -134,6 +136,12 @@ class _Keyer:
         if isinstance(value, enum.Enum):
             return ("e", kind, self.value(value.value, depth + 1))
         if isinstance(value, PILImageFilter.Filter) and kind.__module__ == "PIL.ImageFilter":
+            plain = plain_filter_key(value)  # the common case, several times cheaper
+            if plain is not None:
+                self.items += len(plain[1])
+                if self.items > _MAX_ITEMS:
+                    raise _Uncacheable
+                return ("P", plain)
             try:
                 attributes = vars(value)
             except TypeError as error:  # no __dict__: nothing to key it by
