@@ -8,14 +8,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageFilter as PILImageFilter
 from pillow_gpu import Image, _probes
-
-
-def _outcome(call: Any) -> tuple[Any, ...]:
-    try:
-        image = call()
-    except Exception as error:  # the exception is the outcome compared
-        return type(error), str(error)
-    return "ok", image.mode, image.size
+from pillow_gpu._testing import call_outcome
 
 
 class _UserBlur(PILImageFilter.BoxBlur):
@@ -43,9 +36,9 @@ MODES = ["L", "RGB", "RGBA", "P", "I", "F", "1"]
 @pytest.mark.parametrize("name", list(FILTERS))
 def test_filter_probe_matches_pillow_twice(name: str, mode: str) -> None:
     instance = FILTERS[name]
-    live = _outcome(lambda: PILImage.new(mode, (8, 8)).filter(instance))
+    live = call_outcome(lambda: PILImage.new(mode, (8, 8)).filter(instance))
     for _ in range(2):  # the second call may be answered from the remembered probe
-        lazy = _outcome(lambda: Image.new(mode, (8, 8)).filter(instance))
+        lazy = call_outcome(lambda: Image.new(mode, (8, 8)).filter(instance))
         assert lazy[0] == live[0]
         if live[0] != "ok":
             assert lazy == live
@@ -75,7 +68,9 @@ def test_user_filters_and_nan_are_probed_every_time() -> None:
     _UserBlur.calls = 0
     for _ in range(3):
         Image.new("L", (8, 8)).filter(_UserBlur(1))
-        _outcome(lambda: Image.new("L", (8, 8)).filter(PILImageFilter.GaussianBlur(float("nan"))))
+        call_outcome(
+            lambda: Image.new("L", (8, 8)).filter(PILImageFilter.GaussianBlur(float("nan")))
+        )
     assert _UserBlur.calls == 3
     assert not _probes._filter_probes
 

@@ -21,6 +21,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageOps
+from pillow_gpu._testing import call_outcome
 
 #: The most any one recording (or the refused ``apply`` run) may raise the peak RSS by.
 BOUND_MB = 50
@@ -241,15 +242,7 @@ ARGUMENT_CASES: dict[str, tuple[Any, Any]] = {
 }
 
 
-def _outcome(call: Any) -> tuple[Any, ...]:
-    try:
-        image = call()
-    except Exception as error:  # the exception is the outcome compared
-        return type(error), str(error)
-    return "ok", image.mode, image.size
-
-
 @pytest.mark.parametrize("case", list(ARGUMENT_CASES))
 def test_probe_outcome_matches_pillow(case: str) -> None:
     live, lazy = ARGUMENT_CASES[case]
-    assert _outcome(lazy) == _outcome(live)
+    assert call_outcome(lazy) == call_outcome(live)

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 from PIL import Image as PILImage
 
-__all__ = ["MODES", "SIZES", "assert_image_equal", "make_image", "pillow_converts", "undated_info"]
+__all__ = [
+    "MODES",
+    "SIZES",
+    "assert_image_equal",
+    "call_outcome",
+    "make_image",
+    "pillow_converts",
+    "undated_info",
+]
 
 #: Native modes and the parity sizes every route is checked at.
 MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
@@ -42,6 +50,16 @@ def assert_image_equal(actual: PILImage.Image, expected: PILImage.Image) -> None
         )
     if actual.mode == "RGB":
         assert actual.tobytes("raw", "RGBX") == expected.tobytes("raw", "RGBX"), "padding differs"
+
+
+def call_outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
+    """What ``call()`` did: the type and message of the exception it raised, or ``("ok", mode,
+    size)`` of the image it returned (to compare a recorded call with live Pillow's)."""
+    try:
+        image = call()
+    except Exception as error:  # the exception is the outcome compared
+        return type(error), str(error)
+    return "ok", image.mode, image.size
 
 
 def undated_info(info: Mapping[Any, Any]) -> dict[Any, Any]:
