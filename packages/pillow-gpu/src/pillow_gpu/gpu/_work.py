@@ -37,7 +37,7 @@ INVOCATION_OVERHEAD = 8
 #: submission takes at most ~4 s there. Hardware adapters, even slow integrated GPUs, are
 #: assumed (not measured here) to be an order of magnitude faster than 2-core llvmpipe (a few
 #: tens of GFLOP/s against several hundred), i.e. ~0.4 s or less. The bound still admits the
-#: heaviest common 4096x4096 graphs (invert + MedianFilter(3): 1.8e9 units) and rejects e.g.
+#: heaviest common 4096x4096 graphs (invert + MedianFilter(3): 0.8e9 units) and rejects e.g.
 #: MedianFilter(7) above ~1.6 Mpixels (RGBA) or MedianFilter(5) on 4096x4096.
 MAX_SUBMISSION_WORK = 2_000_000_000
 
