@@ -46,7 +46,8 @@ def _with_alpha(alpha: int) -> Image.Image:
 # graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
 CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     "fill-Image.new": (lambda: Image.new("RGBA", (W, H)), [(PIXELS, 1)]),
-    "lut-invert": (lambda: ImageChops.invert(_rgba()), [(PIXELS, 1)]),
+    # a table-free inversion: four words per invocation
+    "lut-invert": (lambda: ImageChops.invert(_rgba()), [(-(-PIXELS // 4), 4)]),
     "remap-rotate90": (lambda: _rgba().transpose(PILImage.Transpose.ROTATE_90), [(PIXELS, 1)]),
     "remap-expand": (lambda: ImageOps.expand(_rgba(), border=2), [((W + 4) * (H + 4), 1)]),
     "remap-crop-then-paste": (_pasted, [(64, 1), (PIXELS, 1)]),
@@ -281,7 +282,7 @@ def test_inverting_tables_run_without_table_reads(name: str) -> None:
     assert dispatch.shader == "invert"
     params = plan_graph(build()).program.buffers[dispatch.params].data
     assert params is not None
-    assert int.from_bytes(params[8:12], "little") == mask
+    assert int.from_bytes(params[4:8], "little") == mask  # after the word count
 
 
 def _added_to_its_inverse(image: Image.Image) -> Image.Image:

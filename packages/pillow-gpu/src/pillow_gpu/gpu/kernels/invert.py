@@ -14,6 +14,8 @@ from pillow_gpu.gpu._program import Program
 __all__ = ["inversion_mask", "lower"]
 
 _INVERTED = 255 - np.arange(256, dtype=np.int64)
+#: Words one invocation inverts (``WORDS`` in invert.wgsl).
+_WORDS = 4
 
 
 def inversion_mask(table: npt.NDArray[np.int64]) -> int | None:
@@ -30,7 +32,13 @@ def inversion_mask(table: npt.NDArray[np.int64]) -> int | None:
 def lower(program: Program, src: int, size: tuple[int, int], mask: int) -> int:
     """Record ``dst = ~src & mask`` over ``size``; return the output buffer."""
     dst = program.image(size)
+    words = size[0] * size[1]
     program.dispatch(
-        "invert", words=(*size, mask), bindings=(src, dst), grid=size, invocation_work=1
+        "invert",
+        words=(words, mask, 0),
+        bindings=(src, dst),
+        grid=(-(-words // _WORDS), 1),
+        invocation_work=_WORDS,
+        linear=True,
     )
     return dst
