@@ -112,7 +112,7 @@ def _filter_probe(instance: ImageFilter.Filter) -> ImageFilter.Filter:
 
 #: Most filter probe outcomes :func:`_probe_filter` remembers (the table is then emptied).
 _FILTER_PROBES_MAX = 256
-_filter_probes: dict[tuple[Any, ...], str] = {}
+_filter_probes: set[tuple[Any, ...]] = set()
 _SIMPLE = (int, float, bool, str, type(None))
 
 
@@ -162,7 +162,7 @@ def _probe_filter(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]
     if key is not None:
         if len(_filter_probes) >= _FILTER_PROBES_MAX:
             _filter_probes.clear()
-        _filter_probes[key] = mode
+        _filter_probes.add(key)
 
 
 @functools.cache
