@@ -19,6 +19,7 @@ executor keeps the graph it had). ``copy()`` returns a new handle on the same no
 
 from __future__ import annotations
 
+import contextlib
 import io
 import operator
 import os
@@ -31,7 +32,7 @@ from PIL import ImageFilter, ImageMode
 from pillow_gpu import _cpu, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._graph import Node
-from pillow_gpu._probes import _check_crop, _probe, _probe_filter, _probe_image, _tiny_size
+from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._rotate import rotate_call
 
 __all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
@@ -168,8 +169,18 @@ class Image:
     def point(
         self, lut: Sequence[float] | Callable[[int], float], mode: str | None = None
     ) -> Image:
-        """Record ``PIL.Image.Image.point`` with a table or a callable (called 256 times now)."""
+        """Record ``PIL.Image.Image.point`` with a table or a callable (called 256 times now).
+
+        A table is copied (and a callable tabled now, as Pillow does), so changing either
+        afterwards does not change this graph.
+        """
         if mode is not None:
+            if callable(lut) and self.mode not in ("I", "I;16", "F"):
+                bands = len(_probe_image(self.mode).getbands())
+                lut = tuple([lut(i) for i in range(256)] * bands)
+            elif not callable(lut) and not isinstance(lut, (tuple, PILImage.ImagePointHandler)):
+                with contextlib.suppress(TypeError):  # not iterable: Pillow's error comes next
+                    lut = tuple(lut)  # the values of now (a list or an iterator, read once)
             probe = _probe(lambda im: im.point(lut, mode), self.mode)
             return self._derive("point_mode", {"lut": lut, "mode": mode}, mode=probe.mode)
         if callable(lut) and self.mode in ("I", "I;16", "F"):
@@ -520,12 +531,16 @@ class Image:
         return self._derive("putalpha", {"alpha": alpha, "value": stored}, mode=probe.mode)
 
     def filter(self, filter: ImageFilter.Filter | type[ImageFilter.Filter]) -> Image:
-        """Record ``PIL.Image.Image.filter`` with one of Pillow's own filter objects."""
+        """Record ``PIL.Image.Image.filter`` with one of Pillow's own filter objects.
+
+        The graph keeps a private copy of the filter: changing the filter object afterwards
+        does not change this graph, as it would not change Pillow's result.
+        """
         instance = filter() if isinstance(filter, type) else filter
         # Pillow skips some checks for images smaller than the kernel: probe at up to 8x8.
         probe_size = (min(self.width, 8), min(self.height, 8))
-        _probe_filter(instance, self.mode, probe_size)
-        return self._derive("filter", {"filter": instance})
+        recorded = recorded_filter(instance, self.mode, probe_size)
+        return self._derive("filter", {"filter": recorded})
 
 
 def from_pil(image: PILImage.Image) -> Image:

@@ -8,6 +8,7 @@ rank filters are probed at size 1.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import operator
@@ -21,11 +22,12 @@ __all__ = [
     "_check_crop",
     "_filter_probe",
     "_probe",
-    "_probe_filter",
     "_probe_image",
     "_probe_mode",
     "_tiny_size",
     "plain_filter_key",
+    "recorded_filter",
+    "recorded_filter_key",
 ]
 
 
@@ -110,9 +112,13 @@ def _filter_probe(instance: ImageFilter.Filter) -> ImageFilter.Filter:
     return ImageFilter.RankFilter(1, 0) if valid else instance
 
 
-#: Most filter probe outcomes :func:`_probe_filter` remembers (the table is then emptied).
+#: Most filter probe outcomes :func:`recorded_filter` remembers (the table is then emptied).
 _FILTER_PROBES_MAX = 256
 _filter_probes: set[tuple[Any, ...]] = set()
+#: The shared private copies of recorded plain filters by plain key, and their keys by id
+#: (emptied together, at the same bound).
+_shared_filters: dict[tuple[Any, ...], ImageFilter.Filter] = {}
+_shared_filter_keys: dict[int, tuple[Any, ...]] = {}
 _SIMPLE = (int, float, bool, str, type(None))
 
 
@@ -142,27 +148,51 @@ def plain_filter_key(instance: object) -> tuple[Any, ...] | None:
     return kind, tuple(items)
 
 
-def _filter_key(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> Any:
-    """The key of a remembered probe (:func:`plain_filter_key` with the mode and probe size)."""
-    plain = plain_filter_key(instance)
-    return None if plain is None else (*plain, mode, size)
+def recorded_filter(
+    instance: ImageFilter.Filter, mode: str, size: tuple[int, int]
+) -> ImageFilter.Filter:
+    """Run Pillow's checks of ``image.filter(instance)`` for a ``mode`` image (probed at
+    ``size``) and return the filter the graph records: a private copy of ``instance``.
 
-
-def _probe_filter(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> None:
-    """Pillow's checks of ``image.filter(instance)`` for a ``mode`` image, probed at ``size``.
-
-    A probe that passed is remembered for filters of Pillow's own classes with plain
-    attributes: a batch of graphs filtered alike probes once. Rejections are never remembered.
+    Pillow applies a filter when ``filter()`` is called, so a change to ``instance`` after
+    recording must not reach the graph. Pillow's own filters with plain attributes
+    (:func:`plain_filter_key`) are recorded as one shared copy per key, which nothing mutates,
+    and their passing probe is remembered, so a batch of graphs filtered alike probes and
+    copies once. Other filters are deep-copied for each graph (an object that cannot be
+    copied is recorded as it is). Rejections are never remembered.
     """
-    key = _filter_key(instance, mode, size)
-    if key is not None and key in _filter_probes:
-        return
-    checked = _filter_probe(instance)
-    _probe(lambda image: image.filter(checked), mode, size=size)
-    if key is not None:
-        if len(_filter_probes) >= _FILTER_PROBES_MAX:
-            _filter_probes.clear()
-        _filter_probes.add(key)
+    plain = plain_filter_key(instance)
+    key = None if plain is None else (*plain, mode, size)
+    if key is None or key not in _filter_probes:
+        checked = _filter_probe(instance)
+        _probe(lambda image: image.filter(checked), mode, size=size)
+        if key is not None:
+            if len(_filter_probes) >= _FILTER_PROBES_MAX:
+                _filter_probes.clear()
+            _filter_probes.add(key)
+    if plain is None:
+        try:
+            return copy.deepcopy(instance)
+        except Exception:  # an uncopyable user object is kept as given
+            return instance
+    shared = _shared_filters.get(plain)
+    if shared is None:
+        if len(_shared_filters) >= _FILTER_PROBES_MAX:
+            _shared_filters.clear()
+            _shared_filter_keys.clear()
+        shared = copy.copy(instance)  # plain attributes: immutable values, shared safely
+        _shared_filter_keys[id(shared)] = plain
+        _shared_filters[plain] = shared
+    return shared
+
+
+def recorded_filter_key(instance: object) -> tuple[Any, ...] | None:
+    """:func:`plain_filter_key` of a filter :func:`recorded_filter` returned as a shared copy
+    (looked up, not recomputed), else None."""
+    plain = _shared_filter_keys.get(id(instance))
+    if plain is not None and _shared_filters.get(plain) is instance:
+        return plain
+    return None
 
 
 @functools.cache

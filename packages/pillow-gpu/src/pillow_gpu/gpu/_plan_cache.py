@@ -64,7 +64,7 @@ from typing import Any
 from PIL import ImageFilter as PILImageFilter
 
 from pillow_gpu._graph import Node, walk
-from pillow_gpu._probes import plain_filter_key
+from pillow_gpu._probes import plain_filter_key, recorded_filter_key
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._plan import Plan, Upload
 from pillow_gpu.gpu._planner import _leaf_host_bytes, plan_graph
@@ -136,7 +136,9 @@ class _Keyer:
         if isinstance(value, enum.Enum):
             return ("e", kind, self.value(value.value, depth + 1))
         if isinstance(value, PILImageFilter.Filter) and kind.__module__ == "PIL.ImageFilter":
-            plain = plain_filter_key(value)  # the common case, several times cheaper
+            plain = recorded_filter_key(value)  # the common case: a recorded shared copy
+            if plain is None:
+                plain = plain_filter_key(value)  # several times cheaper than the general key
             if plain is not None:
                 self.items += len(plain[1])
                 if self.items > _MAX_ITEMS:
