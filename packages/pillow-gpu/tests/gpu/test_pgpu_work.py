@@ -46,8 +46,8 @@ def _with_alpha(alpha: int) -> Image.Image:
 # graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
 CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     "fill-Image.new": (lambda: Image.new("RGBA", (W, H)), [(PIXELS, 1)]),
-    # a table-free inversion: four words per invocation
-    "lut-invert": (lambda: ImageChops.invert(_rgba()), [(-(-PIXELS // 4), 4)]),
+    # a table-free inversion: four vec4 words (sixteen words) per invocation
+    "lut-invert": (lambda: ImageChops.invert(_rgba()), [(-(-PIXELS // 16), 16)]),
     "remap-rotate90": (lambda: _rgba().transpose(PILImage.Transpose.ROTATE_90), [(PIXELS, 1)]),
     "remap-expand": (lambda: ImageOps.expand(_rgba(), border=2), [((W + 4) * (H + 4), 1)]),
     "remap-crop-then-paste": (_pasted, [(64, 1), (PIXELS, 1)]),

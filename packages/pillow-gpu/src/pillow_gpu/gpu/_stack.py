@@ -218,8 +218,10 @@ def _create_slot(shared: SharedDevice, program: Program, lanes: int, uploads: se
         if spec.build is not None:  # a resident table: the device's, bound, never owned
             resources.append({"buffer": shared.resident(spec.name, spec.build)})
             continue
+        # Whole 256-byte lanes, a single lane included (as charged): a kernel may read and
+        # write an image's last bytes as whole vectors (invert.wgsl).
         strides[spec.index] = aligned(spec.nbytes)
-        size = spec.nbytes if lanes == 1 else lanes * strides[spec.index]
+        size = lanes * strides[spec.index]
         buffer = gpu.create_buffer(size=size, usage=image_usage)
         buffers.append(buffer)
         resources.append({"buffer": buffer})

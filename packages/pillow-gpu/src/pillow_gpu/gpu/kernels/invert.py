@@ -14,8 +14,8 @@ from pillow_gpu.gpu._program import Program
 __all__ = ["inversion_mask", "lower"]
 
 _INVERTED = 255 - np.arange(256, dtype=np.int64)
-#: Words one invocation inverts (``WORDS`` in invert.wgsl).
-_WORDS = 4
+#: Words one invocation inverts (``VECTORS`` vec4 words in invert.wgsl).
+_WORDS = 16
 
 
 def inversion_mask(table: npt.NDArray[np.int64]) -> int | None:

@@ -1,21 +1,22 @@
-// Inversion of stored bytes without a table: dst = ~src & mask, four bytes at once (the lookup
-// family's table when every row is 255 - v or all zero, e.g. ImageChops.invert or
+// Inversion of stored bytes without a table: dst = ~src & mask, sixteen bytes at once (the
+// lookup family's table when every row is 255 - v or all zero, e.g. ImageChops.invert or
 // ImageOps.invert of RGB with its padding byte written 0).
 struct Params { words: u32, mask: u32, _pad0: u32, groups_x: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
 
 // Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+// of same-shaped images; each image binding holds one image every arrayLength / lanes vectors.
 // Unstacked dispatches compile with the lane offsets folded away.
 override STACKED: u32 = 0u;
 
-// Each invocation inverts WORDS consecutive words (linear 256-wide workgroups on a 2-D grid of
-// `groups_x` columns): on lavapipe, where every invocation has a fixed cost, fewer and longer
-// invocations run the same bytes faster.
-const WORDS: u32 = 4u;
+// Each invocation inverts VECTORS consecutive vec4 words (linear 256-wide workgroups on a 2-D
+// grid of `groups_x` columns). On lavapipe every storage access has a fixed cost whatever its
+// width, so one vec4 access does the work of four u32 ones. Image buffers are whole vectors
+// (gpu/_stack.py sizes them to 256 bytes); an image's last vector keeps its words past `words`.
+const VECTORS: u32 = 4u;
 
 @compute @workgroup_size(256)
 fn main(
@@ -23,14 +24,22 @@ fn main(
     @builtin(local_invocation_index) lid: u32,
     @builtin(num_workgroups) n: vec3<u32>,
 ) {
-    let first = ((wid.y * p.groups_x + wid.x) * 256u + lid) * WORDS;
-    if (first >= p.words) {
+    let vectors = (p.words + 3u) / 4u;
+    let first = ((wid.y * p.groups_x + wid.x) * 256u + lid) * VECTORS;
+    if (first >= vectors) {
         return;
     }
     let s = select(0u, wid.z * (arrayLength(&src) / n.z), STACKED == 1u) + first;  // this lane
     let d = select(0u, wid.z * (arrayLength(&dst) / n.z), STACKED == 1u) + first;
-    let count = min(WORDS, p.words - first);
+    let mask = vec4<u32>(p.mask);
+    let count = min(VECTORS, vectors - first);
     for (var k = 0u; k < count; k++) {
-        dst[d + k] = ~src[s + k] & p.mask;
+        var inverted = ~src[s + k] & mask;
+        let word = (first + k) * 4u;
+        if (word + 4u > p.words) {  // the partial last vector: its words past the image stay
+            let inside = vec4<u32>(word) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.words);
+            inverted = select(dst[d + k], inverted, inside);
+        }
+        dst[d + k] = inverted;
     }
 }
