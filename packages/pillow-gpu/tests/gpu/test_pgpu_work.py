@@ -43,6 +43,9 @@ def _with_alpha(alpha: int) -> Image.Image:
     return image
 
 
+#: Invocations of a lookup over one-word pixels: one vec4 word (four pixels) each.
+LUT = -(-PIXELS // 4)
+
 # graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
 CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     "fill-Image.new": (lambda: Image.new("RGBA", (W, H)), [(PIXELS, 1)]),
@@ -135,25 +138,25 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     # scanning 256 bins twice), the lut reading it
     "equalize-rgb": (
         lambda: ImageOps.equalize(_rgb()),
-        [(PIXELS, 1 + 3 * 3), (4, 2 * 256), (PIXELS, 1)],
+        [(PIXELS, 1 + 3 * 3), (4, 2 * 256), (LUT, 4)],
     ),
     "equalize-l-masked-then-pack-l": (
         lambda: ImageOps.equalize(_l(), _l()),
-        [*[(PIXELS, 1)] * 2, (PIXELS, 1 + 3 * 1), (4, 2 * 256), (PIXELS, 1), (-(-PIXELS // 4), 4)],
+        [*[(PIXELS, 1)] * 2, (PIXELS, 1 + 3 * 1), (4, 2 * 256), (LUT, 4), (-(-PIXELS // 4), 4)],
     ),
     # histogram, the table choice (4 invocations: load, two trims, two scans, the row copy,
     # 256 steps each), the lut reading it; preserve_tone histograms convert("L")
     "autocontrast-rgb": (
         lambda: ImageOps.autocontrast(_rgb(), 2),
-        [(PIXELS, 1 + 3 * 3), (4, 6 * 256), (PIXELS, 1)],
+        [(PIXELS, 1 + 3 * 3), (4, 6 * 256), (LUT, 4)],
     ),
     "autocontrast-rgb-preserve-tone-masked": (
         lambda: ImageOps.autocontrast(_rgb(), (1, 10), 0, _l(), preserve_tone=True),
-        [(PIXELS, 1), (PIXELS, 4), (PIXELS, 1 + 3 * 1), (4, 6 * 256), (PIXELS, 1)],
+        [(PIXELS, 1), (PIXELS, 4), (PIXELS, 1 + 3 * 1), (4, 6 * 256), (LUT, 4)],
     ),
     "colorize-convert-then-lut": (
         lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),
-        [(PIXELS, 1), (PIXELS, 4), (PIXELS, 1)],  # L unpack, convert, lut
+        [(PIXELS, 1), (PIXELS, 4), (LUT, 4)],  # L unpack, convert, lut
     ),
 }
 
@@ -178,12 +181,11 @@ def test_l_terminal_packing_counts_four_pixels_per_invocation() -> None:
     )
 
 
-def test_l_lookups_stay_packed_four_pixels_per_invocation() -> None:
+def test_l_lookups_stay_packed_one_vector_per_invocation() -> None:
     plan = plan_graph(ImageOps.posterize(Image.from_pil(PILImage.new("L", (W, H))), 3))
     words = -(-PIXELS // 4)  # one lookup over Pillow's packed bytes: no unpack, no packing
     assert [d.shader for d in plan.program.dispatches] == ["lut"]
-    assert plan.shader_work >= words * (INVOCATION_OVERHEAD + 1)
-    assert plan.shader_work < PIXELS * (INVOCATION_OVERHEAD + 1) / 2
+    assert plan.shader_work == -(-words // 4) * (INVOCATION_OVERHEAD + 4)  # a vec4 each
 
 
 @pytest.mark.parametrize(

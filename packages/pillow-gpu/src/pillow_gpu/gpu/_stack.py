@@ -206,7 +206,14 @@ def _create_slot(shared: SharedDevice, program: Program, lanes: int, uploads: se
 
     gpu = shared.device
     blob, offsets, _ = program.constants()
-    image_usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+    # UNIFORM too: a table a kernel builds on the device is read through a uniform binding
+    # by the lookup kernel (lut.wgsl).
+    image_usage = (
+        wgpu.BufferUsage.STORAGE
+        | wgpu.BufferUsage.UNIFORM
+        | wgpu.BufferUsage.COPY_SRC
+        | wgpu.BufferUsage.COPY_DST
+    )
     buffers: list[Any] = []
     resources: list[dict[str, Any]] = []
     clear: list[Any] = []

@@ -13,7 +13,7 @@ from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import invert
 from pillow_gpu.gpu.kernels.chops import blend_bytes
 
-__all__ = ["IDENTITY", "lower", "tables_for"]
+__all__ = ["IDENTITY", "look_up", "lower", "tables_for"]
 
 IDENTITY = np.arange(256, dtype=np.int64)
 _ZERO = np.zeros(256, dtype=np.int64)
@@ -87,7 +87,20 @@ def lower(program: Program, src: int, size: tuple[int, int], table: npt.NDArray[
         dst = invert.lower(program, src, size, mask)
     else:
         dst = program.image(size)
-        lut = program.table(table.reshape(-1))
-        program.dispatch("lut", words=size, bindings=(src, dst, lut), grid=size, invocation_work=1)
+        look_up(program, src, dst, program.table(table.reshape(-1)), size)
     program.lookups[dst] = (src, table)
     return dst
+
+
+def look_up(program: Program, src: int, dst: int, table: int, size: tuple[int, int]) -> None:
+    """Record the lookup of every stored byte of ``src`` (a word grid of ``size``) into
+    ``dst`` through the (4, 256) table in buffer ``table``, one vec4 word per invocation."""
+    words = size[0] * size[1]
+    program.dispatch(
+        "lut",
+        words=(words, 0, 0),
+        bindings=(src, dst, table),
+        grid=(-(-words // 4), 1),
+        invocation_work=4,
+        linear=True,
+    )

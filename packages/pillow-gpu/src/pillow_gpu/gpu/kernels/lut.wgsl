@@ -1,29 +1,51 @@
-// Per-byte lookup: dst byte c = lut[c * 256 + src byte c] for the four stored bytes.
-struct Params { width: u32, height: u32, _pad0: u32, _pad1: u32 }
+// Per-byte lookup: dst byte c = lut[c * 256 + src byte c] for the four stored bytes of a word,
+// four words (one vec4) per invocation.
+struct Params { words: u32, _pad0: u32, _pad1: u32, groups_x: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-@group(0) @binding(3) var<storage, read> lut: array<u32>;
+@group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
+// The (4, 256) table as 256 vec4 words, read through a uniform binding: on lavapipe a uniform
+// read costs about a third of a storage read, and a lookup is sixteen reads per vector.
+@group(0) @binding(3) var<uniform> lut: array<vec4<u32>, 256>;
 
 // Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+// of same-shaped images; each image binding holds one image every arrayLength / lanes vectors.
 // Unstacked dispatches compile with the lane offsets folded away.
 override STACKED: u32 = 0u;
 
-@compute @workgroup_size(16, 16)
+fn entry(index: u32) -> u32 {
+    return lut[index >> 2u][index & 3u];
+}
+
+fn look(v: u32) -> u32 {
+    return entry(v & 255u)
+        | (entry(256u + ((v >> 8u) & 255u)) << 8u)
+        | (entry(512u + ((v >> 16u) & 255u)) << 16u)
+        | (entry(768u + (v >> 24u)) << 24u);
+}
+
+// Linear 256-wide workgroups on a 2-D grid of `groups_x` columns, one vec4 word per
+// invocation: on lavapipe every storage access has a fixed cost whatever its width. Image
+// buffers are whole vectors (gpu/_stack.py); an image's last vector keeps its words past
+// `words`.
+@compute @workgroup_size(256)
 fn main(
-    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
     @builtin(num_workgroups) n: vec3<u32>,
 ) {
-    if (id.x >= p.width || id.y >= p.height) {
+    let i = (wid.y * p.groups_x + wid.x) * 256u + lid;
+    if (i * 4u >= p.words) {
         return;
     }
-    let i = id.y * p.width + id.x;
-    let s = select(0u, id.z * (arrayLength(&src) / n.z), STACKED == 1u);  // this lane's image
-    let v = src[s + i];
-    dst[select(0u, id.z * (arrayLength(&dst) / n.z), STACKED == 1u) + i] = lut[v & 255u]
-        | (lut[256u + ((v >> 8u) & 255u)] << 8u)
-        | (lut[512u + ((v >> 16u) & 255u)] << 16u)
-        | (lut[768u + (v >> 24u)] << 24u);
+    let s = select(0u, wid.z * (arrayLength(&src) / n.z), STACKED == 1u) + i;  // this lane
+    let d = select(0u, wid.z * (arrayLength(&dst) / n.z), STACKED == 1u) + i;
+    let v = src[s];
+    var looked = vec4<u32>(look(v.x), look(v.y), look(v.z), look(v.w));
+    if (i * 4u + 4u > p.words) {  // the partial last vector: its words past the image stay
+        let inside = vec4<u32>(i * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.words);
+        looked = select(dst[d], looked, inside);
+    }
+    dst[d] = looked;
 }

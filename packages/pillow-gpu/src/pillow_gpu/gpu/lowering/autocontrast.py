@@ -21,7 +21,7 @@ from typing import Any
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import autocontrast_lut, convert, histogram
+from pillow_gpu.gpu.kernels import autocontrast_lut, convert, histogram, lut
 from pillow_gpu.gpu.lowering._admission import TABLE_BANDS, TABLE_MODES, table_inputs, unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
 
@@ -93,9 +93,7 @@ def lower_autocontrast(program: Program, node: Node, ins: list[tuple[int, Node]]
         device_cuts=device_cuts,
     )
     dst = program.image(node.size)
-    program.dispatch(  # the lut kernel, reading the device-chosen table
-        "lut", words=node.size, bindings=(src, dst, table), grid=node.size, invocation_work=1
-    )
+    lut.look_up(program, src, dst, table, node.size)  # reading the device-chosen table
     return dst
 
 

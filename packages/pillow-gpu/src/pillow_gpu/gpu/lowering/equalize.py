@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import equalize_lut, histogram
+from pillow_gpu.gpu.kernels import equalize_lut, histogram, lut
 from pillow_gpu.gpu.lowering._admission import TABLE_BANDS, TABLE_MODES, table_inputs
 from pillow_gpu.gpu.lowering._common import Lowering, Route
 
@@ -31,9 +31,7 @@ def lower_equalize(program: Program, node: Node, ins: list[tuple[int, Node]]) ->
     bins = histogram.histogram(program, src, node.size, bands=bands, mask=mask)
     table = equalize_lut.equalize_lut(program, bins, bands=bands)
     dst = program.image(node.size)
-    program.dispatch(  # the lut kernel, reading the device-built table
-        "lut", words=node.size, bindings=(src, dst, table), grid=node.size, invocation_work=1
-    )
+    lut.look_up(program, src, dst, table, node.size)  # reading the device-built table
     return dst
 
 
