@@ -13,9 +13,10 @@ struct Params { words: u32, mask: u32, _pad0: u32, groups_x: u32 }
 override STACKED: u32 = 0u;
 
 // Each invocation inverts VECTORS consecutive vec4 words (linear 256-wide workgroups on a 2-D
-// grid of `groups_x` columns). On lavapipe every storage access has a fixed cost whatever its
-// width, so one vec4 access does the work of four u32 ones. Image buffers are whole vectors
-// (gpu/_stack.py sizes them to 256 bytes); an image's last vector keeps its words past `words`.
+// grid of `groups_x` columns): on lavapipe, where each access and each invocation's lane offset
+// (a division) has a fixed cost, sixteen words per invocation in vec4 accesses measured 9.0 ns
+// per word against 12.9 ns for four u32 words. Image buffers are whole vectors (gpu/_stack.py
+// sizes them to 256 bytes); an image's last vector keeps its words past `words`.
 const VECTORS: u32 = 4u;
 
 @compute @workgroup_size(256)
