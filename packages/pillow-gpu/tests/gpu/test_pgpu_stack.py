@@ -63,6 +63,10 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageChops.multiply(im, ImageChops.invert(im)),
         lambda im: PILImageChops.multiply(im, PILImageChops.invert(im)),
     ),
+    "equalize": (  # a lookup of a table built on the device: once per lane, uniform table
+        lambda im: ImageOps.equalize(im.convert("RGB") if im.mode == "RGBA" else im),
+        lambda im: PILImageOps.equalize(im.convert("RGB") if im.mode == "RGBA" else im),
+    ),
     "transpose_invert": (  # transpose is not lane-aware: it runs once per lane
         lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
         lambda im: PILImageChops.invert(im.transpose(PILImage.Transpose.ROTATE_90)),
@@ -113,6 +117,33 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     for chain in ("chops_invert", "invert_median3", "gaussian2", "multiply_self", "rank3_2"):
         program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image("L", (16, 8))))).program
         assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
+
+
+def test_per_lane_bindings_are_whole_lanes(
+    device: SharedDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A dispatch that is not stacked binds each lane's range of a stacked buffer. The range is
+    # the whole 256-byte lane, so a kernel of vec4 words reads and writes an image's last
+    # partial vector inside it (a 3x2 RGB image is 24 bytes: one and a half vectors).
+    seen: list[tuple[str, dict[str, Any]]] = []
+    original = _stack._bind_group
+
+    def recording(shared: Any, dispatch: Any, resources: Any, pipeline: str = "") -> Any:
+        bound = [resources[index] for index in dispatch.bindings]
+        seen.extend((dispatch.shader, resource) for resource in bound if "offset" in resource)
+        return original(shared, dispatch, resources, pipeline)
+
+    monkeypatch.setattr(_stack, "_bind_group", recording)
+    lazy, pil = CHAINS["equalize"]
+    sources = [make_image("RGB", (3, 2), seed) for seed in range(3)]
+    found, _ = _batch([lazy(Image.from_pil(source)) for source in sources])
+    for index, source in enumerate(sources):
+        assert_image_equal(found[index], pil(source))
+    lookups = [resource for shader, resource in seen if shader == "lut"]
+    assert len(lookups) == 3 * 3  # source, output and table of each of the three lanes
+    images = [resource for resource in lookups if resource["size"] != 4096]  # not the tables
+    assert [resource["size"] for resource in images] == [256] * 6
+    assert sorted({resource["offset"] for resource in images}) == [0, 256, 512]
 
 
 def test_a_pooled_stack_is_cleared_and_reused(device: SharedDevice) -> None:

@@ -281,10 +281,9 @@ def _lane_group(shared: SharedDevice, slot: Slot, program: Program, index: int, 
     found = slot.lane_groups.get((index, lane))
     if found is None:
         resources = list(slot.resources)
-        for buffer, stride in slot.strides.items():
-            nbytes = program.buffers[buffer].nbytes
+        for buffer, stride in slot.strides.items():  # whole lanes: kernels read whole vectors
             whole = resources[buffer]["buffer"]
-            resources[buffer] = {"buffer": whole, "offset": lane * stride, "size": nbytes}
+            resources[buffer] = {"buffer": whole, "offset": lane * stride, "size": stride}
         found = _bind_group(shared, program.dispatches[index], resources)
         slot.lane_groups[(index, lane)] = found
     return found
