@@ -9,7 +9,14 @@ struct Params {
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-@group(0) @binding(3) var<storage, read> table: array<f32>;
+// The tables as vec4 words through a uniform binding (5x5 x 256 entries; a 3x3 table is padded
+// to that size): on lavapipe a table read through a uniform binding costs far less than one
+// through a storage binding, and each tap reads one entry per filtered byte.
+@group(0) @binding(3) var<uniform> table: array<vec4<f32>, 1600>;
+
+fn entry(index: u32) -> f32 {
+    return table[index >> 2u][index & 3u];
+}
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -24,34 +31,41 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         dst[i] = src[i];
         return;
     }
+    // Every filtered byte at once (lane j of the vectors is stored byte j): each tap's word is
+    // loaded once, and each lane adds in Pillow's order (a row's taps, then the row to `ss`).
+    var ss = vec4<f32>(p.start);
+    for (var ky = 0; ky < p.size; ky++) {
+        let row_base = u32((y + m - ky) * p.width);
+        var row = vec4<f32>(0.0);
+        for (var kx = 0; kx < p.size; kx++) {
+            let word = src[row_base + u32(x - m + kx)];
+            let base = u32(ky * p.size + kx) * 256u;
+            var t = vec4<f32>(0.0);
+            for (var j = 0u; j < 4u; j++) {
+                if ((p.mask & (1u << j)) != 0u) {
+                    t[j] = entry(base + ((word >> (8u * j)) & 255u));
+                }
+            }
+            if (kx == 0) {
+                row = t;
+            } else {
+                row = row + t;
+            }
+        }
+        ss = ss + row;
+    }
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         if ((p.mask & (1u << j)) == 0u) {
             continue;
         }
-        let s = 8u * j;
-        var ss = p.start;
-        for (var ky = 0; ky < p.size; ky++) {
-            let row_base = u32((y + m - ky) * p.width);
-            var row = 0.0;
-            for (var kx = 0; kx < p.size; kx++) {
-                let v = (src[row_base + u32(x - m + kx)] >> s) & 255u;
-                let t = table[u32(ky * p.size + kx) * 256u + v];
-                if (kx == 0) {
-                    row = t;
-                } else {
-                    row = row + t;
-                }
-            }
-            ss = ss + row;
-        }
         var o = 0u;
-        if (ss >= 255.0) {
+        if (ss[j] >= 255.0) {
             o = 255u;
-        } else if (ss > 0.0) {
-            o = u32(ss);
+        } else if (ss[j] > 0.0) {
+            o = u32(ss[j]);
         }
-        out = out | (o << s);
+        out = out | (o << (8u * j));
     }
     dst[i] = out;
 }
