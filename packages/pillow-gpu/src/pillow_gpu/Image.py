@@ -174,24 +174,20 @@ class Image:
         A table is copied (and a callable tabled now, as Pillow does), so changing either
         afterwards does not change this graph.
         """
+        if callable(lut) and self.mode not in ("I", "I;16", "F"):
+            bands = len(_probe_image(self.mode).getbands())
+            lut = [lut(i) for i in range(256)] * bands  # as Pillow tables it, at once
         if mode is not None:
-            if callable(lut) and self.mode not in ("I", "I;16", "F"):
-                bands = len(_probe_image(self.mode).getbands())
-                lut = tuple([lut(i) for i in range(256)] * bands)
-            elif not callable(lut) and not isinstance(lut, (tuple, PILImage.ImagePointHandler)):
+            if not callable(lut) and not isinstance(lut, (tuple, PILImage.ImagePointHandler)):
                 with contextlib.suppress(TypeError):  # not iterable: Pillow's error comes next
                     lut = tuple(lut)  # the values of now (a list or an iterator, read once)
             probe = _probe(lambda im: im.point(lut, mode), self.mode)
             return self._derive("point_mode", {"lut": lut, "mode": mode}, mode=probe.mode)
-        if callable(lut) and self.mode in ("I", "I;16", "F"):
-            # Pillow maps a callable linearly on these modes (point_transform): keep it as is.
+        if callable(lut):
+            # Pillow maps a callable linearly on I, I;16 and F (point_transform): keep it as is.
             probe = _probe(lambda im: im.point(lut), self.mode)
             return self._derive("point", {"lut": lut}, mode=probe.mode)
-        if callable(lut):
-            bands = len(_probe_image(self.mode).getbands())
-            table = [lut(i) for i in range(256)] * bands
-        else:
-            table = list(lut)
+        table = list(lut)
         probe = _probe(lambda im: im.point(table), self.mode)
         return self._derive("point", {"lut": tuple(table)}, mode=probe.mode)
 
