@@ -156,13 +156,14 @@ class Image:
         extra: Sequence[Image] = (),
         info: Mapping[str, Any] | None = None,
     ) -> Image:
+        source = self._node
         node = Node(
             op=op,
             params=params,
-            inputs=(self._node, *(other._node for other in extra)),
-            mode=self.mode if mode is None else mode,
-            size=self.size if size is None else size,
-            info=self._node.info if info is None else info,
+            inputs=(source, *(other._node for other in extra)) if extra else (source,),
+            mode=source.mode if mode is None else mode,
+            size=source.size if size is None else size,
+            info=source.info if info is None else info,
         )
         return Image(node)
 
@@ -544,8 +545,7 @@ def from_pil(image: PILImage.Image) -> Image:
     if not isinstance(image, PILImage.Image):
         msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
         raise TypeError(msg)
-    image.load()
-    copy = image.copy()
+    copy = image.copy()  # loads the image first
     info = cast("Mapping[str, Any]", copy.info)
     return Image(Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info))
 

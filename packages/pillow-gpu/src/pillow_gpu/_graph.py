@@ -23,14 +23,18 @@ __all__ = ["LEAF_OPS", "Node", "ResultCache", "walk"]
 LEAF_OPS = frozenset({"open", "pil", "new"})
 
 
+#: Serialises every cell's first store: stores are rare (one per completed node), while every
+#: job of a batch builds new nodes, so no cell carries a lock of its own.
+_PUT_LOCK = threading.Lock()
+
+
 class ResultCache:
     """A write-once cell holding the completed pixels of one node."""
 
-    __slots__ = ("_image", "_lock")
+    __slots__ = ("_image",)
 
     def __init__(self) -> None:
         self._image: PILImage.Image | None = None
-        self._lock = threading.Lock()
 
     def get(self) -> PILImage.Image | None:
         """Return the cached image, or None when the node has not been completed."""
@@ -38,7 +42,7 @@ class ResultCache:
 
     def put(self, image: PILImage.Image) -> PILImage.Image:
         """Store ``image`` unless a result is already cached; return the cached result."""
-        with self._lock:
+        with _PUT_LOCK:
             if self._image is None:
                 self._image = image
             return self._image
@@ -46,10 +50,6 @@ class ResultCache:
 
 #: The read-only empty mapping every node without parameters or metadata shares.
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping)) if mapping else _EMPTY
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False, init=False)
@@ -81,11 +81,11 @@ class Node:
         # times as much, and every job of a batch builds its nodes afresh.
         store = object.__setattr__
         store(self, "op", op)
-        store(self, "params", _frozen(params))
+        store(self, "params", MappingProxyType(dict(params)) if params else _EMPTY)
         store(self, "inputs", inputs)
         store(self, "mode", mode)
         store(self, "size", size)
-        store(self, "info", _frozen(info))
+        store(self, "info", MappingProxyType(dict(info)) if info else _EMPTY)
         store(self, "cache", ResultCache())
 
     @property

@@ -10,9 +10,10 @@ the charge to exactly what live leases hold, whatever interrupted the executor b
 from __future__ import annotations
 
 import threading
+from functools import partial
 from typing import Any, NamedTuple
 
-__all__ = ["Charge", "Credits", "LeaseRecord"]
+__all__ = ["Charge", "Credits", "LeaseRecord", "new_charge"]
 
 
 class Charge(NamedTuple):
@@ -24,15 +25,19 @@ class Charge(NamedTuple):
     jobs: int = 0
 
     def __add__(self, other: Charge) -> Charge:  # type: ignore[override]
-        return Charge(self[0] + other[0], self[1] + other[1], self[2] + other[2])
+        return new_charge((self[0] + other[0], self[1] + other[1], self[2] + other[2]))
 
     def __sub__(self, other: Charge) -> Charge:
-        return Charge(self[0] - other[0], self[1] - other[1], self[2] - other[2])
+        return new_charge((self[0] - other[0], self[1] - other[1], self[2] - other[2]))
 
     def covers(self, other: Charge) -> bool:
         """True when every field of ``self`` is at least that of ``other``."""
         return self[0] >= other[0] and self[1] >= other[1] and self[2] >= other[2]
 
+
+#: ``new_charge((gpu_bytes, host_bytes, jobs))``: a :class:`Charge` built without the
+#: Python-level constructor (the executor builds several per job).
+new_charge = partial(tuple.__new__, Charge)
 
 ZERO = Charge()
 
@@ -81,9 +86,10 @@ class Credits:
         ``holder.charged`` is set to True together with the reservation (no interrupt can
         land between the two), so a retry after an interrupt never charges twice.
         """
+        caps = self.caps
         with self._lock:
             charged = self._charged + charge
-            if not self.caps.covers(charged):
+            if charged[0] > caps[0] or charged[1] > caps[1] or charged[2] > caps[2]:
                 return False
             self._charged = charged
             if holder is not None:
@@ -97,7 +103,7 @@ class Credits:
         """
         with self._lock:
             left = self._charged - charge
-            if not left.covers(ZERO):
+            if left[0] < 0 or left[1] < 0 or left[2] < 0:
                 msg = f"credit accounting error: returning {charge} from {self._charged}"
                 raise AssertionError(msg)
             self._charged = left

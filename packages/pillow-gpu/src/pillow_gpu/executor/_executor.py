@@ -254,14 +254,14 @@ class GpuBatchExecutor(WorkQueues):
         self.close()
 
     # -- ownership ----------------------------------------------------------------------------
-    def _refuse(self, what: str) -> None:
-        if self._driver is not None:
-            raise StateError(
-                "one driver owns an executor; concurrent or recursive use is rejected",
-                observed=f"{what} called while another submit/join/run/iteration is running",
-                fix="drive the executor from one place; do not call it from the input producer",
-                stage="state",
-            )
+    @staticmethod
+    def _refused(what: str) -> StateError:
+        return StateError(
+            "one driver owns an executor; concurrent or recursive use is rejected",
+            observed=f"{what} called while another submit/join/run/iteration is running",
+            fix="drive the executor from one place; do not call it from the input producer",
+            stage="state",
+        )
 
     def _drive(self, what: str, body: Callable[..., _T], *args: Any) -> _T:
         """Run ``body`` as the executor's only driver; refuse concurrent or recursive use.
@@ -270,9 +270,11 @@ class GpuBatchExecutor(WorkQueues):
         driver mark is cleared in a ``finally`` (plain stores), so no KeyboardInterrupt can
         leave the executor marked busy. Two threads racing past the first check serialize.
         """
-        self._refuse(what)
+        if self._driver is not None:
+            raise self._refused(what)
         with self._busy:
-            self._refuse(what)
+            if self._driver is not None:
+                raise self._refused(what)
             self._driver = get_ident()
             try:
                 return body(*args)
@@ -334,7 +336,11 @@ class GpuBatchExecutor(WorkQueues):
         except GpuError as error:
             raise for_job(error, job_id, key) from error
         job = Job(job_id=job_id, input_key=key, plan=plan, info=info, output=output)
-        over = self._credits.exceeded_cap(job.admitted)
+        over = (
+            None
+            if self._credits.caps.covers(job.admitted)
+            else self._credits.exceeded_cap(job.admitted)
+        )
         if plan.dispatch_count > MAX_SUBMISSION_OPS:
             over = f"operations per submission ({plan.dispatch_count} > {MAX_SUBMISSION_OPS})"
         if over is not None:
@@ -485,11 +491,13 @@ class GpuBatchExecutor(WorkQueues):
                 fix="start a new stream",
                 stage="state",
             )
-        self._check_open()
-        self._settle_launch(restore=True)  # finish a launch an interrupt cut short
+        if self._failed is not None or self._closed or device_lost():
+            self._check_open()
+        if self._launching is not None:
+            self._settle_launch(restore=True)  # finish a launch an interrupt cut short
         while True:
             progress = (self._counters.submitted_jobs, self._counters.submissions)
-            failure = self._deferred(stream)
+            failure = self._deferred(stream) if self._errors else None
             if failure is not None:
                 return failure
             if self._ready and self._ready[0][1].result is not None:
@@ -506,7 +514,7 @@ class GpuBatchExecutor(WorkQueues):
                 or len(self._pending) >= self._batch_target
             ):
                 self._launch()
-            failure = self._deferred(stream)
+            failure = self._deferred(stream) if self._errors else None
             if failure is not None:
                 return failure
             if self._ready:

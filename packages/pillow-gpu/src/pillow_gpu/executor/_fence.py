@@ -38,21 +38,23 @@ __all__ = ["MapFence", "check_wgpu_internals", "device_lost"]
 
 _checked = False
 _check_lock = threading.Lock()
-_lost = threading.Event()
 _POLL_S = 0.05
 #: A wait that has not resolved after this long also polls the device itself, every _POLL_S.
 _SELF_POLL_AFTER_S = 0.5
 
 
 class _LossWatch(logging.Handler):
+    #: Set (once, never cleared) when wgpu logs the loss: a plain flag, read on every result.
+    seen = False
+
     def emit(self, record: logging.LogRecord) -> None:
         if "device was lost" in record.getMessage().lower():
-            _lost.set()
+            _LossWatch.seen = True
 
 
 def device_lost() -> bool:
     """True once wgpu has logged that the device was lost."""
-    return _lost.is_set()
+    return _LossWatch.seen
 
 
 def _internals_error(observed: str) -> ExecutionError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pillow_gpu.executor._credits import Charge
+from pillow_gpu.executor._credits import new_charge
 from pillow_gpu.executor._metadata import InfoSnapshot
 from pillow_gpu.gpu._plan import Plan
 
@@ -42,6 +42,7 @@ class Job:
         "result",
         "retained",
         "size",
+        "staging_charge",
         "staging_nbytes",
         "terminal_nbytes",
         "workspace",
@@ -77,20 +78,18 @@ class Job:
         slack = staging - self.terminal_nbytes
         host = plan.host_bytes + info.nbytes + slack
         retained_host = staging + self.output_nbytes + info.nbytes
+        # (GPU bytes, host bytes, jobs), built as tuples: a job builds two per admission.
         if output == "gpu":
-            self.admitted = Charge(gpu_bytes=plan.gpu_bytes + staging, host_bytes=host, jobs=1)
-            self.retained = Charge(gpu_bytes=2 * staging, host_bytes=retained_host, jobs=1)
+            self.admitted = new_charge((plan.gpu_bytes + staging, host, 1))
+            self.retained = new_charge((2 * staging, retained_host, 1))
         else:
-            self.admitted = Charge(gpu_bytes=plan.gpu_bytes, host_bytes=host, jobs=1)
-            self.retained = Charge(gpu_bytes=staging, host_bytes=retained_host, jobs=1)
+            self.admitted = new_charge((plan.gpu_bytes, host, 1))
+            self.retained = new_charge((staging, retained_host, 1))
+        #: The part of ``retained`` that is this job's staging range (GPU and mapped host).
+        self.staging_charge = new_charge((staging, staging, 0))
         if not self.admitted.covers(self.retained):  # pragma: no cover - planner invariant
             msg = f"job {job_id}: retained {self.retained} exceeds admitted {self.admitted}"
             raise AssertionError(msg)
-
-    @property
-    def staging_charge(self) -> Charge:
-        """The part of ``retained`` that is this job's staging range (GPU and mapped host)."""
-        return Charge(gpu_bytes=self.staging_nbytes, host_bytes=self.staging_nbytes)
 
     def release_plan(self) -> None:
         """Destroy the plan's working buffers and drop the graph (idempotent)."""

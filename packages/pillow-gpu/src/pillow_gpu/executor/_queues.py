@@ -227,7 +227,8 @@ class WorkQueues:
         if job.output == "cpu":
             if result is None:
                 image = submission.build_cpu(job)
-                image.info.update(job.info.copy())
+                if job.info.value:
+                    image.info.update(job.info.copy())
                 built = BatchResult(job_id=job.job_id, input_key=job.input_key, image=image)
                 job.result = result = built
             if not job.credited:

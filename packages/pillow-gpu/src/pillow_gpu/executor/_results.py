@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from PIL import Image as PILImage
 
@@ -155,7 +155,7 @@ class Results[R: BatchResult | BatchFailure]:
     def __next__(self) -> R:
         if self._stream.finished:
             raise StopIteration
-        return cast(R, self._executor._advance(self._stream))
+        return self._executor._advance(self._stream)  # type: ignore[return-value]
 
     def close(self) -> None:
         """Cancel the executor unless this stream is exhausted (idempotent)."""

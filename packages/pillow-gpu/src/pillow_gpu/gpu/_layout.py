@@ -185,19 +185,20 @@ def upload_bytes(image: PILImage.Image) -> bytes | memoryview:
     native). Where those bytes are Pillow's storage itself and need no padding, this is a
     read-only view of the image's memory (:mod:`~pillow_gpu.gpu._pillow_memory`), not a copy.
     """
-    if image.mode in STORED_UPLOADS and sys.byteorder == "little":
+    mode = image.mode
+    if mode in STORED_UPLOADS and sys.byteorder == "little":
         view = stored_view(image)
         if view is not None and view.nbytes % 4 == 0:
             return view
-    if image.mode in _WORD_RAWMODES:
-        return image.tobytes("raw", _WORD_RAWMODES[image.mode])
-    if image.mode in _PASTED_MODES:
+    if mode in _WORD_RAWMODES:
+        return image.tobytes("raw", _WORD_RAWMODES[mode])
+    if mode in _PASTED_MODES:
         return words_of_image(image).tobytes()
-    if image.mode == "1":
+    if mode == "1":
         data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
-    elif image.mode in _PAIR_MODES:
-        data = image.tobytes("raw", image.mode)
-    elif image.mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
+    elif mode in _PAIR_MODES:
+        data = image.tobytes("raw", mode)
+    elif mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
         return to_words(image).astype("<u4").tobytes()
     else:
         data = image.tobytes()

@@ -117,7 +117,8 @@ def stored_view(image: PILImage.Image) -> memoryview | None:
     if nested and (schema.n_children != 1 or schema.children[0].contents.format != b"C"):
         return None
     array = _ArrowArray.from_address(_capsule_pointer(array_capsule, b"arrow_array"))
-    pixels = image.width * image.height
+    width, height = image.size
+    pixels = width * height
     address = _data_address(array, pixels, nested)
     if address is None:
         return None

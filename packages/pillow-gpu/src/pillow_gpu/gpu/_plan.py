@@ -95,6 +95,23 @@ class Plan:
         #: Conservative host reservation: decode/upload temporaries, encoded bytes, metadata,
         #: the staging copy and the output CPU pixels.
         self.host_bytes = host_bytes
+        # Reservations and bounds are plain attributes: the executor reads them several times
+        # per job, and nothing they derive from changes after planning.
+        #: Mode and size of the output image.
+        self.mode: str = root.mode
+        self.size: tuple[int, int] = root.size
+        #: Length of the output's ``tobytes()``.
+        self.output_nbytes = stored_nbytes(root.mode, root.size)
+        #: Staging bytes this plan's terminal copy needs, rounded up to 256.
+        self.staging_nbytes = aligned(terminal_nbytes)
+        #: Conservative GPU reservation: working buffers, uploads, tables, parameters and
+        #: staging, every buffer rounded up to 256 bytes (allocation granularity).
+        work, _, charged = program.totals()
+        self.gpu_bytes = charged + self.staging_nbytes
+        #: Number of compute dispatches (kernels) the plan records.
+        self.dispatch_count = len(program.dispatches)
+        #: Shader-work estimate of all dispatches (units: :mod:`pillow_gpu.gpu._work`).
+        self.shader_work = work
         self._slot: Slot | None = None
         self._lane = 0
         self._key: Hashable = ()
@@ -104,34 +121,6 @@ class Plan:
 
     # -- reservations (no device needed) ------------------------------------------------------
     @property
-    def mode(self) -> str:
-        """Mode of the output image."""
-        return self.root.mode
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """Size of the output image."""
-        return self.root.size
-
-    @property
-    def output_nbytes(self) -> int:
-        """Length of the output's ``tobytes()``."""
-        return stored_nbytes(self.mode, self.size)
-
-    @property
-    def staging_nbytes(self) -> int:
-        """Staging bytes this plan's terminal copy needs, rounded up to 256."""
-        return aligned(self.terminal_nbytes)
-
-    @property
-    def gpu_bytes(self) -> int:
-        """Conservative GPU reservation: working buffers, uploads, tables, parameters, staging.
-
-        Every buffer is charged rounded up to 256 bytes (allocation granularity).
-        """
-        return self.program.charged_nbytes + self.staging_nbytes
-
-    @property
     def sources(self) -> tuple[Node, ...]:
         """Leaves that still need decoding (encoded files not yet completed)."""
         return tuple(
@@ -139,16 +128,6 @@ class Plan:
             for upload in self.uploads
             if upload.node.op == "open" and upload.node.cache.get() is None
         )
-
-    @property
-    def dispatch_count(self) -> int:
-        """Number of compute dispatches (kernels) the plan records."""
-        return len(self.program.dispatches)
-
-    @property
-    def shader_work(self) -> int:
-        """Shader-work estimate of all dispatches (units: :mod:`pillow_gpu.gpu._work`)."""
-        return self.program.work
 
     # -- device steps ----------------------------------------------------------------------------
     def allocate(self, device: SharedDevice | None = None) -> None:

@@ -51,6 +51,7 @@ bytes), guarded by a lock.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import sys
@@ -63,7 +64,7 @@ from typing import Any
 
 from PIL import ImageFilter as PILImageFilter
 
-from pillow_gpu._graph import Node, walk
+from pillow_gpu._graph import LEAF_OPS, Node, walk
 from pillow_gpu._probes import plain_filter_key, recorded_filter_key
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._plan import Plan, Upload
@@ -160,10 +161,6 @@ class _Keyer:
         )
 
 
-def _exact_size(size: Any) -> bool:
-    return type(size) is tuple and len(size) == 2 and type(size[0]) is type(size[1]) is int
-
-
 def _header(keyer: _Keyer, node: Node) -> Hashable:
     """An undecoded file's format and draft request: unread by planning today, but cheap to
     key and the same across a batch (a new upload layout may come to depend on them)."""
@@ -178,22 +175,30 @@ def _shape(root: Node) -> tuple[Hashable, list[Node], int] | None:
     positions: dict[int, int] = {}
     parts: list[Hashable] = []
     uploads: list[Node] = []
+    # Runs for every job of a batch: the checks and empty mappings are inlined.
     try:
         for node in walk(root):
-            mode, size = node.mode, node.size
-            if type(mode) is not str or mode in EXCLUDED_MODES or not _exact_size(size):
+            op, mode, size, info, params = node.op, node.mode, node.size, node.info, node.params
+            if (
+                type(mode) is not str
+                or mode in EXCLUDED_MODES
+                or type(size) is not tuple
+                or len(size) != 2
+                or type(size[0]) is not int
+                or type(size[1]) is not int
+            ):
                 return None
             completed = node.cache.get() is not None
-            head = (node.op, mode, size, keyer.mapping(node.info, 1))
-            if completed or (node.is_leaf and node.op != "new"):
-                header = () if completed else _header(keyer, node)
+            head = (op, mode, size, keyer.mapping(info, 1) if info else ())
+            if completed or (op in LEAF_OPS and op != "new"):
+                header = () if completed or op != "open" else _header(keyer, node)
                 parts.append(("upload", completed, *head, header))
                 uploads.append(node)
-            elif node.op == "new":
-                parts.append(("new", *head, keyer.mapping(node.params, 1)))
+            elif op == "new":
+                parts.append(("new", *head, keyer.mapping(params, 1) if params else ()))
             else:
-                inputs = tuple(positions[id(child)] for child in node.inputs)
-                parts.append(("op", *head, keyer.mapping(node.params, 1), inputs))
+                inputs = tuple([positions[id(child)] for child in node.inputs])
+                parts.append(("op", *head, keyer.mapping(params, 1) if params else (), inputs))
             positions[id(node)] = len(positions)
     except _Uncacheable:
         return None
@@ -228,7 +233,7 @@ def _variable_host_bytes(root: Node, uploads: list[Node]) -> int:
     for node in uploads:
         if node.op == "open":
             encoded += _leaf_host_bytes(node)
-    return encoded + _metadata_nbytes(root)
+    return encoded + (_metadata_nbytes(root) if root.info else _EMPTY_INFO_NBYTES)
 
 
 class PlanCache:
@@ -246,6 +251,7 @@ class PlanCache:
         self.hits = 0
         self.misses = 0
         self.uncacheable = 0
+        self._limits: tuple[DeviceLimits, Hashable] | None = None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -280,7 +286,7 @@ class PlanCache:
             with self._lock:
                 self.uncacheable += 1
             return plan_graph(root, limits=limits, max_work=max_work)
-        key = (limits, max_work, shape[0])
+        key = (self._limits_key(limits), max_work, shape[0])
         uploads = shape[1]
         with self._lock:
             entry = self._entries.get(key)
@@ -294,8 +300,10 @@ class PlanCache:
                 root=root,
                 program=entry.program,
                 uploads=tuple(
-                    Upload(buffer=buffer, node=node)
-                    for buffer, node in zip(entry.upload_buffers, uploads, strict=True)
+                    [
+                        Upload(buffer, node)
+                        for buffer, node in zip(entry.upload_buffers, uploads, strict=True)
+                    ]
                 ),
                 terminal=entry.terminal,
                 terminal_nbytes=entry.terminal_nbytes,
@@ -304,6 +312,18 @@ class PlanCache:
         plan = plan_graph(root, limits=limits, max_work=max_work)  # refusals are never stored
         self._store(key, shape, plan)
         return plan
+
+    def _limits_key(self, limits: DeviceLimits | None) -> Hashable:
+        """``limits`` by value as a plain tuple (hashed in C on every lookup, not by the
+        dataclass's generated ``__hash__``); the last one is remembered."""
+        if limits is None:
+            return None
+        last = self._limits
+        if last is not None and last[0] is limits:
+            return last[1]
+        key = dataclasses.astuple(limits)
+        self._limits = (limits, key)
+        return key
 
     def _store(self, key: Hashable, shape: tuple[Hashable, list[Node], int], plan: Plan) -> None:
         uploads = shape[1]

@@ -125,7 +125,7 @@ class Program:
         self._constants = None
         self._totals = None
 
-    def _totals_memo(self) -> tuple[int, int, int]:
+    def totals(self) -> tuple[int, int, int]:
         """``(work, constant bytes, charged bytes)``, computed once per unchanged program (the
         plans of one cached shape share it, and the executor reads them for every job)."""
         if self._totals is None:
@@ -145,12 +145,12 @@ class Program:
     @property
     def constant_nbytes(self) -> int:
         """Bytes of the parameter blocks and host tables (uploaded once per allocation)."""
-        return self._totals_memo()[1]
+        return self.totals()[1]
 
     @property
     def charged_nbytes(self) -> int:
         """Bytes a plan of this program charges for its buffers, each rounded up to 256."""
-        return self._totals_memo()[2]
+        return self.totals()[2]
 
     def constants(self) -> tuple[bytes, dict[int, int], tuple[object, ...]]:
         """``(blob, offsets, key)``: every parameter block and host table back to back, each
@@ -287,7 +287,7 @@ class Program:
     @property
     def work(self) -> int:
         """Shader-work estimate of every dispatch together (:mod:`pillow_gpu.gpu._work`)."""
-        return self._totals_memo()[0]
+        return self.totals()[0]
 
     def bytes_of(self, role: str) -> int:
         """Total bytes of the buffers with ``role``."""
