@@ -2,9 +2,10 @@
 
 CPU-output jobs copy their terminal bytes into one shared staging arena (ranges at multiples
 of 256); the arena is mapped with a :class:`MapFence` once submitted, each result is copied
-out of its own range when delivered, and the arena is unmapped and destroyed when its last
-range has been consumed. GPU-output jobs copy into their own resident buffer instead; a
-submission without CPU jobs fences on the first resident job's download workspace. All jobs
+out of its own range when delivered, and the arena is unmapped and handed to the device's
+pool of idle allocations (``gpu._slots``) when its last range has been consumed. GPU-output
+jobs copy into their own resident buffer instead; a submission without CPU jobs fences on the
+first resident job's download workspace. All jobs
 are recorded into one command buffer; if any job fails to record, the submission re-records
 with one command buffer per job so only the failing jobs are dropped.
 
@@ -34,6 +35,7 @@ from pillow_gpu.executor._stats import Counters
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import image_from_terminal
 from pillow_gpu.gpu._plan import Plan
+from pillow_gpu.gpu._slots import Slot
 from pillow_gpu.gpu._stack import allocate_together, encode_together
 
 __all__ = ["MAX_SUBMISSION_OPS", "Submission"]
@@ -117,7 +119,12 @@ class Submission:
             offset += job.staging_nbytes
         copy_dst = wgpu.BufferUsage.COPY_DST
         if cpu_jobs:
-            self.arena = gpu.create_buffer(size=offset, usage=wgpu.BufferUsage.MAP_READ | copy_dst)
+            pooled = self._shared.slots.take(("arena", offset))
+            self.arena = (
+                pooled.buffers[0]
+                if pooled is not None
+                else gpu.create_buffer(size=offset, usage=wgpu.BufferUsage.MAP_READ | copy_dst)
+            )
         buffers = self._encode_together(allocated, has_cpu=bool(cpu_jobs))
         jobs: list[Job] = []
         if buffers:
@@ -342,11 +349,19 @@ class Submission:
     def _destroy_arena(self) -> None:
         # The arena is forgotten first: if an interrupt cuts the unmap short (wgpu-native
         # unmapped, wgpu-py not yet told), a retry must not unmap again; a forgotten arena is
-        # released by wgpu-py's finalizer.
+        # released by wgpu-py's finalizer. An arena unmapped cleanly goes to the device's pool
+        # of idle allocations (like a plan's slot), so the next submission of the same size
+        # reuses it instead of creating and destroying a mapped buffer (destroying one waits
+        # for wgpu's poll thread, which blocks on the submission in flight).
         arena = self.arena
         self.arena = None
         self._mapped = None  # wgpu releases the view itself when it unmaps
         if arena is not None:
-            if arena.map_state == "mapped":
+            state = arena.map_state
+            if state == "mapped":
                 arena.unmap()
-            arena.destroy()
+            if state == "pending":  # a map still resolving: never lend it out
+                arena.destroy()
+                return
+            idle = Slot(buffers=[arena], resources=[], bind_groups=[], clear=(), nbytes=arena.size)
+            self._shared.slots.give(("arena", arena.size), idle)

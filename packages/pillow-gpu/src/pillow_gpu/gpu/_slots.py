@@ -8,8 +8,9 @@ instead of creating new objects. A slot may hold several same-shaped plans at on
 plan is released. Reuse is ordered by the single queue: a later plan's uploads and dispatches
 are queued after every command that used the slot before. A reused slot zeroes its working
 (non-upload) image buffers before its dispatches, so it behaves like fresh, zero-initialised
-buffers. Idle slots are bounded by ``max_bytes``; the oldest are destroyed first. Idle slots
-are not charged to any executor's credits (they back no live job).
+buffers. The executor's consumed staging arenas are pooled here too, as one-buffer slots keyed
+``("arena", size)``. Idle slots are bounded by ``max_bytes``; the oldest are destroyed first.
+Idle slots are not charged to any executor's credits (they back no live job).
 """
 
 from __future__ import annotations
