@@ -71,3 +71,13 @@ def test_a_cancelled_stream_pools_its_undelivered_arena_unmapped(
     assert pooled.buffers[0].map_state == "unmapped"
     device.slots.give(key, pooled)
     _run(make_executor(), _sources("L", size, seed=11))
+
+
+def test_an_arena_above_a_quarter_of_the_pool_is_destroyed_not_pooled(
+    make_executor: Factory, device: SharedDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    size = (16, 16)
+    key = _arena_key(device, 4, size)  # a 1024-byte arena
+    monkeypatch.setattr(device.slots, "max_bytes", 4 * 1024 - 4)  # a quarter is 1023 bytes
+    _run(make_executor(), _sources("L", size, seed=5))
+    assert device.slots.take(key) is None

@@ -360,7 +360,9 @@ class Submission:
             state = arena.map_state
             if state == "mapped":
                 arena.unmap()
-            if state == "pending":  # a map still resolving: never lend it out
+            # A map still resolving is never lent out; an arena above a quarter of the pool
+            # would evict the working slots the next submission needs.
+            if state == "pending" or arena.size > self._shared.slots.max_bytes // 4:
                 arena.destroy()
                 return
             idle = Slot(buffers=[arena], resources=[], bind_groups=[], clear=(), nbytes=arena.size)
