@@ -5,9 +5,9 @@ of 256); the arena is mapped with a :class:`MapFence` once submitted, each resul
 out of its own range when delivered, and the arena is unmapped and handed to the device's
 pool of idle allocations (``gpu._slots``) when its last range has been consumed. GPU-output
 jobs copy into their own resident buffer instead; a submission without CPU jobs fences on the
-first resident job's download workspace. All jobs
-are recorded into one command buffer; if any job fails to record, the submission re-records
-with one command buffer per job so only the failing jobs are dropped.
+first resident job's download workspace. All jobs are recorded into one command buffer; if any
+job fails to record, the submission re-records with one command buffer per job so only the
+failing jobs are dropped.
 
 Interrupts: :meth:`Submission.launch` can be interrupted (KeyboardInterrupt while a leaf is
 decoded, for example) at any point before ``queue.submit``; ``submitted`` then stays False
