@@ -27,6 +27,7 @@ from pillow_gpu.bench._reference import (
 )
 from pillow_gpu.bench._transfer import TransferLane
 from pillow_gpu.bench._workloads import WORKLOADS, job_sources, make_sources, source_count
+from pillow_gpu.bench._world import paired_ratio
 from pillow_gpu.cli import build_parser
 from pillow_gpu.gpu._device import SharedDevice
 
@@ -139,6 +140,18 @@ def test_transfer_lane_moves_stored_bytes_and_round_trips(
         lane.close()
 
 
+def test_paired_ratio_cancels_drift_between_rounds() -> None:
+    # The machine slows 3x in rounds 2 and 4; each round ours takes twice their time.
+    theirs = [1.0, 3.0, 1.0, 3.0, 1.0]
+    ours = [2.0, 6.0, 2.0, 6.0, 2.0]
+    assert paired_ratio(ours, theirs) == pytest.approx(0.5)
+    # Their slow rounds fell on our fast ones: the medians' ratio reads 3 / 2 = 1.5, the
+    # rounds 0.5, 1.5, 1.5, 0.5 and 1/6.
+    assert paired_ratio([2.0, 2.0, 2.0, 6.0, 6.0], [1.0, 3.0, 3.0, 3.0, 1.0]) == 0.5
+    assert paired_ratio(ours, theirs[:4]) is None  # a lane dropped a round
+    assert paired_ratio([], []) is None
+
+
 def test_mismatch_counts_differing_bytes() -> None:
     want = [PILImage.new("L", (2, 2), 7), PILImage.new("L", (2, 2), 9)]
     assert mismatch([bytes([7] * 4), bytes([9] * 4)], want) == "exact"
@@ -179,6 +192,8 @@ def test_tiny_run_reports_the_world_lanes(tiny_result: dict[str, Any]) -> None:
     for other, key in (("reference", "vs_reference"), ("transfer", "share_of_transfer")):
         assert len(lanes[other]["windows_s"]) == TINY.repeats
         assert queued[key] == pytest.approx(queued["images_per_s"] / lanes[other]["images_per_s"])
+    (ours,), (theirs,) = queued["windows_s"], lanes["reference"]["windows_s"]
+    assert queued["vs_reference_paired"] == pytest.approx(theirs / ours)
     cost = queued["host_cost"]
     assert cost["jobs"] == 2
     assert cost["plan_function"] in ("plan_cached", "plan_graph")

@@ -109,9 +109,10 @@ def render_world(result: dict[str, Any], *, lane: str = "queued") -> str:
 
     One row per workload, mode and size at its largest batch: ``img/s (MB/s)`` of ``lane``, of
     pillow-rs, of the reference lane and of the transfer bound (each with its parity status),
-    then ``lane`` as a ratio of pillow-rs and of the reference and as a share of the transfer
-    bound. MB/s counts source bytes as everywhere; the transfer cell's second figure is the
-    bytes it moved (up + down).
+    then ``lane`` as a ratio of pillow-rs and of the reference (of the medians, then paired
+    round by round: ``_world.paired_ratio``) and as a share of the transfer bound. MB/s counts
+    source bytes as everywhere; the transfer cell's second figure is the bytes it moved (up +
+    down).
     """
     largest: dict[tuple[str, str, int], dict[str, Any]] = {}
     for case in result["cases"]:
@@ -120,8 +121,8 @@ def render_world(result: dict[str, Any], *, lane: str = "queued") -> str:
             largest[key] = case
     lines = [
         f"| workload | mode | size | batch | {lane} | pillow-rs | reference | transfer bound "
-        "| x pillow-rs | x reference | transfer share |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| x pillow-rs | x reference | x reference, paired | transfer share |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for (workload, mode, edge), case in largest.items():
         lanes = case["lanes"]
@@ -137,7 +138,8 @@ def render_world(result: dict[str, Any], *, lane: str = "queued") -> str:
             f"| {workload} | {mode} | {edge}^2 | {case['batch']} | {_rate(ours)} "
             f"| {_rate(peer)}{_peer_status(peer)} | {_rate(kernel)}{_peer_status(kernel)} "
             f"| {bound_cell} | {_ratio(ours.get('vs_pillow_rs'))} "
-            f"| {_ratio(ours.get('vs_reference'))} | {_share(ours.get('share_of_transfer'))} |"
+            f"| {_ratio(ours.get('vs_reference'))} | {_ratio(ours.get('vs_reference_paired'))} "
+            f"| {_share(ours.get('share_of_transfer'))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -220,7 +222,9 @@ def render_markdown(result: dict[str, Any]) -> str:
         "",
         "Largest batch per case; each cell is img/s (MB/s of source bytes) with the lane's "
         "parity in brackets; x pillow-rs / x reference are the `queued` lane's img/s over "
-        "theirs, transfer share its img/s over the transfer bound's.",
+        "theirs (median over median); x reference, paired is the median over rounds of the "
+        "two lanes' ratio within each interleaved round, which drift between rounds does not "
+        "move; transfer share is its img/s over the transfer bound's.",
         "",
         render_world(result),
         "## Every lane",

@@ -10,6 +10,7 @@ and ``no kernel (round trip exact)`` (transfer).
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,12 +129,28 @@ def lane_details(lane: Any) -> dict[str, Any]:
     return {}
 
 
+def paired_ratio(ours: Sequence[float], theirs: Sequence[float]) -> float | None:
+    """The median over rounds of our throughput over theirs in the same round.
+
+    ``ours`` and ``theirs`` are window seconds of two lanes timed in the same interleaved
+    rounds (round ``r`` of each a few windows apart), so drift of the machine between rounds
+    cancels in each round's ratio; None unless both have the same number of windows.
+    """
+    if not ours or len(ours) != len(theirs) or min(ours) <= 0:
+        return None
+    return statistics.median(other / mine for mine, other in zip(ours, theirs, strict=True))
+
+
 def add_world_ratios(lanes: dict[str, dict[str, Any]]) -> None:
-    """Add ``vs_pillow_rs``, ``vs_reference`` and ``share_of_transfer`` to our lanes."""
+    """Add ``vs_pillow_rs``, ``vs_reference`` and ``share_of_transfer`` to our lanes, and the
+    per-round ``vs_pillow_rs_paired`` and ``vs_reference_paired`` (:func:`paired_ratio`)."""
 
     def rate(name: str) -> float | None:
         value = lanes.get(name, {}).get("images_per_s")
         return value if isinstance(value, float) and value > 0 else None
+
+    def windows(name: str) -> list[float]:
+        return list(lanes.get(name, {}).get("windows_s", []))
 
     peer, kernel, bound = rate("pillow_rs"), rate("reference"), rate("transfer")
     for name in _OURS:
@@ -144,6 +161,9 @@ def add_world_ratios(lanes: dict[str, dict[str, Any]]) -> None:
         lane["vs_pillow_rs"] = value / peer if peer else None
         lane["vs_reference"] = value / kernel if kernel else None
         lane["share_of_transfer"] = value / bound if bound else None
+        mine = windows(name)
+        lane["vs_pillow_rs_paired"] = paired_ratio(mine, windows("pillow_rs")) if peer else None
+        lane["vs_reference_paired"] = paired_ratio(mine, windows("reference")) if kernel else None
     transfer = lanes.get("transfer", {})
     if bound and "upload_bytes_per_image" in transfer:
         moved = transfer["upload_bytes_per_image"] + transfer["download_bytes_per_image"]
