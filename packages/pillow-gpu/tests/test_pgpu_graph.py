@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from pillow_gpu._graph import Node, walk
+from PIL import Image as PILImage
+from pillow_gpu._graph import Node, walk, walk_list
 
 
 def test_params_and_info_are_private_read_only_copies() -> None:
@@ -38,3 +39,32 @@ def test_defaults_and_shared_empty_mappings() -> None:
     assert leaf.cache.get() is None
     assert [node.op for node in walk(user)] == ["new", "invert"]
     assert "cache" not in repr(leaf)
+
+
+def _node(op: str, *inputs: Node) -> Node:
+    return Node(op=op, inputs=inputs, mode="L", size=(2, 2))
+
+
+def _graphs() -> dict[str, Node]:
+    leaf, other = _node("new"), _node("new")
+    chain = _node("c", _node("b", _node("a", leaf)))
+    cached_middle = _node("c", _node("b", _node("a", leaf)))
+    cached_middle.inputs[0].cache.put(PILImage.new("L", (2, 2)))
+    cached_root = _node("b", _node("a", leaf))
+    cached_root.cache.put(PILImage.new("L", (2, 2)))
+    shared = _node("a", leaf)
+    return {
+        "leaf": leaf,
+        "chain": chain,
+        "cached-middle": cached_middle,
+        "cached-root": cached_root,
+        "two-leaves": _node("blend", _node("a", leaf), other),
+        "diamond": _node("blend", _node("x", shared), _node("y", shared)),
+        "chain-over-a-branch": _node("c", _node("b", _node("blend", leaf, other))),
+    }
+
+
+@pytest.mark.parametrize("name", list(_graphs()))
+def test_walk_list_is_the_walk_in_order(name: str) -> None:
+    root = _graphs()[name]
+    assert walk_list(root) == list(walk(root))

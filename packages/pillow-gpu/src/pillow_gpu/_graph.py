@@ -17,7 +17,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-__all__ = ["LEAF_OPS", "Node", "ResultCache", "walk"]
+__all__ = ["LEAF_OPS", "Node", "ResultCache", "walk", "walk_list"]
 
 #: Operations without inputs: their pixels come from the host (decode, PIL image, fill).
 LEAF_OPS = frozenset({"open", "pil", "new"})
@@ -112,3 +112,18 @@ def walk(root: Node) -> Iterator[Node]:
             continue
         stack.append((node, True))
         stack.extend((child, False) for child in reversed(node.inputs) if id(child) not in seen)
+
+
+def walk_list(root: Node) -> list[Node]:
+    """``list(walk(root))``; a chain (every node one input, down to a leaf or a cached node) is
+    followed directly, without the general walk's bookkeeping (the plan cache keys every job's
+    graph, and most graphs are chains)."""
+    nodes = [root]
+    node = root
+    while node.cache.get() is None and node.inputs:
+        if len(node.inputs) != 1:
+            return list(walk(root))
+        node = node.inputs[0]
+        nodes.append(node)
+    nodes.reverse()
+    return nodes

@@ -64,7 +64,7 @@ from typing import Any
 
 from PIL import ImageFilter as PILImageFilter
 
-from pillow_gpu._graph import LEAF_OPS, Node, walk
+from pillow_gpu._graph import LEAF_OPS, Node, walk_list
 from pillow_gpu._probes import plain_filter_key, recorded_filter_key
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._plan import Plan, Upload
@@ -177,7 +177,7 @@ def _shape(root: Node) -> tuple[Hashable, list[Node], int] | None:
     uploads: list[Node] = []
     # Runs for every job of a batch: the checks and empty mappings are inlined.
     try:
-        for node in walk(root):
+        for node in walk_list(root):
             op, mode, size, info, params = node.op, node.mode, node.size, node.info, node.params
             if (
                 type(mode) is not str
