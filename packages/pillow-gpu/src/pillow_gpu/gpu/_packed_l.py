@@ -7,7 +7,8 @@ and a per-byte composition of two packed images is the composition of their pixe
 filters (median, min, max, rank; size <= 7) read and write packed rows directly when the row
 length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, GaussianBlur and
 UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
-rows regrouped four to a word by ``kernels.interleave_l``). An L root
+rows regrouped four to a word by ``kernels.interleave_l``) and the 3x3 and 5x5 kernel filters
+(``kernels.convolve``, four pixels per invocation). An L root
 that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
@@ -24,7 +25,7 @@ from PIL import ImageFilter
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import boxblur, chops, lut, rank, unsharp
-from pillow_gpu.gpu.lowering.filters import blur_passes, unsharp_args
+from pillow_gpu.gpu.lowering.filters import blur_passes, convolution, unsharp_args
 from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 
 __all__ = ["PACKED_OPS", "grid", "lower_packed"]
@@ -34,6 +35,7 @@ __all__ = ["PACKED_OPS", "grid", "lower_packed"]
 PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
 _BLURS = (ImageFilter.BoxBlur, ImageFilter.GaussianBlur, ImageFilter.UnsharpMask)
+_KERNELS = (ImageFilter.Kernel, ImageFilter.BuiltinFilter)
 
 
 def grid(size: tuple[int, int]) -> tuple[int, int]:
@@ -57,6 +59,8 @@ def _packable(node: Node) -> bool:
             return False
         if isinstance(instance, ImageFilter.RankFilter):
             return instance.size <= rank.MAX_SIZE
+        if isinstance(instance, _KERNELS):  # other kernel sizes get the general route's error
+            return instance.filterargs[0] in ((3, 3), (5, 5))
         return isinstance(instance, _BLURS)  # an inadmissible radius raises in lower_packed
     return True
 
@@ -92,6 +96,8 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
         if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
             radii, passes = blur_passes(node, instance)
             return boxblur.lower(program, sources[0], node.size, radii, passes, packed=True)
+        if isinstance(instance, _KERNELS):
+            return convolution(program, node, sources[0], instance, packed=True)
         return rank.lower(
             program,
             sources[0],

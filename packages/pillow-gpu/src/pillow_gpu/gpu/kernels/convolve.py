@@ -32,8 +32,13 @@ def lower(
     scale: float,
     offset: float,
     mask: int,
+    packed: bool = False,
 ) -> int:
-    """Filter the bytes in ``mask`` (bit j = stored byte j); other bytes become 0."""
+    """Filter the bytes in ``mask`` (bit j = stored byte j); other bytes become 0.
+
+    ``packed``: ``src`` is an L image kept as Pillow's bytes (``gpu._packed_l``, a width that
+    divides by four), filtered four pixels per word, and so is the result (``mask`` unused).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):  # Pillow divides by a zero scale too
         coefficients = np.asarray(kernel, dtype=np.float32) / np.float32(scale)
     values = np.arange(256, dtype=np.float32)
@@ -41,7 +46,7 @@ def lower(
         table = (values[None, :] * coefficients[:, None]).astype(np.float32)
     start = np.float32(np.float32(offset) + np.float32(0.5))
     start_bits = struct.unpack("<I", struct.pack("<f", float(start)))[0]
-    dst = program.image(size)
+    dst = program.words(size[0] // 4 * size[1]) if packed else program.image(size)
     padded = np.zeros(_TABLE_ENTRIES, dtype=np.float32)  # the kernel's uniform table size
     padded[: table.size] = table.reshape(-1)
     lookup = program.table(padded, dtype="<f4")
@@ -49,7 +54,8 @@ def lower(
         "convolve",
         words=(*size, ksize, mask, start_bits),
         bindings=(src, dst, lookup),
-        grid=size,
-        invocation_work=invocation_work(ksize, mask),
+        grid=(size[0] // 4, size[1]) if packed else size,
+        invocation_work=invocation_work(ksize, 0b1111 if packed else mask),
+        constants={"PACKED": 1} if packed else None,
     )
     return dst

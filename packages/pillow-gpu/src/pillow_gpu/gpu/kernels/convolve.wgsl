@@ -18,10 +18,76 @@ fn entry(index: u32) -> f32 {
     return table[index >> 2u][index & 3u];
 }
 
+// Packed L (pipeline constant PACKED = 1, gpu/_packed_l.py): the image is Pillow's bytes, four
+// pixels to a word and `width / 4` words to a row (the width divides by four). An invocation
+// filters the four pixels of one word; lane j of the vectors is pixel 4 x wx + j, with the same
+// taps, table reads and order as one pixel per word. Its taps lie in the word and its two
+// neighbours (|dx| <= 2), read once per row; border pixels keep their byte.
+override PACKED: u32 = 0u;
+
+// Byte `k` (0..11) of the twelve bytes l, c, r: pixel 4 x wx - 4 + k of a row.
+fn window_byte(l: u32, c: u32, r: u32, k: i32) -> u32 {
+    let word = select(select(r, c, k < 8), l, k < 4);
+    return (word >> (8u * u32(k & 3))) & 255u;
+}
+
+fn filter_packed(wx: i32, y: i32) {
+    let columns = p.width / 4;
+    let m = p.size / 2;
+    let i = u32(y * columns + wx);
+    let center = src[i];
+    if (y < m || y >= p.height - m) {
+        dst[i] = center;
+        return;
+    }
+    var ss = vec4<f32>(p.start);
+    for (var ky = 0; ky < p.size; ky++) {
+        let row_base = (y + m - ky) * columns;
+        let l = src[u32(row_base + max(wx - 1, 0))];
+        let c = src[u32(row_base + wx)];
+        let r = src[u32(row_base + min(wx + 1, columns - 1))];
+        var row = vec4<f32>(0.0);
+        for (var kx = 0; kx < p.size; kx++) {
+            let base = u32(ky * p.size + kx) * 256u;
+            var t = vec4<f32>(0.0);
+            for (var j = 0; j < 4; j++) {
+                t[j] = entry(base + window_byte(l, c, r, 4 + j - m + kx));
+            }
+            if (kx == 0) {
+                row = t;
+            } else {
+                row = row + t;
+            }
+        }
+        ss = ss + row;
+    }
+    var out = 0u;
+    for (var j = 0; j < 4; j++) {
+        let x = wx * 4 + j;
+        var o = (center >> (8u * u32(j))) & 255u;  // a border column keeps its byte
+        if (x >= m && x < p.width - m) {
+            o = 0u;
+            if (ss[j] >= 255.0) {
+                o = 255u;
+            } else if (ss[j] > 0.0) {
+                o = u32(ss[j]);
+            }
+        }
+        out = out | (o << (8u * u32(j)));
+    }
+    dst[i] = out;
+}
+
 @compute @workgroup_size(16, 16)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let x = i32(id.x);
     let y = i32(id.y);
+    if (PACKED == 1u) {
+        if (x < p.width / 4 && y < p.height) {
+            filter_packed(x, y);
+        }
+        return;
+    }
     if (x >= p.width || y >= p.height) {
         return;
     }

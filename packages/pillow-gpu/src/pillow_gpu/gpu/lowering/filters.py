@@ -20,6 +20,7 @@ __all__ = [
     "MAX_BLUR_RADIUS",
     "ROUTES",
     "blur_passes",
+    "convolution",
     "unsharp_args",
 ]
 
@@ -113,7 +114,11 @@ def _unsharp_mask(program: Program, node: Node, src: int, instance: ImageFilter.
     )
 
 
-def _kernel(program: Program, node: Node, src: int, instance: _Convolution) -> int:
+def convolution(
+    program: Program, node: Node, src: int, instance: _Convolution, *, packed: bool = False
+) -> int:
+    """Lower an ``ImageFilter.Kernel`` or built-in kernel filter (3x3 or 5x5) on ``src``;
+    ``packed``: ``src`` is packed L (``gpu._packed_l``)."""
     (kw, kh), scale, offset, weights = instance.filterargs
     if (kw, kh) not in ((3, 3), (5, 5)):
         raise unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
@@ -126,6 +131,7 @@ def _kernel(program: Program, node: Node, src: int, instance: _Convolution) -> i
         scale=scale,
         offset=offset,
         mask=band_mask(node.inputs[0].mode),
+        packed=packed,
     )
 
 
@@ -146,7 +152,7 @@ def _filter(program: Program, node: Node, ins: Inputs) -> int:
         return _unsharp_mask(program, node, src, instance)
     if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
         require_mode(node, FILTER_MODES, "ImageFilter.Kernel")
-        return _kernel(program, node, src, instance)
+        return convolution(program, node, src, instance)
     raise unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
 
 
@@ -185,7 +191,7 @@ ROUTES = (
         operation="ImageFilter.Kernel and built-in kernels",
         modes=FILTER_MODES,
         kernel="convolve",
-        contexts="3x3 and 5x5",
+        contexts="3x3 and 5x5; L whose width divides by four runs on Pillow's packed bytes",
     ),
     Route(
         operation="ImageEnhance.Sharpness",
