@@ -59,8 +59,9 @@ def _packable(node: Node) -> bool:
             return False
         if isinstance(instance, ImageFilter.RankFilter):
             return instance.size <= rank.MAX_SIZE
-        if isinstance(instance, _KERNELS):  # other kernel sizes get the general route's error
-            return instance.filterargs[0] in ((3, 3), (5, 5))
+        if isinstance(instance, _KERNELS):  # anything else gets the general route's error
+            args = getattr(instance, "filterargs", None)
+            return type(args) is tuple and len(args) == 4 and args[0] in ((3, 3), (5, 5))
         return isinstance(instance, _BLURS)  # an inadmissible radius raises in lower_packed
     return True
 
