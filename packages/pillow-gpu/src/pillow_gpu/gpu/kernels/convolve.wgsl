@@ -18,6 +18,25 @@ fn entry(index: u32) -> f32 {
     return table[index >> 2u][index & 3u];
 }
 
+// A row's running sum in Pillow's order: its first tap as it is, then each next one added.
+fn add_tap(row: vec4<f32>, t: vec4<f32>, kx: i32) -> vec4<f32> {
+    if (kx == 0) {
+        return t;
+    }
+    return row + t;
+}
+
+// Pillow's clip of a filtered sum to a byte (truncated toward zero inside 0..255).
+fn clip_sum(s: f32) -> u32 {
+    if (s >= 255.0) {
+        return 255u;
+    }
+    if (s > 0.0) {
+        return u32(s);
+    }
+    return 0u;
+}
+
 // Packed L (pipeline constant PACKED = 1, gpu/_packed_l.py): the image is Pillow's bytes, four
 // pixels to a word and `width / 4` words to a row (the width divides by four). An invocation
 // filters the four pixels of one word; lane j of the vectors is pixel 4 x wx + j, with the same
@@ -53,11 +72,7 @@ fn filter_packed(wx: i32, y: i32) {
             for (var j = 0; j < 4; j++) {
                 t[j] = entry(base + window_byte(l, c, r, 4 + j - m + kx));
             }
-            if (kx == 0) {
-                row = t;
-            } else {
-                row = row + t;
-            }
+            row = add_tap(row, t, kx);
         }
         ss = ss + row;
     }
@@ -66,12 +81,7 @@ fn filter_packed(wx: i32, y: i32) {
         let x = wx * 4 + j;
         var o = (center >> (8u * u32(j))) & 255u;  // a border column keeps its byte
         if (x >= m && x < p.width - m) {
-            o = 0u;
-            if (ss[j] >= 255.0) {
-                o = 255u;
-            } else if (ss[j] > 0.0) {
-                o = u32(ss[j]);
-            }
+            o = clip_sum(ss[j]);
         }
         out = out | (o << (8u * u32(j)));
     }
@@ -112,11 +122,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
                     t[j] = entry(base + ((word >> (8u * j)) & 255u));
                 }
             }
-            if (kx == 0) {
-                row = t;
-            } else {
-                row = row + t;
-            }
+            row = add_tap(row, t, kx);
         }
         ss = ss + row;
     }
@@ -125,13 +131,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         if ((p.mask & (1u << j)) == 0u) {
             continue;
         }
-        var o = 0u;
-        if (ss[j] >= 255.0) {
-            o = 255u;
-        } else if (ss[j] > 0.0) {
-            o = u32(ss[j]);
-        }
-        out = out | (o << (8u * j));
+        out = out | (clip_sum(ss[j]) << (8u * j));
     }
     dst[i] = out;
 }
