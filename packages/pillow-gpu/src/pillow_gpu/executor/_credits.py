@@ -86,10 +86,9 @@ class Credits:
         ``holder.charged`` is set to True together with the reservation (no interrupt can
         land between the two), so a retry after an interrupt never charges twice.
         """
-        caps = self.caps
         with self._lock:
             charged = self._charged + charge
-            if charged[0] > caps[0] or charged[1] > caps[1] or charged[2] > caps[2]:
+            if not self.caps.covers(charged):
                 return False
             self._charged = charged
             if holder is not None:
@@ -103,7 +102,7 @@ class Credits:
         """
         with self._lock:
             left = self._charged - charge
-            if left[0] < 0 or left[1] < 0 or left[2] < 0:
+            if not left.covers(ZERO):
                 msg = f"credit accounting error: returning {charge} from {self._charged}"
                 raise AssertionError(msg)
             self._charged = left

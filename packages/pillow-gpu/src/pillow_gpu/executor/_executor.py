@@ -336,11 +336,7 @@ class GpuBatchExecutor(WorkQueues):
         except GpuError as error:
             raise for_job(error, job_id, key) from error
         job = Job(job_id=job_id, input_key=key, plan=plan, info=info, output=output)
-        over = (
-            None
-            if self._credits.caps.covers(job.admitted)
-            else self._credits.exceeded_cap(job.admitted)
-        )
+        over = self._credits.exceeded_cap(job.admitted)
         if plan.dispatch_count > MAX_SUBMISSION_OPS:
             over = f"operations per submission ({plan.dispatch_count} > {MAX_SUBMISSION_OPS})"
         if over is not None:
@@ -491,8 +487,7 @@ class GpuBatchExecutor(WorkQueues):
                 fix="start a new stream",
                 stage="state",
             )
-        if self._failed is not None or self._closed or device_lost():
-            self._check_open()
+        self._check_open()
         if self._launching is not None:
             self._settle_launch(restore=True)  # finish a launch an interrupt cut short
         while True:

@@ -48,9 +48,7 @@ def validate_key(key: object) -> str | int:
     ``numpy.bool_``) and every other type raise ``TypeError``; integers outside
     ``0 .. 2**64 - 1`` raise ``ValueError``. The caller's object is never returned.
     """
-    if type(key) is int and 0 <= key <= MAX_JOB_ID:  # the common keys, returned as they are
-        return key
-    if type(key) is str:
+    if type(key) is int and 0 <= key <= MAX_JOB_ID:  # the common key, returned as it is
         return key
     if isinstance(key, str):
         return str.__str__(key)  # an exact str, whatever the subclass overrides
