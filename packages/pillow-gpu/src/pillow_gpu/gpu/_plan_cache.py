@@ -191,7 +191,7 @@ def _shape(root: Node) -> tuple[Hashable, list[Node], int] | None:
             completed = node.cache.get() is not None
             head = (op, mode, size, keyer.mapping(info, 1) if info else ())
             if completed or (op in LEAF_OPS and op != "new"):
-                header = () if completed or op != "open" else _header(keyer, node)
+                header = () if completed else _header(keyer, node)
                 parts.append(("upload", completed, *head, header))
                 uploads.append(node)
             elif op == "new":
@@ -233,7 +233,7 @@ def _variable_host_bytes(root: Node, uploads: list[Node]) -> int:
     for node in uploads:
         if node.op == "open":
             encoded += _leaf_host_bytes(node)
-    return encoded + (_metadata_nbytes(root) if root.info else _EMPTY_INFO_NBYTES)
+    return encoded + _metadata_nbytes(root)
 
 
 class PlanCache:
