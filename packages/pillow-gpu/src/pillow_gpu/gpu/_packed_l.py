@@ -59,10 +59,8 @@ def _packable(node: Node) -> bool:
             return False
         if isinstance(instance, ImageFilter.RankFilter):
             return instance.size <= rank.MAX_SIZE
-        if isinstance(instance, _KERNELS):  # anything else gets the general route's error
-            args = getattr(instance, "filterargs", None)
-            return type(args) is tuple and len(args) == 4 and args[0] in ((3, 3), (5, 5))
-        return isinstance(instance, _BLURS)  # an inadmissible radius raises in lower_packed
+        # an inadmissible radius or kernel size raises in lower_packed, as on the general route
+        return isinstance(instance, _BLURS + _KERNELS)
     return True
 
 
