@@ -83,6 +83,25 @@ def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
         assert pipelines == ["invert", "unpack?KIND=0", "rank?INVERT=0&PACKING=2", "pack_l"]
 
 
+# The packed L median runs two words of four rows per invocation: one to five words per row
+# (a pair with no second word at 4, 12 and 20) and every height remainder modulo four.
+MEDIAN_PACKED_SIZES = [(w, h) for w in (4, 8, 12, 20) for h in (1, 2, 3, 4, 6, 7)]
+
+
+@pytest.mark.parametrize("inverted", [False, True], ids=["plain", "inverted"])
+@pytest.mark.parametrize(
+    "shape", MEDIAN_PACKED_SIZES, ids=[f"{w}x{h}" for w, h in MEDIAN_PACKED_SIZES]
+)
+def test_packed_l_median_invocation_edges(shape: tuple[int, int], inverted: bool) -> None:
+    source = make_image("L", shape, seed=shape[0] * 16 + shape[1])
+    median = PILImageFilter.MedianFilter(3)
+    lazy = Image.from_pil(source)
+    expected = PILImageChops.invert(source) if inverted else source
+    if inverted:
+        lazy = ImageChops.invert(lazy)
+    assert_image_equal(evaluate(lazy.filter(median)), expected.filter(median))
+
+
 def _ties(mode: str, shape: tuple[int, int]) -> PILImage.Image:
     # Three values only (0, 1, 255): every window holds long runs of equal samples.
     rng = np.random.default_rng(7)

@@ -74,7 +74,8 @@ CHAINS: dict[str, Chain] = {
 }
 
 MODES = ("L", "RGB", "RGBA")
-SIZES = ((17, 11), (64, 8))
+# 12x7 packs L as three words of seven rows: the packed median's pair and row edges per lane.
+SIZES = ((17, 11), (64, 8), (12, 7))
 
 
 def _run(executor: GpuBatchExecutor, graphs: list[Any], errors: str = "raise") -> dict[int, Any]:

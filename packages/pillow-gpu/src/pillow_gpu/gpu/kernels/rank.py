@@ -29,18 +29,31 @@ MAX_SIZE = 7
 #: Four-lane min/max steps of one invocation's two 3x3 medians: per column a shared pair (2)
 #: and two merges (4 each); per output max and min of three (2 + 2) and two med3 of 4.
 _MEDIAN9_STEPS = 3 * (2 + 2 * 4) + 2 * (4 + 2 * 4)
+#: Packed L invocations hold four times the pixels (two words of four rows; see rank.wgsl).
+_PACKED_L_PIXELS = 4
 
 
 def invocation_work(packing: int = 0) -> int:
-    """Units of one 3x3-median invocation (two rows of 1, 2 or 4 pixels: a word mode, LA, L):
-    twelve samples' word loads plus the network's four-lane min/max steps.
+    """Units of one 3x3-median invocation (two rows of 1, 2 or 4 pixels: a word mode, LA, L;
+    packed L two words of four rows): twelve samples' word loads plus the network's four-lane
+    min/max steps per two rows of four lanes.
 
     Measured on lavapipe (2 cores, 2048x2048, with the earlier one-row kernel): 0.7 ns per
     unit for RGBA, 1.3 for L; the other rank kernels 0.5-1.1; :mod:`pillow_gpu.gpu._work`'s
     bound allows up to 2.0. The two-row kernel takes 20-25 % less time per image on lavapipe for
-    21 % fewer units.
+    21 % fewer units. A packed L invocation counts as four two-row ones, although it loads each
+    sample word about half as often and takes about 25 % less time per image (lavapipe, 2048x2048,
+    against the one-word two-row kernel): the estimate stays on the safe side.
     """
-    return 12 * sample_loads(packing) + _MEDIAN9_STEPS
+    units = 12 * sample_loads(packing) + _MEDIAN9_STEPS
+    return units * _PACKED_L_PIXELS if packing == rank_lanes.PACKED_L else units
+
+
+def _median_grid(columns: int, rows: int, packing: int) -> tuple[int, int]:
+    """Invocations of the 3x3 median: two rows each, packed L two words of four rows each."""
+    if packing == rank_lanes.PACKED_L:
+        return -(-columns // 2), -(-rows // 4)
+    return columns, -(-rows // 2)
 
 
 def lower(
@@ -102,7 +115,7 @@ def lower(
         "rank",
         words=(*size, window, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
-        grid=(columns, -(-rows // 2)),  # two rows per invocation
+        grid=_median_grid(columns, rows, packing),
         invocation_work=invocation_work(packing),
         constants={"PACKING": packing, "INVERT": invert},
     )
