@@ -98,6 +98,12 @@ def test_json_round_trips_and_markdown_has_every_lane(tiny_result: dict[str, Any
     ]
     assert [row.split(" | ")[4] for row in rows] == list(ALL_LANES)
     assert "## max_jobs x max_in_flight sweep" in text
+    assert f"; {TINY.repeats} timed windows per lane (interleaved);" in text
+    longer = {**tiny_result, "config": {**tiny_result["config"], "min_seconds": 2.0}}
+    assert (
+        f"; at least {TINY.repeats} timed windows per lane, more until a case's rounds took 2 s "
+        "(at most 64) (interleaved);"
+    ) in render_markdown(longer)
     assert "## Executor counters" in text
 
 
@@ -141,11 +147,16 @@ def test_defaults_depend_on_the_adapter_and_options_override_them() -> None:
     cpu = default_config(adapter_type="CPU")
     assert cpu.sizes == (256, 1024)
     assert cpu.window_pixels == 1024 * 1024 * 16
+    assert (cpu.min_seconds, gpu.min_seconds) == (2.0, 2.0)
     assert default_config(adapter_type="CPU", quick=True).workloads == ("invert_median3",)
-    args = build_parser().parse_args(["bench", "--quick", "--sizes=64,128", "--gpu-mib=64"])
+    assert default_config(adapter_type="CPU", quick=True).min_seconds == 0.0
+    args = build_parser().parse_args(
+        ["bench", "--quick", "--sizes=64,128", "--gpu-mib=64", "--min-seconds=0.5"]
+    )
     config = config_from_args(args, adapter_type="CPU")
     assert config.sizes == (64, 128)
     assert config.gpu_bytes == 64 << 20
+    assert config.min_seconds == 0.5
     assert config.workloads == ("invert_median3",)
 
 
@@ -155,8 +166,10 @@ def test_defaults_depend_on_the_adapter_and_options_override_them() -> None:
         ({"workloads": ("nope",)}, "unknown workloads"),
         ({"lanes": ("warp",)}, "lanes"),
         ({"repeats": 0}, "repeats, sizes and batches must be >= 1"),
+        ({"min_seconds": -1.0}, "min_seconds must be >= 0"),
+        ({"min_seconds": float("nan")}, "min_seconds must be >= 0"),
     ],
-    ids=["unknown-workload", "unknown-lane", "zero-repeats"],
+    ids=["unknown-workload", "unknown-lane", "zero-repeats", "negative-minimum", "nan-minimum"],
 )
 def test_config_rejects_invalid_values(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):

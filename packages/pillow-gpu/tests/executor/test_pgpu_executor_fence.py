@@ -102,9 +102,12 @@ def test_pipelined_submissions_complete_with_a_stalled_poll_thread(
 
 
 def test_timeout_error_says_what_was_observed(make_executor: Factory) -> None:
-    source = make_image("RGBA", (1024, 1024))
+    # Three blurs of 4 MPixel: far longer than the wait's first 50 ms poll on any adapter
+    # here (one 1 MPixel blur sometimes finished within it on lavapipe).
+    source = make_image("RGBA", (2048, 2048))
     executor = make_executor(submission_timeout=0.001)
-    executor.submit(Image.from_pil(source).filter(ImageFilter.GaussianBlur(30)))
+    blur = ImageFilter.GaussianBlur(30)
+    executor.submit(Image.from_pil(source).filter(blur).filter(blur).filter(blur))
     with pytest.raises(ExecutionError, match="submission timeout") as info:
         list(executor.join())
     observed, fix = info.value.observed, info.value.fix

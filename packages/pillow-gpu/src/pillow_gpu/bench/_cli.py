@@ -53,6 +53,11 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         "x batch matrix)",
     )
     add("--repeats", type=int, help="timed windows per lane")
+    add(
+        "--min-seconds",
+        type=float,
+        help="keep timing rounds of a case until they took this long (at most 64 rounds)",
+    )
     add("--lanes", type=_names, help=f"comma-separated, from: {', '.join(ALL_LANES)}")
     add("--max-jobs", type=int, help="executor max_jobs of the queued/resident lanes")
     add("--max-in-flight", type=int, help="executor max_in_flight of those lanes")
@@ -87,6 +92,7 @@ _FIELDS: dict[str, tuple[str, Any]] = {
     "sizes": ("sizes", None),
     "batches": ("batches", None),
     "repeats": ("repeats", None),
+    "min_seconds": ("min_seconds", None),
     "lanes": ("lanes", None),
     "max_jobs": ("max_jobs", None),
     "max_in_flight": ("max_in_flight", None),

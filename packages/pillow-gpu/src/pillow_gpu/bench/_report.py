@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pillow_gpu.bench._timing import MAX_ROUNDS
+
 __all__ = ["render_markdown", "render_summary", "render_world", "write_json", "write_plot"]
 
 #: Executor counters shown in the Markdown table (the JSON keeps every stats field).
@@ -192,6 +194,15 @@ def _matrix_line(config: dict[str, Any]) -> str:
     )
 
 
+def _rounds_line(config: dict[str, Any]) -> str:
+    rounds = f"{config['repeats']} timed windows per lane"
+    least = config.get("min_seconds") or 0
+    if least:
+        rounds = f"at least {config['repeats']} timed windows per lane, more until a case's "
+        rounds += f"rounds took {least:g} s (at most {MAX_ROUNDS})"
+    return rounds
+
+
 def render_markdown(result: dict[str, Any]) -> str:
     """The result document as a Markdown report (tables of every case, the sweep, skips)."""
     machine, config = result["machine"], result["config"]
@@ -203,8 +214,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         f"- Machine: {machine['platform']}, {machine['cpu_count']} CPU cores, load average "
         f"at start {machine['load_average_at_start']}; Python {machine['python']}; {versions}",
         f"- Adapter: {json.dumps(result['adapter'], sort_keys=True)}",
-        f"- {_matrix_line(config)}; {config['repeats']} timed windows "
-        f"per lane (interleaved); executor max_jobs={config['max_jobs']}, "
+        f"- {_matrix_line(config)}; {_rounds_line(config)} (interleaved); executor "
+        f"max_jobs={config['max_jobs']}, "
         f"max_in_flight={config['max_in_flight']}; multi-core pool of "
         f"{machine.get('pool_processes', '?')} processes",
         "",

@@ -65,6 +65,7 @@ class BenchConfig:
     sizes: tuple[int, ...] = (256, 1024, 4096)
     batches: tuple[int, ...] = (1, 64)
     repeats: int = 5
+    min_seconds: float = 0.0
     lanes: tuple[str, ...] = ALL_LANES
     max_jobs: int = 64
     max_in_flight: int = 2
@@ -96,6 +97,9 @@ class BenchConfig:
             msg = f"repeats, sizes and batches must be >= 1; observed {self.repeats}, "
             msg += f"{self.sizes}, {self.batches}"
             raise ValueError(msg)
+        if not self.min_seconds >= 0:
+            msg = f"min_seconds must be >= 0 seconds; observed {self.min_seconds}"
+            raise ValueError(msg)
 
 
 def default_config(*, adapter_type: str, quick: bool = False) -> BenchConfig:
@@ -103,7 +107,8 @@ def default_config(*, adapter_type: str, quick: bool = False) -> BenchConfig:
 
     On a CPU (software) adapter the default keeps 256^2 and 1024^2, batches 1/16/64, three
     repeats and a window budget of 1024^2 x 16 pixels (so 1024^2 runs at batch 1 and 16).
-    Elsewhere the full matrix runs with 8 GiB GPU and 4 GiB host budgets.
+    Elsewhere the full matrix runs with 8 GiB GPU and 4 GiB host budgets. Both keep timing a
+    case's rounds until they took 2 s (``min_seconds``); ``quick`` does not.
     """
     if quick:
         return BenchConfig(
@@ -120,11 +125,12 @@ def default_config(*, adapter_type: str, quick: bool = False) -> BenchConfig:
             sizes=(256, 1024),
             batches=(1, 16, 64),
             repeats=3,
+            min_seconds=2.0,
             window_pixels=1024 * 1024 * 16,
             sweep_max_jobs=(16, 64),
             sweep_max_in_flight=(1, 2),
         )
-    return BenchConfig(gpu_bytes=8 << 30, host_bytes=4 << 30)
+    return BenchConfig(gpu_bytes=8 << 30, host_bytes=4 << 30, min_seconds=2.0)
 
 
 class _Lane(Protocol):
@@ -306,7 +312,9 @@ def _run_case(case: _Case, config: BenchConfig, pool: CorePool | None, log: _Log
                 windows[name] = window
             else:
                 log(f"    {name}: {status}")
-        seconds, errors = interleaved_windows(windows, repeats=config.repeats, expected=case.batch)
+        seconds, errors = interleaved_windows(
+            windows, repeats=config.repeats, expected=case.batch, min_seconds=config.min_seconds
+        )
         for name, message in errors.items():
             lanes[name]["error"] = message
             log(f"    {name}: {message}")

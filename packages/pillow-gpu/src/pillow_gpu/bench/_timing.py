@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["interleaved_windows", "summarize"]
+__all__ = ["MAX_ROUNDS", "interleaved_windows", "summarize"]
 
 
 def summarize(seconds: list[float], *, images: int, source_bytes: int) -> dict[str, Any]:
@@ -30,10 +30,23 @@ def summarize(seconds: list[float], *, images: int, source_bytes: int) -> dict[s
     }
 
 
+#: Most rounds a case runs to reach ``min_seconds`` (fast cases stop here).
+MAX_ROUNDS = 64
+
+
 def interleaved_windows(
-    windows: Mapping[str, Callable[[], int]], *, repeats: int, expected: int
+    windows: Mapping[str, Callable[[], int]],
+    *,
+    repeats: int,
+    expected: int,
+    min_seconds: float = 0.0,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[dict[str, list[float]], dict[str, str]]:
     """Time each lane's window in turn (A, B, C, A, B, C, ...) so drift hits all alike.
+
+    Runs ``repeats`` rounds, then more until the rounds took ``min_seconds`` in all (at most
+    :data:`MAX_ROUNDS`): a case whose windows last milliseconds gets enough rounds for its
+    medians and paired ratios to settle, a slow case stays at ``repeats``.
 
     A window returns how many images it delivered; anything but ``expected`` is an error (a
     lane that silently drops work must not look fast). A lane that raises or miscounts is
@@ -41,17 +54,21 @@ def interleaved_windows(
     """
     seconds: dict[str, list[float]] = {name: [] for name in windows}
     errors: dict[str, str] = {}
-    for _ in range(repeats):
-        for name, window in windows.items():
-            if name in errors:
-                continue
-            started = time.perf_counter()
+    rounds = 0
+    began = clock()
+    while rounds < repeats or (clock() - began < min_seconds and rounds < MAX_ROUNDS):
+        rounds += 1
+        live = [name for name in windows if name not in errors]
+        if not live:
+            break
+        for name in live:
+            started = clock()
             try:
-                delivered = window()
+                delivered = windows[name]()
             except Exception as error:  # a failing lane is reported, the others go on
                 errors[name] = f"error: {type(error).__name__}: {error}"
                 continue
-            seconds[name].append(time.perf_counter() - started)
+            seconds[name].append(clock() - started)
             if delivered != expected:
                 errors[name] = (
                     f"error: a timed window delivered {delivered} images instead of {expected}"
