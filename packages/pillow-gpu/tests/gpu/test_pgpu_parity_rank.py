@@ -83,17 +83,25 @@ def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
         assert pipelines == ["invert", "unpack?KIND=0", "rank?INVERT=0&PACKING=2", "pack_l"]
 
 
-# The packed L median runs two words of four rows per invocation: one to five words per row
-# (a pair with no second word at 4, 12 and 20) and every height remainder modulo four.
-MEDIAN_PACKED_SIZES = [(w, h) for w in (4, 8, 12, 20) for h in (1, 2, 3, 4, 6, 7)]
+# The 3x3 median runs two columns of four rows per invocation for the word modes (two pixels)
+# and packed L (two words of four pixels): one to five columns per row (a pair missing its
+# second column at 1, 3 and 5) and every height remainder modulo four.
+MEDIAN_EDGE_CASES = [
+    (mode, (columns * unit, height))
+    for mode, unit in (("RGB", 1), ("RGBA", 1), ("L", 4))
+    for columns in (1, 2, 3, 5)
+    for height in (1, 2, 3, 4, 6, 7)
+]
 
 
 @pytest.mark.parametrize("inverted", [False, True], ids=["plain", "inverted"])
 @pytest.mark.parametrize(
-    "shape", MEDIAN_PACKED_SIZES, ids=[f"{w}x{h}" for w, h in MEDIAN_PACKED_SIZES]
+    ("mode", "shape"),
+    MEDIAN_EDGE_CASES,
+    ids=[f"{mode}-{w}x{h}" for mode, (w, h) in MEDIAN_EDGE_CASES],
 )
-def test_packed_l_median_invocation_edges(shape: tuple[int, int], inverted: bool) -> None:
-    source = make_image("L", shape, seed=shape[0] * 16 + shape[1])
+def test_median_invocation_edges(mode: str, shape: tuple[int, int], inverted: bool) -> None:
+    source = make_image(mode, shape, seed=shape[0] * 16 + shape[1])
     median = PILImageFilter.MedianFilter(3)
     lazy = Image.from_pil(source)
     expected = PILImageChops.invert(source) if inverted else source

@@ -93,12 +93,13 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         [(H, 3 + 3 + 5 * W)] * 3 + [(W, 3 + 3 + 5 * H)] * 3,
     ),
     # rank: 1 word load per sample (RGBA: one pixel per lane word; L 4, LA 2), then the method's
-    # four-lane steps: the 3x3 median runs two rows per invocation (12 samples, 3 columns of a
-    # shared pair and two merges, 2 + 2 x 4 steps, and two medians of 12 steps), a max line
-    # pass's 1 per sample (two passes)
+    # four-lane steps: the 3x3 median counts two rows of a pixel as 12 samples, 3 columns of a
+    # shared pair and two merges, 2 + 2 x 4 steps, and two medians of 12 steps; an RGBA
+    # invocation runs two pixels of four rows, four of those; a max line pass's 1 per sample
+    # (two passes)
     "rank-3": (
         lambda: _rgba().filter(ImageFilter.MedianFilter(3)),
-        [(W * -(-H // 2), 12 * 1 + 3 * (2 + 2 * 4) + 2 * 12)],
+        [(-(-W // 2) * -(-H // 4), 4 * (12 * 1 + 3 * (2 + 2 * 4) + 2 * 12))],
     ),
     "rank-7": (lambda: _rgba().filter(ImageFilter.MaxFilter(7)), [(PIXELS, 7 * (1 + 1))] * 2),
     "convolve-3x3-rgba": (lambda: _rgba().filter(ImageFilter.SMOOTH), [(PIXELS, 2 * 9 * 4)]),
@@ -236,7 +237,8 @@ def test_the_bound_admits_the_heaviest_common_4096_squared_graph() -> None:
     # the median reads the fill and inverts its result (the inversion is folded in)
     assert [d.pipeline for d in plan.program.dispatches] == ["fill", "rank?INVERT=1&PACKING=0"]
     fill = 4096 * 4096 * (INVOCATION_OVERHEAD + 1)
-    median = 4096 * 2048 * (INVOCATION_OVERHEAD + 12 + 3 * (2 + 2 * 4) + 2 * 12)  # two rows
+    # two pixels of four rows per invocation, each counted as four two-row invocations
+    median = 2048 * 1024 * (INVOCATION_OVERHEAD + 4 * (12 + 3 * (2 + 2 * 4) + 2 * 12))
     assert plan.shader_work == fill + median
     assert plan.shader_work <= MAX_SUBMISSION_WORK
 

@@ -4,8 +4,8 @@
 every branch of a shader, so one kernel holding every method would pay for all of them):
 
 * min and max (rank 0 or size² - 1, any size): separable min/max, :mod:`.rank_minmax`;
-* 3x3 median: the column-sort selection network of ``rank.wgsl`` (this module), two rows per
-  invocation (their windows share two rows of samples);
+* 3x3 median: the column-sort selection network of ``rank.wgsl`` (this module), several
+  pixels of two or four rows per invocation (their windows share rows and columns of samples);
 * other 3x3 ranks: a 25-comparator sorting network, :mod:`.rank_sort9`;
 * other 5x5 and 7x7 ranks: bitwise radix select (8 counting passes), :mod:`.rank_select`.
 
@@ -29,29 +29,29 @@ MAX_SIZE = 7
 #: Four-lane min/max steps of one invocation's two 3x3 medians: per column a shared pair (2)
 #: and two merges (4 each); per output max and min of three (2 + 2) and two med3 of 4.
 _MEDIAN9_STEPS = 3 * (2 + 2 * 4) + 2 * (4 + 2 * 4)
-#: Packed L invocations hold four times the pixels (two words of four rows; see rank.wgsl).
-_PACKED_L_PIXELS = 4
+#: Packings whose median invocations filter two pixel columns (packed L: two words) of four
+#: rows, four times the pixels of a two-row invocation (see rank.wgsl).
+_WIDE_PACKINGS = (0, rank_lanes.PACKED_L)
 
 
 def invocation_work(packing: int = 0) -> int:
-    """Units of one 3x3-median invocation (two rows of 1, 2 or 4 pixels: a word mode, LA, L;
-    packed L two words of four rows): twelve samples' word loads plus the network's four-lane
-    min/max steps per two rows of four lanes.
+    """Units of one 3x3-median invocation: twelve samples' word loads plus the network's
+    four-lane min/max steps per two rows of one pixel (a word mode), two (LA) or four (L).
 
     Measured on lavapipe (2 cores, 2048x2048, with the earlier one-row kernel): 0.7 ns per
     unit for RGBA, 1.3 for L; the other rank kernels 0.5-1.1; :mod:`pillow_gpu.gpu._work`'s
     bound allows up to 2.0. The two-row kernel takes 20-25 % less time per image on lavapipe for
-    21 % fewer units. A packed L invocation counts as four two-row ones, although it loads each
-    sample word about half as often and takes about 25 % less time per image (lavapipe, 2048x2048,
-    against the one-word two-row kernel): the estimate stays on the safe side.
+    21 % fewer units. A word-mode or packed L invocation (two columns of four rows) counts as
+    four two-row ones, although it loads each sample word about half as often and takes about
+    25 % less time per image (lavapipe, 2048x2048): the estimate stays on the safe side.
     """
     units = 12 * sample_loads(packing) + _MEDIAN9_STEPS
-    return units * _PACKED_L_PIXELS if packing == rank_lanes.PACKED_L else units
+    return 4 * units if packing in _WIDE_PACKINGS else units
 
 
 def _median_grid(columns: int, rows: int, packing: int) -> tuple[int, int]:
-    """Invocations of the 3x3 median: two rows each, packed L two words of four rows each."""
-    if packing == rank_lanes.PACKED_L:
+    """Invocations of the 3x3 median: two rows each, or two columns of four rows each."""
+    if packing in _WIDE_PACKINGS:
         return -(-columns // 2), -(-rows // 4)
     return columns, -(-rows // 2)
 
