@@ -47,6 +47,14 @@ _T = TypeVar("_T")
 
 _OUTPUTS = ("cpu", "gpu")
 
+#: Shader work (:mod:`pillow_gpu.gpu._work` units) that starts a submission before
+#: ``max_jobs // max_in_flight`` jobs wait: about 50-80 ms of kernels on lavapipe (2 cores), so
+#: a batch of large images (two 1024x1024 RGB medians, eight 512x512 RGB blurs) is submitted
+#: in parts and later jobs are planned and uploaded while the GPU runs the first ones, while
+#: small images still go in submissions of up to ``max_jobs // max_in_flight`` jobs (every
+#: submission costs the driving thread its own encoding, submit and map).
+LAUNCH_WORK = 1 << 26
+
 #: Job errors that ``errors="deliver"`` turns into :class:`BatchFailure` items.
 _DELIVERED = (BatchUnsupported, BatchLimit, BatchDecodeError)
 
@@ -370,11 +378,24 @@ class GpuBatchExecutor(WorkQueues):
             while self._in_flight:
                 self._collect(block=True)
 
+    def _launch_due(self) -> bool:
+        """True once the pending jobs fill a submission: ``max_jobs // max_in_flight`` of them,
+        or about :data:`LAUNCH_WORK` of shader work (estimated from the newest job, exact for a
+        run of same-shaped jobs, in O(1) per admitted job)."""
+        pending = self._pending
+        if not pending:
+            return False
+        newest = pending[-1].plan
+        return len(pending) >= self._batch_target or (
+            newest is not None and len(pending) * newest.shader_work >= LAUNCH_WORK
+        )
+
     def _fill(self, stream: Stream) -> None:
         """Pull inputs and admit them while credits allow (at most one item waits).
 
-        Stops early once a launchable group (``_batch_target`` jobs) waits while a submission
-        slot is free, so the GPU starts on it while later inputs are still being planned.
+        Stops early once a launchable group (``_batch_target`` jobs, or :data:`LAUNCH_WORK`)
+        waits while a submission slot is free, so the GPU starts on it while later inputs are
+        still being planned.
 
         An ``Exception`` from the input iterator or from planning stops reading inputs. Any
         other ``BaseException`` (KeyboardInterrupt) keeps the stream resumable: an item whose
@@ -386,10 +407,9 @@ class GpuBatchExecutor(WorkQueues):
         (no older job is live) or ``max_jobs`` failures wait, so pulls stay bounded.
         """
         while stream.source is not None or stream.item is not None or stream.lookahead is not None:
-            if (
-                len(self._pending) >= self._batch_target
-                and len(self._in_flight) < self.max_in_flight
-            ) or (stream.errors == "deliver" and len(self._errors) >= self._credits.caps.jobs):
+            if (self._launch_due() and len(self._in_flight) < self.max_in_flight) or (
+                stream.errors == "deliver" and len(self._errors) >= self._credits.caps.jobs
+            ):
                 return
             if stream.lookahead is None:
                 if stream.item is None:
@@ -503,10 +523,7 @@ class GpuBatchExecutor(WorkQueues):
                 stream.source is not None or stream.item is not None or stream.lookahead is not None
             )
             if self._pending and (
-                not self._in_flight
-                or not self._ready
-                or not more
-                or len(self._pending) >= self._batch_target
+                not self._in_flight or not self._ready or not more or self._launch_due()
             ):
                 self._launch()
             failure = self._deferred(stream) if self._errors else None
