@@ -57,10 +57,6 @@ fn columns(x0: i32, dx: i32, y: i32) -> array<Column, 2> {
 // of the pair (`sides`). Past the last word, `second` is the edge pixel repeated.
 struct Samples { first: vec4<u32>, second: vec4<u32>, sides: vec2<u32> }
 
-fn bytes_of(w: u32) -> vec4<u32> {
-    return vec4<u32>(w, w >> 8u, w >> 16u, w >> 24u) & vec4<u32>(255u);
-}
-
 fn packed_samples(wx: i32, y: i32) -> Samples {
     let columns = p.width / 4;
     let row = src_base + u32(clamp(y, 0, p.height - 1) * columns);
