@@ -84,13 +84,18 @@ def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
 
 
 # The 3x3 median runs two columns of four rows per invocation for the word modes (two pixels)
-# and packed L (two words of four pixels): one to five columns per row (a pair missing its
-# second column at 1, 3 and 5) and every height remainder modulo four.
+# and L (two groups of four pixels, packed or one word per pixel): one to five columns per row
+# (a pair missing its second column at 1, 3 and 5) and every height remainder modulo four; L
+# widths that do not divide by four (one word per pixel) end anywhere in a group of eight.
 MEDIAN_EDGE_CASES = [
     (mode, (columns * unit, height))
     for mode, unit in (("RGB", 1), ("RGBA", 1), ("L", 4))
     for columns in (1, 2, 3, 5)
     for height in (1, 2, 3, 4, 6, 7)
+] + [
+    ("L", (width, height))
+    for width in (1, 2, 3, 5, 6, 7, 9, 10, 11, 15, 18)
+    for height in (1, 4, 7)
 ]
 
 

@@ -29,9 +29,9 @@ MAX_SIZE = 7
 #: Four-lane min/max steps of one invocation's two 3x3 medians: per column a shared pair (2)
 #: and two merges (4 each); per output max and min of three (2 + 2) and two med3 of 4.
 _MEDIAN9_STEPS = 3 * (2 + 2 * 4) + 2 * (4 + 2 * 4)
-#: Packings whose median invocations filter two pixel columns (packed L: two words) of four
+#: Packings whose median invocations filter two pixel columns (L: two groups of four) of four
 #: rows, four times the pixels of a two-row invocation (see rank.wgsl).
-_WIDE_PACKINGS = (0, rank_lanes.PACKED_L)
+_WIDE_PACKINGS = (0, 2, rank_lanes.PACKED_L)
 
 
 def invocation_work(packing: int = 0) -> int:
@@ -41,7 +41,7 @@ def invocation_work(packing: int = 0) -> int:
     Measured on lavapipe (2 cores, 2048x2048, with the earlier one-row kernel): 0.7 ns per
     unit for RGBA, 1.3 for L; the other rank kernels 0.5-1.1; :mod:`pillow_gpu.gpu._work`'s
     bound allows up to 2.0. The two-row kernel takes 20-25 % less time per image on lavapipe for
-    21 % fewer units. A word-mode or packed L invocation (two columns of four rows) counts as
+    21 % fewer units. A word-mode or L invocation (two columns of four rows) counts as
     four two-row ones, although it loads each sample word about half as often and takes about
     25 % less time per image (lavapipe, 2048x2048): the estimate stays on the safe side.
     """

@@ -7,12 +7,12 @@
 // column medians, min of the column maxima): 30 min/max per four lanes instead of 81 pairs.
 // Loads dominate this kernel on lavapipe, so an invocation filters several pixels whose
 // windows overlap and loads each sample once: the word modes (PACKING 0) two pixels of four
-// rows (`quad_main`), packed L (PACKING 3) two words, eight pixels, of four rows
-// (`packed_main`); each row sorts every pixel column its pixels read once, adjacent rows share
-// their two common sample rows as a sorted pair, and the six sample rows are loaded once.
+// rows (`quad_main`), L (PACKING 3 packed, PACKING 2 one word per pixel) eight pixels of four
+// rows (`packed_main`); each row sorts every pixel column its pixels read once, adjacent rows
+// share their two common sample rows as a sorted pair, and the six sample rows are loaded once.
 // Against one pixel (one word) of two rows, a sample word is loaded half as often and an image
-// takes about 25-30 % less time (lavapipe, 2048x2048 L and 1024x1024 RGBA). LA and unpacked L
-// (PACKING 1, 2) run two rows of one invocation's pixels (`columns`).
+// takes about 25-30 % less time (lavapipe, 2048x2048 L and 1024x1024 RGBA). LA (PACKING 1)
+// runs two rows of one invocation's two pixels (`columns`).
 //
 // Lanes: the kernel works on four independent 8-bit lanes at once (vec4<u32> min/max). Word
 // packing 0 (RGB, RGBA, CMYK, RGBX) puts one pixel's four stored bytes in the lanes; packing 1
@@ -52,12 +52,23 @@ fn columns(x0: i32, dx: i32, y: i32) -> array<Column, 2> {
 }
 
 
-// Packed L: one sample row of an invocation's two words (eight pixels), clamped at the row's
-// ends: each word's four bytes (`first`, `second`) and the pixels just left (x) and right (y)
-// of the pair (`sides`). Past the last word, `second` is the edge pixel repeated.
+// L: one sample row of an invocation's eight pixels 4 wx .. 4 wx + 7, clamped at the row's
+// ends: the pixels of each group of four (`first`, `second`; packed, one word's four bytes)
+// and the pixels just left (x) and right (y) of the eight (`sides`). Past the row's end every
+// pixel is the edge pixel repeated.
 struct Samples { first: vec4<u32>, second: vec4<u32>, sides: vec2<u32> }
 
 fn packed_samples(wx: i32, y: i32) -> Samples {
+    if (PACKING == 2u) {  // one word per pixel, clamped one by one
+        let sy = clamp(y, 0, p.height - 1);
+        let x = 4 * wx;
+        let bytes = vec4<u32>(255u);
+        return Samples(
+            vec4<u32>(word(x, sy), word(x + 1, sy), word(x + 2, sy), word(x + 3, sy)) & bytes,
+            vec4<u32>(word(x + 4, sy), word(x + 5, sy), word(x + 6, sy), word(x + 7, sy)) & bytes,
+            vec2<u32>(word(x - 1, sy), word(x + 8, sy)) & bytes.xy,
+        );
+    }
     let columns = p.width / 4;
     let row = src_base + u32(clamp(y, 0, p.height - 1) * columns);
     let a = src[row + u32(wx)];
@@ -103,7 +114,7 @@ fn store_pair(wx: i32, y: i32, s: Sorted) {
     let left = vec3<u32>(s.sides.lo.x, s.sides.mid.x, s.sides.hi.x);
     let right = vec3<u32>(s.sides.lo.y, s.sides.mid.y, s.sides.hi.y);
     store(wx * 4, y, finish(median4(left, s.first, column_at(s.second, 0u))));
-    if (wx + 1 < p.width / 4) {
+    if (wx * 4 + 4 < p.width) {
         store(wx * 4 + 4, y, finish(median4(column_at(s.first, 3u), s.second, right)));
     }
 }
@@ -118,7 +129,7 @@ fn sorted_pair(a: Samples, b: Samples) -> Pair {
     );
 }
 
-// Packed L: two words (eight pixels) of rows y .. y + 3 per invocation. Rows y and y + 1 share
+// L: eight pixels (packed, two words) of rows y .. y + 3 per invocation. Rows y and y + 1 share
 // sample rows y and y + 1, rows y + 2 and y + 3 share y + 2 and y + 3; the six sample rows
 // y - 1 .. y + 4 are each loaded once.
 fn packed_main(wx: i32, y: i32) {
@@ -197,7 +208,7 @@ fn main(
     @builtin(num_workgroups) n: vec3<u32>,
 ) {
     enter_lane(id.z, n.z);
-    if (PACKING == 3u) {
+    if (PACKING == 3u || PACKING == 2u) {
         let wx = 2 * i32(id.x);
         let row = 4 * i32(id.y);
         if (wx * 4 < p.width && row < p.height) {
