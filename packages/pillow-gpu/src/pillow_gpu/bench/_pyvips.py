@@ -46,7 +46,7 @@ def pyvips_window(
 ) -> Callable[[], int]:
     """A window that runs ``batch`` jobs with pyvips from memory and takes each output's bytes."""
     try:
-        import pyvips  # type: ignore[import-not-found]
+        import pyvips  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except (ImportError, OSError) as error:
         raise PyvipsUnavailable("not installed") from error
     chain = _chain(pyvips, workload.name, mode)
