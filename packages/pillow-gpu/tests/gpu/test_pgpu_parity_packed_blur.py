@@ -1,9 +1,12 @@
 """GPU parity for BoxBlur, GaussianBlur and UnsharpMask on L kept as Pillow's packed bytes.
 
-Widths divide by four, so the blur runs four pixels to a word (``kernels.boxblur``, packed):
-the vertical passes on the packed rows, the horizontal ones on rows regrouped four to a word
-(``kernels.interleave_l``). Heights cover every residue mod 4 (the last group's padding rows)
-and single rows; radii cover the r = 0 copy, one axis zero, and windows wider than the image.
+The blur runs four pixels to a word (``kernels.boxblur``, packed): the vertical passes on the
+packed rows, the horizontal ones on rows regrouped four to a word (``kernels.interleave_l``).
+Widths that divide by four use Pillow's rows as they are; BoxBlur and GaussianBlur of other
+widths run on rows of whole words (``kernels.pad_l``), every width residue mod 4 and rows
+shorter than a word included. Heights cover every residue mod 4 (the last group's padding
+rows) and single rows; radii cover the r = 0 copy, one axis zero, and windows wider than the
+image.
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
 from pillow_gpu.gpu._work import INVOCATION_OVERHEAD
-from pillow_gpu.gpu.kernels import interleave_l
+from pillow_gpu.gpu.kernels import interleave_l, pad_l
 
 pytestmark = pytest.mark.usefixtures("device")
 
 WIDTHS = [4, 8, 36, 64]
+#: Widths whose rows start inside a word (every residue mod 4, and rows shorter than a word).
+OTHER_WIDTHS = [1, 2, 3, 5, 7, 18, 35]
 HEIGHTS = [1, 3, 4, 5, 17, 33]
 RADII: list[float | tuple[float, float]] = [0, 0.5, 1, 2, 5.5, (0, 3), (3, 0), 100]
 BLURS = {"box": ImageFilter.BoxBlur, "gaussian": ImageFilter.GaussianBlur}
@@ -52,6 +57,16 @@ def test_packed_l_blur_matches_pillow(
     blur: str, radius: float | tuple[float, float], width: int, height: int
 ) -> None:
     _check(make_image("L", (width, height), seed=width + height), BLURS[blur](radius))
+
+
+@pytest.mark.parametrize("height", HEIGHTS, ids=[f"h{h}" for h in HEIGHTS])
+@pytest.mark.parametrize("width", OTHER_WIDTHS, ids=[f"w{w}" for w in OTHER_WIDTHS])
+@pytest.mark.parametrize("radius", RADII, ids=[_radius_id(r) for r in RADII])
+@pytest.mark.parametrize("blur", list(BLURS))
+def test_l_blur_of_other_widths_matches_pillow(
+    blur: str, radius: float | tuple[float, float], width: int, height: int
+) -> None:
+    _check(make_image("L", (width, height), seed=width * height), BLURS[blur](radius))
 
 
 @pytest.mark.parametrize("height", HEIGHTS, ids=[f"h{h}" for h in HEIGHTS])
@@ -110,12 +125,23 @@ def test_packed_l_blur_reads_and_writes_pillow_bytes(name: str) -> None:
 
 
 @pytest.mark.parametrize("width", [5, 18, 35], ids=["w5", "w18", "w35"])
-def test_l_blur_of_other_widths_takes_the_one_word_path(width: int) -> None:
+def test_l_blur_of_other_widths_runs_on_whole_word_rows(width: int) -> None:
+    """Rows that start inside a word are copied into whole-word rows and back: no widening to
+    one word per pixel."""
     source = make_image("L", (width, 9))
     plan = plan_graph(Image.from_pil(source).filter(ImageFilter.GaussianBlur(2)))
     pipelines = [dispatch.pipeline for dispatch in plan.program.dispatches]
-    assert pipelines == ["unpack?KIND=0", *["boxblur"] * 6, "pack_l"]
+    assert pipelines == ["pad_l?TO_FLAT=0", *SHAPES["gaussian-2"][1], "pad_l?TO_FLAT=1"]
     _check(source, ImageFilter.GaussianBlur(2))
+
+
+def test_l_unsharp_mask_of_other_widths_takes_the_one_word_path() -> None:
+    source = make_image("L", (35, 9))
+    unsharp = ImageFilter.UnsharpMask(2, 150, 3)
+    plan = plan_graph(Image.from_pil(source).filter(unsharp))
+    pipelines = [dispatch.pipeline for dispatch in plan.program.dispatches]
+    assert pipelines == ["unpack?KIND=0", *["boxblur"] * 6, "unsharp", "pack_l"]
+    _check(source, unsharp)
 
 
 @pytest.mark.parametrize("size", [(36, 17), (64, 4), (8, 1)], ids=["36x17", "64x4", "8x1"])
@@ -188,5 +214,21 @@ WORK = {  # (invocations, inner-loop units) of every dispatch, as in test_pgpu_w
 def test_packed_l_blur_work_counts_four_pixels_per_step(name: str) -> None:
     pil_filter, dispatches = WORK[name]
     plan = plan_graph(Image.from_pil(PILImage.new("L", (W, H))).filter(pil_filter))
+    expected = [n * (INVOCATION_OVERHEAD + inner) for n, inner in dispatches]
+    assert [dispatch.work for dispatch in plan.program.dispatches] == expected
+
+
+def test_l_blur_of_other_widths_work_counts_the_row_copies() -> None:
+    # 38 x 30: rows of 10 words (two padding bytes each); the image's bytes fill 285 words.
+    width, pixel_words = W - 2, -(-(W - 2) * H // 4)
+    plan = plan_graph(Image.from_pil(PILImage.new("L", (width, H))).filter(ImageFilter.BoxBlur(16)))
+    dispatches = [
+        (W // 4 * H, pad_l.INVOCATION_WORK),
+        (TILES, interleave_l.INVOCATION_WORK),
+        (8, 33 + 3 + 5 * width),  # 8 row groups of the 38 pixels (not the padded 40)
+        (TILES, interleave_l.INVOCATION_WORK),
+        (W // 4, H + 3 + 5 * H),
+        (pixel_words, pad_l.INVOCATION_WORK),
+    ]
     expected = [n * (INVOCATION_OVERHEAD + inner) for n, inner in dispatches]
     assert [dispatch.work for dispatch in plan.program.dispatches] == expected

@@ -118,6 +118,9 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     for chain in ("chops_invert", "invert_median3", "gaussian2", "multiply_self", "rank3_2"):
         program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image("L", (16, 8))))).program
         assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
+    # an L width that is not a multiple of four: the row copies (pad_l) stack too
+    program = plan_graph(CHAINS["gaussian2"][0](Image.from_pil(make_image("L", (17, 8))))).program
+    assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches)
 
 
 def test_per_lane_bindings_are_whole_lanes(

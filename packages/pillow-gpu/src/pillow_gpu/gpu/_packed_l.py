@@ -8,7 +8,9 @@ filters (median, min, max, rank; size <= 7) read and write packed rows directly 
 length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, GaussianBlur and
 UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
 rows regrouped four to a word by ``kernels.interleave_l``) and the 3x3 and 5x5 kernel filters
-(``kernels.convolve``, four pixels per invocation). An L root
+(``kernels.convolve``, four pixels per invocation). BoxBlur and GaussianBlur of other widths
+run the same passes on rows of whole words that ``kernels.pad_l`` copies the image into and
+back out of. An L root
 that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
@@ -24,14 +26,15 @@ from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import boxblur, chops, lut, rank, unsharp
+from pillow_gpu.gpu.kernels import boxblur, chops, lut, pad_l, rank, unsharp
 from pillow_gpu.gpu.lowering.filters import blur_passes, convolution, unsharp_args
 from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 
 __all__ = ["PACKED_OPS", "grid", "lower_packed"]
 
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
-#: for rank filters and the blurs on rows that divide into words.
+#: for rank filters and the blurs on rows that divide into words, and BoxBlur and GaussianBlur
+#: of any width.
 PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
 _BLURS = (ImageFilter.BoxBlur, ImageFilter.GaussianBlur, ImageFilter.UnsharpMask)
@@ -55,8 +58,8 @@ def _packable(node: Node) -> bool:
         return all(child.size == node.size for child in node.inputs)
     if node.op == "filter":  # rank filters and blurs on whole-word rows; others: one-word pixels
         instance = node.params["filter"]
-        if node.size[0] % 4:
-            return False
+        if node.size[0] % 4:  # rows that start inside a word: the blurs through pad_l's rows
+            return isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur))
         if isinstance(instance, ImageFilter.RankFilter):
             return instance.size <= rank.MAX_SIZE
         # an inadmissible radius or kernel size raises in lower_packed, as on the general route
@@ -94,7 +97,11 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
             )
         if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
             radii, passes = blur_passes(node, instance)
-            return boxblur.lower(program, sources[0], node.size, radii, passes, packed=True)
+            if node.size[0] % 4 == 0:
+                return boxblur.lower(program, sources[0], node.size, radii, passes, packed=True)
+            rows = pad_l.to_rows(program, sources[0], node.size)
+            rows = boxblur.lower(program, rows, node.size, radii, passes, packed=True)
+            return pad_l.to_pillow(program, rows, node.size, words[0] * words[1])
         if isinstance(instance, _KERNELS):
             return convolution(program, node, sources[0], instance, packed=True)
         return rank.lower(

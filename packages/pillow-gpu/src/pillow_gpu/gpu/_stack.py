@@ -65,6 +65,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "interleave_l": 2,
         "invert": 2,
         "lut": 2,
+        "pad_l": 2,
         "rank": 2,
         "rank_minmax": 2,
         "rank_select": 2,

@@ -12,12 +12,13 @@ invocations); so with several horizontal passes the first writes a transposed in
 read and the last write of the horizontal group stride; each invocation walks its row
 sequentially, so its next steps reuse the cache line its previous access brought in.
 
-Packed L (``packed=True``, width divisible by four) keeps Pillow's bytes, four pixels to a
-word, so every pass runs a quarter of the steps of the one-pixel-per-word layout: the vertical
-passes treat the packed rows as a ``width / 4`` x height image (a word's lanes are four
-adjacent columns); for the horizontal passes ``interleave_l`` regroups rows ``4q .. 4q + 3``
-into row q of a ``width`` x ``ceil(height / 4)`` image (lane j = row 4q + j), which the passes
-blur like any other, and packs it back into rows afterwards.
+Packed L (``packed=True``) is four pixels to a word in rows of whole words (Pillow's bytes
+where the width divides by four, else ``pad_l``'s rows), so every pass runs a quarter of the
+steps of the one-pixel-per-word layout: the vertical passes treat the rows as a
+``ceil(width / 4)`` x height image (a word's lanes are four adjacent columns); for the
+horizontal passes ``interleave_l`` regroups rows ``4q .. 4q + 3`` into row q of a row-group
+image (lane j = row 4q + j, rows of ``4 * ceil(width / 4)`` words of which the first ``width``
+are pixels), which the passes blur like any other, and packs it back into rows afterwards.
 
 The per-pixel form (sum the 2r + 1 taps for every output) is not kept for small radii: on
 lavapipe it was slower at every radius measured, r = 0 included, and at 32x32 to 2048x2048.
@@ -114,12 +115,14 @@ def _line_pass(
     shape: tuple[int, int],
     strides: tuple[int, int, int, int],
     rww_fw: tuple[int, int, int],
+    dst_words: int | None = None,
 ) -> int:
     """One pass over ``shape`` = (lines, length); ``strides`` = (src line, src step, dst line,
-    dst step) in words; ``rww_fw`` = :func:`weights`. Returns the output buffer."""
+    dst step) in words; ``rww_fw`` = :func:`weights`; ``dst_words``: the output's size where
+    its lines are longer than ``length``. Returns the output buffer."""
     lines, length = shape
     seg = segment(rww_fw[0], length)
-    dst = program.image((lines, length))
+    dst = program.image((lines, length)) if dst_words is None else program.words(dst_words)
     program.dispatch(
         "boxblur",
         words=(lines, length, *strides, *rww_fw, seg),
@@ -142,14 +145,14 @@ def lower(
 ) -> int:
     """``passes`` horizontal passes then ``passes`` vertical passes; zero radii skip an axis.
 
-    ``packed``: ``src`` (and the result) is packed L whose width divides by four
-    (``gpu._packed_l``), blurred four pixels per word (module docstring).
+    ``packed``: ``src`` (and the result) is L four pixels to a word in rows of whole words
+    (``gpu._packed_l``, ``pad_l``), blurred four pixels per word (module docstring).
     """
     width, height = size
     current = src
     if radius[0] != 0:
         current = _horizontal(program, src, size, weights(radius[0]), passes, packed=packed)
-    lines = width // 4 if packed else width  # words per row
+    lines = -(-width // 4) if packed else width  # words per row
     columns = (1, lines, 1, lines)
     if radius[1] != 0:
         vertical = weights(radius[1])
@@ -172,20 +175,31 @@ def _horizontal(
     passes: int,
     *,
     packed: bool,
+    line: int | None = None,
 ) -> int:
-    """The ``passes`` horizontal passes (module docstring); packed L through its row groups."""
+    """The ``passes`` horizontal passes (module docstring); packed L through its row groups.
+    ``line``: the words from one row's start to the next (``width`` unless padded)."""
     width, height = size
     if packed:  # four rows to a word, blurred as a width x groups image, then back
         grouped = interleave_l.to_groups(program, src, size)
         grouped_size = (width, interleave_l.groups(height))
-        blurred = _horizontal(program, grouped, grouped_size, rww_fw, passes, packed=False)
+        line = 4 * interleave_l.row_words(width)  # group rows padded to whole words
+        blurred = _horizontal(
+            program, grouped, grouped_size, rww_fw, passes, packed=False, line=line
+        )
         return interleave_l.to_rows(program, blurred, size)
-    rows, transposed = (width, 1), (1, height)  # (line stride, sample step) of a row
+    line = line or width
+    rows, transposed = (line, 1), (1, height)  # (line stride, sample step) of a row
     current = src
     for n in range(passes):
         read = rows if n == 0 else transposed
         write = rows if n == passes - 1 else transposed
         current = _line_pass(
-            program, current, shape=(height, width), strides=(*read, *write), rww_fw=rww_fw
+            program,
+            current,
+            shape=(height, width),
+            strides=(*read, *write),
+            rww_fw=rww_fw,
+            dst_words=height * line if write == rows and line != width else None,
         )
     return current

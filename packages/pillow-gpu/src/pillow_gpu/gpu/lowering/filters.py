@@ -163,8 +163,9 @@ ROUTES = (
         operation="BoxBlur / GaussianBlur",
         modes=FILTER_MODES,
         kernel="boxblur",
-        contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}; L whose "
-        "width divides by four runs on Pillow's packed bytes",
+        contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}; L runs four "
+        "pixels to a word (Pillow's packed rows, or rows of whole words where the width does not "
+        "divide by four)",
     ),
     Route(
         operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
