@@ -8,7 +8,8 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from PIL import ImageFilter as PILImageFilter
-from pillow_gpu import Image, ImageChops
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageChops, ImageOps
 from pillow_gpu._testing import MODES, assert_image_equal, make_image
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._planner import plan_graph
@@ -65,7 +66,8 @@ def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
     shape: tuple[int, int], packed: bool
 ) -> None:
     """An L median of an inversion on whole-word rows is one packing-3 dispatch: no widening
-    of the upload and no packing of the result; other widths take the one-word-per-pixel path."""
+    of the upload and no packing of the result; other widths copy their rows into whole words
+    and back around the same dispatch."""
     source = Image.from_pil(make_image("L", shape, seed=1))
     plan = plan_graph(ImageChops.invert(source).filter(PILImageFilter.MedianFilter(3)))
     program = plan.program
@@ -79,14 +81,15 @@ def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
         assert plan.gpu_bytes == sum(-(-s.nbytes // 256) * 256 for s in charged) + (
             plan.staging_nbytes
         )
-    else:  # the inversion runs on the packed bytes, then widens for the filter
-        assert pipelines == ["invert", "unpack?KIND=0", "rank?INVERT=0&PACKING=2", "pack_l"]
+    else:  # rows of whole words and back; the inversion still folds into the filter
+        assert pipelines == ["pad_l?TO_FLAT=0", "rank?INVERT=1&PACKING=3", "pad_l?TO_FLAT=1"]
 
 
 # The 3x3 median runs two columns of four rows per invocation for the word modes (two pixels)
 # and L (two groups of four pixels, packed or one word per pixel): one to five columns per row
 # (a pair missing its second column at 1, 3 and 5) and every height remainder modulo four; L
-# widths that do not divide by four (one word per pixel) end anywhere in a group of eight.
+# widths that do not divide by four (rows copied into whole words, kernels.pad_l) end anywhere
+# in a group of eight.
 MEDIAN_EDGE_CASES = [
     (mode, (columns * unit, height))
     for mode, unit in (("RGB", 1), ("RGBA", 1), ("L", 4))
@@ -113,6 +116,22 @@ def test_median_invocation_edges(mode: str, shape: tuple[int, int], inverted: bo
     if inverted:
         lazy = ImageChops.invert(lazy)
     assert_image_equal(evaluate(lazy.filter(median)), expected.filter(median))
+
+
+UNPACKED_L_WIDTHS = (1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 15, 18, 20)
+
+
+@pytest.mark.parametrize("height", [1, 4, 7], ids=["h1", "h4", "h7"])
+@pytest.mark.parametrize("width", UNPACKED_L_WIDTHS, ids=[f"w{w}" for w in UNPACKED_L_WIDTHS])
+def test_unpacked_l_median_invocation_edges(width: int, height: int) -> None:
+    """L made on the device one word per pixel (a grayscale conversion) filters eight pixels of
+    four rows per invocation (packing 2) at every width and height remainder."""
+    source = make_image("RGB", (width, height), seed=width * 8 + height)
+    median = PILImageFilter.MedianFilter(3)
+    lazy = ImageOps.grayscale(Image.from_pil(source)).filter(median)
+    pipelines = [dispatch.pipeline for dispatch in plan_graph(lazy).program.dispatches]
+    assert "rank?INVERT=0&PACKING=2" in pipelines
+    assert_image_equal(evaluate(lazy), PILImageOps.grayscale(source).filter(median))
 
 
 def _ties(mode: str, shape: tuple[int, int]) -> PILImage.Image:

@@ -8,9 +8,9 @@ filters (median, min, max, rank; size <= 7) read and write packed rows directly 
 length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, GaussianBlur and
 UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
 rows regrouped four to a word by ``kernels.interleave_l``) and the 3x3 and 5x5 kernel filters
-(``kernels.convolve``, four pixels per invocation). BoxBlur and GaussianBlur of other widths
-run the same passes on rows of whole words that ``kernels.pad_l`` copies the image into and
-back out of. An L root
+(``kernels.convolve``, four pixels per invocation). BoxBlur, GaussianBlur and the rank
+filters of other widths run the same kernels on rows of whole words that ``kernels.pad_l``
+copies the image into and back out of. An L root
 that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
@@ -33,8 +33,8 @@ from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 __all__ = ["PACKED_OPS", "grid", "lower_packed"]
 
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
-#: for rank filters and the blurs on rows that divide into words, and BoxBlur and GaussianBlur
-#: of any width.
+#: for rank filters and the blurs on rows that divide into words, and the rank filters,
+#: BoxBlur and GaussianBlur of any width.
 PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
 _BLURS = (ImageFilter.BoxBlur, ImageFilter.GaussianBlur, ImageFilter.UnsharpMask)
@@ -58,10 +58,10 @@ def _packable(node: Node) -> bool:
         return all(child.size == node.size for child in node.inputs)
     if node.op == "filter":  # rank filters and blurs on whole-word rows; others: one-word pixels
         instance = node.params["filter"]
-        if node.size[0] % 4:  # rows that start inside a word: the blurs through pad_l's rows
-            return isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur))
         if isinstance(instance, ImageFilter.RankFilter):
             return instance.size <= rank.MAX_SIZE
+        if node.size[0] % 4:  # rows that start inside a word: through pad_l's rows
+            return isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur))
         # an inadmissible radius or kernel size raises in lower_packed, as on the general route
         return isinstance(instance, _BLURS + _KERNELS)
     return True
@@ -104,14 +104,27 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
             return pad_l.to_pillow(program, rows, node.size, words[0] * words[1])
         if isinstance(instance, _KERNELS):
             return convolution(program, node, sources[0], instance, packed=True)
-        return rank.lower(
-            program,
-            sources[0],
-            node.size,
-            window=instance.size,
-            rank=instance.rank,
-            mask=0b0001,
-            packed=True,
+        if node.size[0] % 4 == 0:
+            return rank.lower(
+                program,
+                sources[0],
+                node.size,
+                window=instance.size,
+                rank=instance.rank,
+                mask=0b0001,
+                packed=True,
+            )
+        # over the padded width: the padding repeats each row's last pixel (kernels.pad_l)
+        padded = (4 * -(-node.size[0] // 4), node.size[1])
+        prior = program.lookups.get(sources[0])
+        if prior is None:
+            rows = pad_l.to_rows(program, sources[0], node.size)
+        else:  # a lookup replayed on the rows, where the filter can fold an inversion in
+            source_rows = pad_l.to_rows(program, prior[0], node.size)
+            rows = lut.lower(program, source_rows, (padded[0] // 4, padded[1]), prior[1])
+        rows = rank.lower(
+            program, rows, padded, window=instance.size, rank=instance.rank, mask=1, packed=True
         )
+        return pad_l.to_pillow(program, rows, node.size, words[0] * words[1])
     table = lut.tables_for(node.op, "L", node.params)
     return lut.lower(program, sources[0], words, np.stack([table[0]] * 4))

@@ -1,10 +1,12 @@
 """Packed L of any width <-> rows of whole words (``pad_l.wgsl``).
 
 Packed L (``gpu._packed_l``) keeps Pillow's bytes, rows back to back, so a row whose width does
-not divide by four starts inside a word. The packed blur passes (``kernels.boxblur``) want
-every row to start a word: :func:`to_rows` copies the image into rows of
-``interleave_l.row_words(width)`` words (zero bytes past each row's end) and
-:func:`to_pillow` copies such rows back into Pillow's bytes.
+not divide by four starts inside a word. The packed blur and rank passes (``kernels.boxblur``,
+``kernels.rank``) want every row to start a word: :func:`to_rows` copies the image into rows of
+``interleave_l.row_words(width)`` words and :func:`to_pillow` copies such rows back into
+Pillow's bytes. The bytes past a row's end repeat its last pixel: a rank filter run over the
+padded width, clamping its columns there, reads for every real pixel exactly the columns
+Pillow's clamp at the real width gives (the blurs never read them).
 """
 
 from __future__ import annotations

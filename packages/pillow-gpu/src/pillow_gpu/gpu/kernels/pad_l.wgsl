@@ -1,8 +1,10 @@
 // Packed L of any width <-> rows of whole words. Pillow stores an L image's rows back to back,
 // so where the width does not divide by four a row starts inside a word. TO_FLAT = 0 copies
 // the image into rows of `row_words` = ceil(width / 4) words (pixel x of row y is byte x % 4
-// of word y * row_words + x / 4; the bytes past a row's end are zero), which the packed blur
-// passes read like any whole-word rows; TO_FLAT = 1 copies such rows back into Pillow's bytes
+// of word y * row_words + x / 4; the bytes past a row's end repeat its last pixel, so a
+// filter that clamps its columns at the padded width reads the columns it would clamp at the
+// real width), which the packed kernels read like any whole-word rows; TO_FLAT = 1 copies such
+// rows back into Pillow's bytes
 // (byte i of the output is pixel i of the image in row-major order; bytes past the last pixel
 // are zero). One invocation writes one output word: a funnel shift of two input words where
 // its four bytes lie in one row, byte by byte where they cross a row's end.
@@ -57,8 +59,14 @@ fn main(
         let y = k / p.row_words;
         let x = 4u * (k % p.row_words);
         let valid = min(4u, p.width - x);  // x < width: row_words = ceil(width / 4)
-        let mask = select((1u << (8u * valid)) - 1u, 0xFFFFFFFFu, valid == 4u);
-        dst[db + k] = word_at(y * p.width + x) & mask;
+        let w = word_at(y * p.width + x);
+        if (valid == 4u) {
+            dst[db + k] = w;
+            return;
+        }
+        let keep = (1u << (8u * valid)) - 1u;
+        let edge = ((w >> (8u * (valid - 1u))) & 255u) * 0x01010101u;
+        dst[db + k] = (w & keep) | (edge & ~keep);
         return;
     }
     let first = 4u * k;

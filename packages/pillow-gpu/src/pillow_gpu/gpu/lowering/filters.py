@@ -171,8 +171,8 @@ ROUTES = (
         operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
         modes=FILTER_MODES,
         kernel="rank",
-        contexts=f"odd size <= {rank.MAX_SIZE}; L whose width divides by four runs on Pillow's "
-        "packed bytes",
+        contexts=f"odd size <= {rank.MAX_SIZE}; L runs four pixels to a word (Pillow's packed "
+        "rows, or rows of whole words where the width does not divide by four)",
     ),
     Route(
         operation="ModeFilter",
