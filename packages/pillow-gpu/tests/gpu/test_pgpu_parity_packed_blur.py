@@ -2,11 +2,10 @@
 
 The blur runs four pixels to a word (``kernels.boxblur``, packed): the vertical passes on the
 packed rows, the horizontal ones on rows regrouped four to a word (``kernels.interleave_l``).
-Widths that divide by four use Pillow's rows as they are; BoxBlur and GaussianBlur of other
-widths run on rows of whole words (``kernels.pad_l``), every width residue mod 4 and rows
-shorter than a word included. Heights cover every residue mod 4 (the last group's padding
-rows) and single rows; radii cover the r = 0 copy, one axis zero, and windows wider than the
-image.
+Widths that divide by four use Pillow's rows as they are; other widths run on rows of whole
+words (``kernels.pad_l``), every width residue mod 4 and rows shorter than a word included.
+Heights cover every residue mod 4 (the last group's padding rows) and single rows; radii cover
+the r = 0 copy, one axis zero, and windows wider than the image.
 """
 
 from __future__ import annotations
@@ -70,7 +69,9 @@ def test_l_blur_of_other_widths_matches_pillow(
 
 
 @pytest.mark.parametrize("height", HEIGHTS, ids=[f"h{h}" for h in HEIGHTS])
-@pytest.mark.parametrize("width", WIDTHS, ids=[f"w{w}" for w in WIDTHS])
+@pytest.mark.parametrize(
+    "width", WIDTHS + OTHER_WIDTHS, ids=[f"w{w}" for w in WIDTHS + OTHER_WIDTHS]
+)
 @pytest.mark.parametrize("name", list(UNSHARP))
 def test_packed_l_unsharp_mask_matches_pillow(name: str, width: int, height: int) -> None:
     _check(make_image("L", (width, height), seed=height), ImageFilter.UnsharpMask(*UNSHARP[name]))
@@ -135,12 +136,12 @@ def test_l_blur_of_other_widths_runs_on_whole_word_rows(width: int) -> None:
     _check(source, ImageFilter.GaussianBlur(2))
 
 
-def test_l_unsharp_mask_of_other_widths_takes_the_one_word_path() -> None:
+def test_l_unsharp_mask_of_other_widths_runs_on_whole_word_rows() -> None:
     source = make_image("L", (35, 9))
     unsharp = ImageFilter.UnsharpMask(2, 150, 3)
     plan = plan_graph(Image.from_pil(source).filter(unsharp))
     pipelines = [dispatch.pipeline for dispatch in plan.program.dispatches]
-    assert pipelines == ["unpack?KIND=0", *["boxblur"] * 6, "unsharp", "pack_l"]
+    assert pipelines == ["pad_l?TO_FLAT=0", *SHAPES["unsharp-2"][1], "pad_l?TO_FLAT=1"]
     _check(source, unsharp)
 
 

@@ -8,9 +8,9 @@ filters (median, min, max, rank; size <= 7) read and write packed rows directly 
 length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, GaussianBlur and
 UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
 rows regrouped four to a word by ``kernels.interleave_l``) and the 3x3 and 5x5 kernel filters
-(``kernels.convolve``, four pixels per invocation). BoxBlur, GaussianBlur and the rank
-filters of other widths run the same kernels on rows of whole words that ``kernels.pad_l``
-copies the image into and back out of. An L root
+(``kernels.convolve``, four pixels per invocation). The blurs and the rank filters of other
+widths run the same kernels on rows of whole words that ``kernels.pad_l`` copies the image
+into and back out of. An L root
 that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
@@ -33,8 +33,8 @@ from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 __all__ = ["PACKED_OPS", "grid", "lower_packed"]
 
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
-#: for rank filters and the blurs on rows that divide into words, and the rank filters,
-#: BoxBlur and GaussianBlur of any width.
+#: for the rank filters and the blurs (any width) and the kernel filters (rows that divide
+#: into words).
 PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
 _BLURS = (ImageFilter.BoxBlur, ImageFilter.GaussianBlur, ImageFilter.UnsharpMask)
@@ -56,12 +56,12 @@ def _packable(node: Node) -> bool:
         return False
     if node.op in ("chop", "blend"):  # a per-byte composition only when the images coincide
         return all(child.size == node.size for child in node.inputs)
-    if node.op == "filter":  # rank filters and blurs on whole-word rows; others: one-word pixels
+    if node.op == "filter":  # rank filters and blurs; kernel filters on whole-word rows only
         instance = node.params["filter"]
         if isinstance(instance, ImageFilter.RankFilter):
             return instance.size <= rank.MAX_SIZE
         if node.size[0] % 4:  # rows that start inside a word: through pad_l's rows
-            return isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur))
+            return isinstance(instance, _BLURS)
         # an inadmissible radius or kernel size raises in lower_packed, as on the general route
         return isinstance(instance, _BLURS + _KERNELS)
     return True
@@ -84,47 +84,46 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
         return chops.lower(program, a, words, b=b, b_size=words, name=name, table=table)
     if node.op == "filter":
         instance = node.params["filter"]
-        if isinstance(instance, ImageFilter.UnsharpMask):
-            box_radius, percent, threshold = unsharp_args(node, instance)
-            return unsharp.lower(
-                program,
-                sources[0],
-                node.size,
-                box_radius=box_radius,
-                percent=percent,
-                threshold=threshold,
-                packed=True,
-            )
-        if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
-            radii, passes = blur_passes(node, instance)
-            if node.size[0] % 4 == 0:
-                return boxblur.lower(program, sources[0], node.size, radii, passes, packed=True)
-            rows = pad_l.to_rows(program, sources[0], node.size)
-            rows = boxblur.lower(program, rows, node.size, radii, passes, packed=True)
-            return pad_l.to_pillow(program, rows, node.size, words[0] * words[1])
         if isinstance(instance, _KERNELS):
             return convolution(program, node, sources[0], instance, packed=True)
         if node.size[0] % 4 == 0:
-            return rank.lower(
-                program,
-                sources[0],
-                node.size,
-                window=instance.size,
-                rank=instance.rank,
-                mask=0b0001,
-                packed=True,
-            )
-        # over the padded width: the padding repeats each row's last pixel (kernels.pad_l)
-        padded = (4 * -(-node.size[0] // 4), node.size[1])
+            return _filter_rows(program, node, sources[0], node.size)
+        # rows that start inside a word: whole-word rows and back (kernels.pad_l)
         prior = program.lookups.get(sources[0])
-        if prior is None:
+        if prior is not None and isinstance(instance, ImageFilter.RankFilter):
+            # the lookup replayed on the rows, where the rank filter can fold an inversion in
+            rows = pad_l.to_rows(program, prior[0], node.size)
+            rows = lut.lower(program, rows, (pad_l.row_words(node.size[0]), node.size[1]), prior[1])
+        else:
             rows = pad_l.to_rows(program, sources[0], node.size)
-        else:  # a lookup replayed on the rows, where the filter can fold an inversion in
-            source_rows = pad_l.to_rows(program, prior[0], node.size)
-            rows = lut.lower(program, source_rows, (padded[0] // 4, padded[1]), prior[1])
-        rows = rank.lower(
-            program, rows, padded, window=instance.size, rank=instance.rank, mask=1, packed=True
-        )
+        padded = (4 * pad_l.row_words(node.size[0]), node.size[1])
+        rows = _filter_rows(program, node, rows, padded)
         return pad_l.to_pillow(program, rows, node.size, words[0] * words[1])
     table = lut.tables_for(node.op, "L", node.params)
     return lut.lower(program, sources[0], words, np.stack([table[0]] * 4))
+
+
+def _filter_rows(program: Program, node: Node, rows: int, padded: tuple[int, int]) -> int:
+    """A blur or rank ``filter`` node on L rows of whole words, ``padded`` pixels wide.
+
+    The blurs clamp at the node's own width and never read the padding; a rank filter runs
+    over the padded width, whose padding repeats each row's last pixel (``kernels.pad_l``).
+    """
+    instance = node.params["filter"]
+    if isinstance(instance, ImageFilter.UnsharpMask):
+        box_radius, percent, threshold = unsharp_args(node, instance)
+        return unsharp.lower(
+            program,
+            rows,
+            node.size,
+            box_radius=box_radius,
+            percent=percent,
+            threshold=threshold,
+            packed=True,
+        )
+    if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
+        radii, passes = blur_passes(node, instance)
+        return boxblur.lower(program, rows, node.size, radii, passes, packed=True)
+    return rank.lower(
+        program, rows, padded, window=instance.size, rank=instance.rank, mask=0b0001, packed=True
+    )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels.interleave_l import row_words
 
-__all__ = ["INVOCATION_WORK", "to_pillow", "to_rows"]
+__all__ = ["INVOCATION_WORK", "row_words", "to_pillow", "to_rows"]
 
 #: Shader-work units of one output word: at most four word loads (two where its bytes lie in
 #: one row), the shifts and one store, besides the per-invocation overhead.

@@ -23,8 +23,8 @@ def lower(
 ) -> int:
     """Blur with three ``box_radius`` box passes per axis, then sharpen every stored byte.
 
-    ``packed``: ``src`` is packed L with a width divisible by four (``boxblur.lower``); the
-    combine is per byte, so it runs on the packed words as they are.
+    ``packed``: ``src`` is L four pixels to a word in rows of whole words (``boxblur.lower``);
+    the combine is per byte, so it runs on those words as they are.
     """
     # A zero box radius blurs to a copy of the source, so the source itself is the blur.
     blurred = (
@@ -32,7 +32,7 @@ def lower(
         if box_radius == 0
         else boxblur.lower(program, src, size, (box_radius,) * 2, 3, packed=packed)
     )
-    grid = (size[0] // 4, size[1]) if packed else size
+    grid = (-(-size[0] // 4), size[1]) if packed else size
     dst = program.image(grid)
     program.dispatch(
         "unsharp",
