@@ -68,8 +68,9 @@ def lower(
 ) -> int:
     """Per byte in ``mask``: the ``rank``-th smallest of each ``window``-square neighbourhood.
 
-    ``packed``: ``src`` is an L image kept as Pillow's bytes (``gpu._packed_l``, a width that
-    divides by four), and so is the result.
+    ``packed``: ``src`` is L four pixels to a word in rows of ``size[0] / 4`` words (Pillow's
+    bytes, ``gpu._packed_l``, or ``kernels.pad_l``'s rows, ``size`` then the padded size), and
+    so is the result.
     """
     if packed:
         packing, byte_mask = rank_lanes.PACKED_L, 0xFFFFFFFF

@@ -13,7 +13,8 @@ from pillow_gpu.gpu._program import Program
 
 __all__ = ["PACKED_L", "invocation_grid", "output", "packing", "sample_loads"]
 
-#: The packing of an L image kept as Pillow's bytes (``gpu._packed_l``; width % 4 == 0).
+#: The packing of L four pixels to a word in rows of width / 4 words (Pillow's bytes,
+#: ``gpu._packed_l``, or ``kernels.pad_l``'s rows of a padded width).
 PACKED_L = 3
 #: Band masks whose pixels share one invocation's lanes: L (byte 0) four, LA (bytes 0, 3) two.
 _PACKINGS = {0b0001: 2, 0b1001: 1}
