@@ -152,7 +152,7 @@ def lower(
     current = src
     if radius[0] != 0:
         current = _horizontal(program, src, size, weights(radius[0]), passes, packed=packed)
-    lines = -(-width // 4) if packed else width  # words per row
+    lines = interleave_l.row_words(width) if packed else width  # words per row
     columns = (1, lines, 1, lines)
     if radius[1] != 0:
         vertical = weights(radius[1])
@@ -200,6 +200,6 @@ def _horizontal(
             shape=(height, width),
             strides=(*read, *write),
             rww_fw=rww_fw,
-            dst_words=height * line if write == rows and line != width else None,
+            dst_words=height * line if write == rows else None,
         )
     return current

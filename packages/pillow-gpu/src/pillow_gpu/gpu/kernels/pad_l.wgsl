@@ -4,10 +4,10 @@
 // of word y * row_words + x / 4; the bytes past a row's end repeat its last pixel, so a
 // filter that clamps its columns at the padded width reads the columns it would clamp at the
 // real width), which the packed kernels read like any whole-word rows; TO_FLAT = 1 copies such
-// rows back into Pillow's bytes
-// (byte i of the output is pixel i of the image in row-major order; bytes past the last pixel
-// are zero). One invocation writes one output word: a funnel shift of two input words where
-// its four bytes lie in one row, byte by byte where they cross a row's end.
+// rows back into Pillow's bytes (byte i of the output is pixel i of the image in row-major
+// order; bytes past the last pixel are zero). One invocation writes one output word: a funnel
+// shift of two input words where its four bytes lie in one row, byte by byte where they cross
+// a row's end.
 struct Params {
     width: u32, height: u32, row_words: u32, count: u32,
     groups_x: u32, _pad0: u32, _pad1: u32, _pad2: u32,

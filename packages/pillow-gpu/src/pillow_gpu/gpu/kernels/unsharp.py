@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import boxblur
+from pillow_gpu.gpu.kernels.interleave_l import row_words
 
 __all__ = ["MAX_PERCENT", "lower"]
 
@@ -32,7 +33,7 @@ def lower(
         if box_radius == 0
         else boxblur.lower(program, src, size, (box_radius,) * 2, 3, packed=packed)
     )
-    grid = (-(-size[0] // 4), size[1]) if packed else size
+    grid = (row_words(size[0]), size[1]) if packed else size
     dst = program.image(grid)
     program.dispatch(
         "unsharp",
