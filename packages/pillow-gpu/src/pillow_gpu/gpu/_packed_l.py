@@ -8,10 +8,9 @@ filters (median, min, max, rank; size <= 7) read and write packed rows directly 
 length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, GaussianBlur and
 UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
 rows regrouped four to a word by ``kernels.interleave_l``) and the 3x3 and 5x5 kernel filters
-(``kernels.convolve``, four pixels per invocation). The blurs and the rank filters of other
-widths run the same kernels on rows of whole words that ``kernels.pad_l`` copies the image
-into and back out of. An L root
-that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
+(``kernels.convolve``, four pixels per invocation). Other widths run the same kernels on rows
+of whole words that ``kernels.pad_l`` copies the image into and back out of. An L root that is
+still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
 A packed buffer is laid out as a ``(width, height)`` grid of words (:func:`grid`): the image
@@ -33,8 +32,7 @@ from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 __all__ = ["PACKED_OPS", "grid", "lower_packed"]
 
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
-#: for the rank filters and the blurs (any width) and the kernel filters (rows that divide
-#: into words).
+#: for the rank filters, the blurs and the kernel filters.
 PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
 _BLURS = (ImageFilter.BoxBlur, ImageFilter.GaussianBlur, ImageFilter.UnsharpMask)
@@ -56,12 +54,10 @@ def _packable(node: Node) -> bool:
         return False
     if node.op in ("chop", "blend"):  # a per-byte composition only when the images coincide
         return all(child.size == node.size for child in node.inputs)
-    if node.op == "filter":  # rank filters and blurs; kernel filters on whole-word rows only
+    if node.op == "filter":  # rank filters, blurs and kernel filters
         instance = node.params["filter"]
         if isinstance(instance, ImageFilter.RankFilter):
             return instance.size <= rank.MAX_SIZE
-        if node.size[0] % 4:  # rows that start inside a word: through pad_l's rows
-            return isinstance(instance, _BLURS)
         # an inadmissible radius or kernel size raises in lower_packed, as on the general route
         return isinstance(instance, _BLURS + _KERNELS)
     return True
@@ -84,8 +80,6 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
         return chops.lower(program, a, words, b=b, b_size=words, name=name, table=table)
     if node.op == "filter":
         instance = node.params["filter"]
-        if isinstance(instance, _KERNELS):
-            return convolution(program, node, sources[0], instance, packed=True)
         if node.size[0] % 4 == 0:
             return _filter_rows(program, node, sources[0], node.size)
         # rows that start inside a word: whole-word rows and back (kernels.pad_l)
@@ -104,12 +98,15 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
 
 
 def _filter_rows(program: Program, node: Node, rows: int, padded: tuple[int, int]) -> int:
-    """A blur or rank ``filter`` node on L rows of whole words, ``padded`` pixels wide.
+    """A ``filter`` node on L rows of whole words, ``padded`` pixels wide.
 
-    The blurs clamp at the node's own width and never read the padding; a rank filter runs
-    over the padded width, whose padding repeats each row's last pixel (``kernels.pad_l``).
+    The blurs clamp at the node's own width and never read the padding, and a kernel filter's
+    taps stay inside it (its border columns keep their bytes); a rank filter runs over the
+    padded width, whose padding repeats each row's last pixel (``kernels.pad_l``).
     """
     instance = node.params["filter"]
+    if isinstance(instance, _KERNELS):
+        return convolution(program, node, rows, instance, packed=True, columns=padded[0] // 4)
     if isinstance(instance, ImageFilter.UnsharpMask):
         box_radius, percent, threshold = unsharp_args(node, instance)
         return unsharp.lower(

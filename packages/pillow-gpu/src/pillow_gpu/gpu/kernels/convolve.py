@@ -33,12 +33,16 @@ def lower(
     offset: float,
     mask: int,
     packed: bool = False,
+    columns: int | None = None,
 ) -> int:
     """Filter the bytes in ``mask`` (bit j = stored byte j); other bytes become 0.
 
-    ``packed``: ``src`` is an L image kept as Pillow's bytes (``gpu._packed_l``, a width that
-    divides by four), filtered four pixels per word, and so is the result (``mask`` unused).
+    ``packed``: ``src`` is L four pixels to a word, ``columns`` words to a row (default
+    ``width / 4``: Pillow's bytes; more for ``kernels.pad_l``'s rows of whole words), filtered
+    four pixels per word, and so is the result (``mask`` unused).
     """
+    if columns is None:
+        columns = size[0] // 4
     with np.errstate(divide="ignore", invalid="ignore"):  # Pillow divides by a zero scale too
         coefficients = np.asarray(kernel, dtype=np.float32) / np.float32(scale)
     values = np.arange(256, dtype=np.float32)
@@ -46,15 +50,15 @@ def lower(
         table = (values[None, :] * coefficients[:, None]).astype(np.float32)
     start = np.float32(np.float32(offset) + np.float32(0.5))
     start_bits = struct.unpack("<I", struct.pack("<f", float(start)))[0]
-    dst = program.words(size[0] // 4 * size[1]) if packed else program.image(size)
+    dst = program.words(columns * size[1]) if packed else program.image(size)
     padded = np.zeros(_TABLE_ENTRIES, dtype=np.float32)  # the kernel's uniform table size
     padded[: table.size] = table.reshape(-1)
     lookup = program.table(padded, dtype="<f4")
     program.dispatch(
         "convolve",
-        words=(*size, ksize, mask, start_bits),
+        words=(*size, ksize, mask, start_bits, columns if packed else 0),
         bindings=(src, dst, lookup),
-        grid=(size[0] // 4, size[1]) if packed else size,
+        grid=(columns, size[1]) if packed else size,
         invocation_work=invocation_work(ksize, 0b1111 if packed else mask),
         constants={"PACKED": 1} if packed else None,
     )

@@ -3,7 +3,7 @@
 // others are written as 0; the outer size/2 rows and columns are copied unchanged.
 struct Params {
     width: i32, height: i32, size: i32, mask: u32,
-    start: f32, _pad0: u32, _pad1: u32, _pad2: u32,
+    start: f32, columns: i32, _pad1: u32, _pad2: u32,  // columns: words per packed row
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -37,11 +37,13 @@ fn clip_sum(s: f32) -> u32 {
     return 0u;
 }
 
-// Packed L (pipeline constant PACKED = 1, gpu/_packed_l.py): the image is Pillow's bytes, four
-// pixels to a word and `width / 4` words to a row (the width divides by four). An invocation
-// filters the four pixels of one word; lane j of the vectors is pixel 4 x wx + j, with the same
-// taps, table reads and order as one pixel per word. Its taps lie in the word and its two
-// neighbours (|dx| <= 2), read once per row; border pixels keep their byte.
+// Packed L (pipeline constant PACKED = 1, gpu/_packed_l.py): four pixels to a word and `columns`
+// words to a row: Pillow's bytes where the width divides by four, else pad_l's rows of whole
+// words (the pixels past `width` are padding). An invocation filters the four pixels of one
+// word; lane j of the vectors is pixel 4 x wx + j, with the same taps, table reads and order as
+// one pixel per word. Its taps lie in the word and its two neighbours (|dx| <= 2), read once per
+// row; border pixels (and padding) keep their byte, so a filtered pixel's taps are all inside
+// the real width.
 override PACKED: u32 = 0u;
 
 // Byte `k` (0..11) of the twelve bytes l, c, r: pixel 4 x wx - 4 + k of a row.
@@ -51,7 +53,7 @@ fn window_byte(l: u32, c: u32, r: u32, k: i32) -> u32 {
 }
 
 fn filter_packed(wx: i32, y: i32) {
-    let columns = p.width / 4;
+    let columns = p.columns;
     let m = p.size / 2;
     let i = u32(y * columns + wx);
     let center = src[i];
@@ -93,7 +95,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let x = i32(id.x);
     let y = i32(id.y);
     if (PACKED == 1u) {
-        if (x < p.width / 4 && y < p.height) {
+        if (x < p.columns && y < p.height) {
             filter_packed(x, y);
         }
         return;

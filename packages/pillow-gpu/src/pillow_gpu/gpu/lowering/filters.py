@@ -115,10 +115,16 @@ def _unsharp_mask(program: Program, node: Node, src: int, instance: ImageFilter.
 
 
 def convolution(
-    program: Program, node: Node, src: int, instance: _Convolution, *, packed: bool = False
+    program: Program,
+    node: Node,
+    src: int,
+    instance: _Convolution,
+    *,
+    packed: bool = False,
+    columns: int | None = None,
 ) -> int:
     """Lower an ``ImageFilter.Kernel`` or built-in kernel filter (3x3 or 5x5) on ``src``;
-    ``packed``: ``src`` is packed L (``gpu._packed_l``)."""
+    ``packed``: ``src`` is packed L (``gpu._packed_l``), ``columns`` words to a row."""
     (kw, kh), scale, offset, weights = instance.filterargs
     if (kw, kh) not in ((3, 3), (5, 5)):
         raise unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
@@ -132,6 +138,7 @@ def convolution(
         offset=offset,
         mask=band_mask(node.inputs[0].mode),
         packed=packed,
+        columns=columns,
     )
 
 
@@ -192,7 +199,8 @@ ROUTES = (
         operation="ImageFilter.Kernel and built-in kernels",
         modes=FILTER_MODES,
         kernel="convolve",
-        contexts="3x3 and 5x5; L whose width divides by four runs on Pillow's packed bytes",
+        contexts="3x3 and 5x5; L runs four pixels to a word (Pillow's packed rows, or rows of "
+        "whole words where the width does not divide by four)",
     ),
     Route(
         operation="ImageEnhance.Sharpness",
