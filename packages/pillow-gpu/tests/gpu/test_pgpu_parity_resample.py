@@ -12,7 +12,7 @@ from pillow_gpu.gpu import _run as run_plan
 from pillow_gpu.gpu import evaluate, plan_graph
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import terminal_nbytes
-from pillow_gpu.gpu._plan import Plan, record_upload
+from pillow_gpu.gpu._plan import Plan, record_terminal, record_upload
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import premultiply
 
@@ -110,7 +110,7 @@ def _convert_on_gpu(
         root=leaf,
         program=program,
         uploads=(upload,),
-        terminal=out,
+        terminal=record_terminal(program, leaf, out),  # LA: packed back to Pillow's bytes
         terminal_nbytes=terminal_nbytes(mode, leaf.size),
         host_bytes=0,
     )

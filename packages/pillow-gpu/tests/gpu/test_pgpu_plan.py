@@ -46,6 +46,19 @@ def test_l_terminal_is_packed() -> None:
     assert plan.output_nbytes == 15
 
 
+@pytest.mark.parametrize("mode", ["LA", "La", "PA"])
+def test_pair_terminal_is_packed(mode: str) -> None:
+    """A two-band result comes back as Pillow's two bytes per pixel (pack16), not as words."""
+    source = make_image(mode, (5, 3), seed=2)
+    lazy = ImageChops.invert(Image.from_pil(source)) if mode == "LA" else Image.from_pil(source)
+    plan = plan_graph(lazy)
+    assert plan.program.dispatches[-1].shader == "pack16"
+    assert plan.terminal_nbytes == 32  # 15 pixels of two bytes, padded to words
+    assert plan.output_nbytes == 30
+    expected = PILImageChops.invert(source) if mode == "LA" else source
+    assert_image_equal(evaluate(lazy), expected)
+
+
 def test_several_plans_share_one_encoder_submit_and_staging(device: SharedDevice) -> None:
     sources = [
         make_image(mode, (19 + i, 17), seed=i) for i, mode in enumerate(["L", "RGBA", "RGB"])

@@ -11,8 +11,8 @@ PA keeps its palette index in bytes 0..2 and its alpha in byte 3, as Pillow stor
 Uploads carry Pillow's stored bytes where they are narrower than a word (L, P, 1 one byte per
 pixel, LA, La, PA and I;16* two), padded to a multiple of four bytes; the ``unpack`` kernel widens
 them into the working buffer on the device. Terminal bytes are Pillow's stored bytes (L, P and 1
-packed by ``pack_l``, I;16* by ``pack16`` in the mode's byte order), so RGB and YCbCr padding
-survives the trip and an I;16B result's ``tobytes()`` equals Pillow's.
+packed by ``pack_l``, I;16* in the mode's byte order and LA, La, PA as pairs by ``pack16``), so
+RGB and YCbCr padding survives the trip and an I;16B result's ``tobytes()`` equals Pillow's.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = [
     "LIMITED_MODES",
     "NATIVE_MODES",
     "PACKED_UPLOADS",
+    "PAIR_MODES",
     "PALETTE_ALPHA_MODES",
     "WIDE16_MODES",
     "WIDE_MODES",
@@ -105,8 +106,9 @@ PACKED_UPLOADS: dict[str, tuple[int, int]] = {
     "I;16B": (2, 4),
 }
 
-#: Two-band modes stored as (band 0 in bytes 0..2, band 1 in byte 3) and uploaded as pairs.
-_PAIR_MODES = tuple(mode for mode, (_, kind) in PACKED_UPLOADS.items() if kind == 2)
+#: Two-band modes stored as (band 0 in bytes 0..2, band 1 in byte 3), uploaded and read back
+#: as pairs.
+PAIR_MODES = tuple(mode for mode, (_, kind) in PACKED_UPLOADS.items() if kind == 2)
 
 #: Bytes per pixel of Pillow's ``tobytes()`` for every mode the GPU path stores.
 _STORED_BYTES = {
@@ -161,7 +163,7 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
         return np.frombuffer(image.tobytes(), dtype=np.uint8).astype(np.uint32)
     if image.mode in _PASTED_MODES:
         return words_of_image(image)
-    if image.mode in _PAIR_MODES:
+    if image.mode in PAIR_MODES:
         pairs = np.frombuffer(image.tobytes("raw", image.mode), dtype=np.uint8).reshape(-1, 2)
         gray = pairs[:, 0].astype(np.uint32)
         alpha = pairs[:, 1].astype(np.uint32)
@@ -196,7 +198,7 @@ def upload_bytes(image: PILImage.Image) -> bytes | memoryview:
         return words_of_image(image).tobytes()
     if mode == "1":
         data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
-    elif mode in _PAIR_MODES:
+    elif mode in PAIR_MODES:
         data = image.tobytes("raw", mode)
     elif mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
         return to_words(image).astype("<u4").tobytes()
@@ -224,11 +226,12 @@ BYTE_TERMINALS = ("L", "P", "1")
 
 
 def terminal_nbytes(mode: str, size: tuple[int, int]) -> int:
-    """Bytes the terminal copy moves (L, P, 1 and I;16* packed, others four per pixel)."""
+    """Bytes the terminal copy moves (L, P, 1 one byte, I;16* and pair modes two bytes per
+    pixel, padded to words; others four per pixel)."""
     pixels = size[0] * size[1]
     if mode in BYTE_TERMINALS:
         return -(-pixels // 4) * 4
-    if mode in WIDE16_MODES:
+    if mode in WIDE16_MODES or mode in PAIR_MODES:
         return -(-pixels // 2) * 4
     return pixels * 4
 
@@ -255,16 +258,15 @@ def image_from_terminal(
         return image
     if mode in WIDE16_MODES:  # already in the mode's byte order (pack16)
         return _filled(mode, size, data[: pixels * 2], mode)
+    if mode in PAIR_MODES:  # the two bands of each pixel (pack16)
+        image = _filled(mode, size, data[: pixels * 2], mode)
+        if mode == "PA" and palette is not None:
+            image.putpalette(*palette)
+        return image
     if mode in ("I", "F"):
         rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
         return _filled(mode, size, data[: pixels * 4], rawmode)
     words = data[: pixels * 4]
-    if mode in _PAIR_MODES:
-        quads = np.frombuffer(words, dtype=np.uint8).reshape(-1, 4)
-        image = PILImage.frombytes(mode, size, quads[:, (0, 3)].tobytes(), "raw", mode)
-        if mode == "PA" and palette is not None:
-            image.putpalette(*palette)
-        return image
     if mode in _PASTED_MODES:
         return image_of_words(mode, size, np.frombuffer(words, dtype="<u4"))
     return _filled(mode, size, words, _WORD_RAWMODES.get(mode, mode))

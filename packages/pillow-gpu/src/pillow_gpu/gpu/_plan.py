@@ -18,6 +18,7 @@ from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import (
     BYTE_TERMINALS,
     PACKED_UPLOADS,
+    PAIR_MODES,
     WIDE16_MODES,
     image_from_terminal,
     stored_nbytes,
@@ -66,11 +67,15 @@ def record_upload(program: Program, node: Node) -> tuple[Upload, int]:
 
 
 def record_terminal(program: Program, root: Node, buffer: int) -> int:
-    """The buffer the terminal copy reads: L, P, 1 and I;16* results packed to Pillow's bytes."""
+    """The buffer the terminal copy reads: results of modes stored in fewer than four bytes
+    per pixel (L, P, 1; I;16*, LA, La, PA) packed to Pillow's bytes."""
     if root.mode in BYTE_TERMINALS:
         return pack_l.pack_l(program, buffer, root.size)
     if root.mode in WIDE16_MODES:
-        return pack16.pack16(program, buffer, root.size, big_endian=root.mode == "I;16B")
+        kind = pack16.BIG_ENDIAN if root.mode == "I;16B" else pack16.LITTLE_ENDIAN
+        return pack16.pack16(program, buffer, root.size, kind=kind)
+    if root.mode in PAIR_MODES:
+        return pack16.pack16(program, buffer, root.size, kind=pack16.PAIR)
     return buffer
 
 

@@ -1,6 +1,8 @@
-// Terminal packing of a 16-bit image: two u32-per-pixel values (low half) into one u32 word,
-// each as Pillow stores it (little-endian, or big-endian bytes for I;16B).
-struct Params { pixels: u32, words: u32, big_endian: u32, groups_x: u32 }
+// Terminal packing of a mode with two stored bytes per pixel: the two bytes of two pixels'
+// words into one u32 word, each pixel as Pillow stores it. Kinds: 0 a 16-bit value in the low
+// half, little-endian (I;16, I;16L); 1 the same value big-endian (I;16B); 2 a pair mode's bands
+// from bytes 0 and 3 (LA, La, PA: band 0 repeated in bytes 0..2, band 1 in byte 3).
+struct Params { pixels: u32, words: u32, kind: u32, groups_x: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -16,9 +18,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var j = 0u; j < 2u; j++) {
         let i = 2u * k + j;
         if (i < p.pixels) {
-            var v = src[i] & 0xFFFFu;
-            if (p.big_endian == 1u) {
+            let w = src[i];
+            var v = w & 0xFFFFu;
+            if (p.kind == 1u) {
                 v = ((v & 255u) << 8u) | (v >> 8u);
+            } else if (p.kind == 2u) {
+                v = (w & 255u) | ((w >> 24u) << 8u);
             }
             out = out | (v << (16u * j));
         }
