@@ -85,14 +85,15 @@ def test_packed_l_rank_filter_reads_and_writes_pillow_bytes(
         assert pipelines == ["pad_l?TO_FLAT=0", "rank?INVERT=1&PACKING=3", "pad_l?TO_FLAT=1"]
 
 
-# The 3x3 median runs two columns of four rows per invocation for the word modes (two pixels)
-# and L (two groups of four pixels, packed or one word per pixel): one to five columns per row
+# The 3x3 median runs two columns of four rows per invocation for the word modes (two pixels;
+# LA among them, its bytes 1 and 2 masked) and L (two groups of four pixels, packed or one word
+# per pixel): one to five columns per row
 # (a pair missing its second column at 1, 3 and 5) and every height remainder modulo four; L
 # widths that do not divide by four (rows copied into whole words, kernels.pad_l) end anywhere
 # in a group of eight.
 MEDIAN_EDGE_CASES = [
     (mode, (columns * unit, height))
-    for mode, unit in (("RGB", 1), ("RGBA", 1), ("L", 4))
+    for mode, unit in (("RGB", 1), ("RGBA", 1), ("LA", 1), ("L", 4))
     for columns in (1, 2, 3, 5)
     for height in (1, 2, 3, 4, 6, 7)
 ] + [
@@ -116,6 +117,14 @@ def test_median_invocation_edges(mode: str, shape: tuple[int, int], inverted: bo
     if inverted:
         lazy = ImageChops.invert(lazy)
     assert_image_equal(evaluate(lazy.filter(median)), expected.filter(median))
+
+
+def test_la_median_runs_as_a_word_mode() -> None:
+    """LA's 3x3 median takes the word modes' two-pixel, four-row invocations (packing 0); its
+    bytes 1 and 2 are written 0, as the two-pixel LA packing wrote them."""
+    lazy = Image.from_pil(make_image("LA", (9, 6))).filter(PILImageFilter.MedianFilter(3))
+    pipelines = [dispatch.pipeline for dispatch in plan_graph(lazy).program.dispatches]
+    assert "rank?INVERT=0&PACKING=0" in pipelines
 
 
 UNPACKED_L_WIDTHS = (1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 15, 18, 20)

@@ -5,13 +5,14 @@ every branch of a shader, so one kernel holding every method would pay for all o
 
 * min and max (rank 0 or size² - 1, any size): separable min/max, :mod:`.rank_minmax`;
 * 3x3 median: the column-sort selection network of ``rank.wgsl`` (this module), several
-  pixels of two or four rows per invocation (their windows share rows and columns of samples);
+  pixels of four rows per invocation (their windows share rows and columns of samples; LA runs
+  as a word mode);
 * other 3x3 ranks: a 25-comparator sorting network, :mod:`.rank_sort9`;
 * other 5x5 and 7x7 ranks: bitwise radix select (8 counting passes), :mod:`.rank_select`.
 
-Every kernel works on four 8-bit lanes: one pixel's stored bytes, or the bands of two LA or
-four L pixels (so an L invocation produces four pixels; an L image kept as Pillow's packed
-bytes is filtered as it is, ``packed=True``).
+Every kernel works on four 8-bit lanes: one pixel's stored bytes, or the bands of two LA (the
+kernels other than the median) or four L pixels (so an L invocation produces four pixels; an
+L image kept as Pillow's packed bytes is filtered as it is, ``packed=True``).
 """
 
 from __future__ import annotations
@@ -29,31 +30,26 @@ MAX_SIZE = 7
 #: Four-lane min/max steps of one invocation's two 3x3 medians: per column a shared pair (2)
 #: and two merges (4 each); per output max and min of three (2 + 2) and two med3 of 4.
 _MEDIAN9_STEPS = 3 * (2 + 2 * 4) + 2 * (4 + 2 * 4)
-#: Packings whose median invocations filter two pixel columns (L: two groups of four) of four
-#: rows, four times the pixels of a two-row invocation (see rank.wgsl).
-_WIDE_PACKINGS = (0, 2, rank_lanes.PACKED_L)
 
 
 def invocation_work(packing: int = 0) -> int:
-    """Units of one 3x3-median invocation: twelve samples' word loads plus the network's
-    four-lane min/max steps per two rows of one pixel (a word mode), two (LA) or four (L).
+    """Units of one 3x3-median invocation (two pixel columns of four rows: a word mode's two
+    pixels, or two groups of four L pixels): four times the units of the earlier two-row
+    invocation, twelve samples' word loads plus the network's four-lane min/max steps.
 
     Measured on lavapipe (2 cores, 2048x2048, with the earlier one-row kernel): 0.7 ns per
     unit for RGBA, 1.3 for L; the other rank kernels 0.5-1.1; :mod:`pillow_gpu.gpu._work`'s
-    bound allows up to 2.0. The two-row kernel takes 20-25 % less time per image on lavapipe for
-    21 % fewer units. A word-mode or L invocation (two columns of four rows) counts as
-    four two-row ones, although it loads each sample word about half as often and takes about
-    25 % less time per image (lavapipe, 2048x2048): the estimate stays on the safe side.
+    bound allows up to 2.0. The two-row kernel took 20-25 % less time per image on lavapipe for
+    21 % fewer units, and the four-row one loads each sample word about half as often again and
+    takes about 25 % less time per image (lavapipe, 2048x2048): the estimate stays on the safe
+    side.
     """
-    units = 12 * sample_loads(packing) + _MEDIAN9_STEPS
-    return 4 * units if packing in _WIDE_PACKINGS else units
+    return 4 * (12 * sample_loads(packing) + _MEDIAN9_STEPS)
 
 
-def _median_grid(columns: int, rows: int, packing: int) -> tuple[int, int]:
-    """Invocations of the 3x3 median: two rows each, or two columns of four rows each."""
-    if packing in _WIDE_PACKINGS:
-        return -(-columns // 2), -(-rows // 4)
-    return columns, -(-rows // 2)
+def _median_grid(columns: int, rows: int) -> tuple[int, int]:
+    """Invocations of the 3x3 median: two columns of four rows each."""
+    return -(-columns // 2), -(-rows // 4)
 
 
 def lower(
@@ -110,13 +106,17 @@ def lower(
             packing=packing,
             invert=invert,
         )
+    if packing == 1:
+        # LA as a word mode, its bytes 1 and 2 masked to 0: two pixels of four rows per
+        # invocation, against two LA pixels of two rows 35-40 % less time (lavapipe, 1024^2)
+        packing = 0
     dst = rank_lanes.output(program, size, packing)
     columns, rows = rank_lanes.invocation_grid(size, packing)
     program.dispatch(
         "rank",
         words=(*size, window, rank, byte_mask, packing, 0, 0, 0),
         bindings=(src, dst),
-        grid=_median_grid(columns, rows, packing),
+        grid=_median_grid(columns, rows),
         invocation_work=invocation_work(packing),
         constants={"PACKING": packing, "INVERT": invert},
     )

@@ -11,8 +11,8 @@
 // rows (`packed_main`); each row sorts every pixel column its pixels read once, adjacent rows
 // share their two common sample rows as a sorted pair, and the six sample rows are loaded once.
 // Against one pixel (one word) of two rows, a sample word is loaded half as often and an image
-// takes about 25-30 % less time (lavapipe, 2048x2048 L and 1024x1024 RGBA). LA (PACKING 1)
-// runs two rows of one invocation's two pixels (`columns`).
+// takes about 25-30 % less time (lavapipe, 2048x2048 L and 1024x1024 RGBA). LA runs as a word
+// mode (rank.py), its bytes 1 and 2 masked: PACKING 1 never reaches this kernel.
 //
 // Lanes: the kernel works on four independent 8-bit lanes at once (vec4<u32> min/max). Word
 // packing 0 (RGB, RGBA, CMYK, RGBX) puts one pixel's four stored bytes in the lanes; packing 1
@@ -27,9 +27,7 @@ fn med3(a: vec4<u32>, b: vec4<u32>, c: vec4<u32>) -> vec4<u32> {
     return max(min(a, b), min(max(a, b), c));
 }
 
-// Two rows per invocation: the windows of rows y and y + 1 share rows y and y + 1, so each
-// column loads four samples (not six) and sorts its shared pair once; the outer sample of each
-// window is then merged into that sorted pair (a sorted column of three in four steps).
+// A sorted column of three from a sorted pair of samples and a third one, in four steps.
 struct Column { lo: vec4<u32>, mid: vec4<u32>, hi: vec4<u32> }
 
 fn merged(pair_lo: vec4<u32>, pair_hi: vec4<u32>, outer: vec4<u32>) -> Column {
@@ -41,16 +39,6 @@ fn median_of(c0: Column, c1: Column, c2: Column) -> vec4<u32> {
     let high = min(min(c0.hi, c1.hi), c2.hi);
     return med3(low, med3(c0.mid, c1.mid, c2.mid), high);
 }
-
-// The column at offset dx for rows y (window y - 1 .. y + 1) and y + 1 (y .. y + 2).
-fn columns(x0: i32, dx: i32, y: i32) -> array<Column, 2> {
-    let b = lanes(x0, dx, y);
-    let c = lanes(x0, dx, y + 1);
-    let lo = min(b, c);
-    let hi = max(b, c);
-    return array<Column, 2>(merged(lo, hi, lanes(x0, dx, y - 1)), merged(lo, hi, lanes(x0, dx, y + 2)));
-}
-
 
 // L: one sample row of an invocation's eight pixels 4 wx .. 4 wx + 7, clamped at the row's
 // ends: the pixels of each group of four (`first`, `second`; packed, one word's four bytes)
@@ -216,24 +204,9 @@ fn main(
         }
         return;
     }
-    if (PACKING == 0u) {
-        let x = 2 * i32(id.x);
-        let row = 4 * i32(id.y);
-        if (x < p.width && row < p.height) {
-            quad_main(x, row);
-        }
-        return;
-    }
-    let y = 2 * i32(id.y);
-    let x0 = first_pixel(id.x);
-    if (x0 >= p.width || y >= p.height) {
-        return;
-    }
-    let left = columns(x0, -1, y);
-    let centre = columns(x0, 0, y);
-    let right = columns(x0, 1, y);
-    store(x0, y, finish(median_of(left[0], centre[0], right[0])));
-    if (y + 1 < p.height) {
-        store(x0, y + 1, finish(median_of(left[1], centre[1], right[1])));
+    let x = 2 * i32(id.x);  // PACKING 0
+    let row = 4 * i32(id.y);
+    if (x < p.width && row < p.height) {
+        quad_main(x, row);
     }
 }
