@@ -156,7 +156,12 @@ def test_decode_failure_is_job_scoped(make_executor: Factory, tmp_path: Path) ->
     assert credits_now(executor) == ZERO
 
 
-def test_submission_timeout_fails_the_executor(make_executor: Factory) -> None:
+def test_submission_timeout_fails_the_executor(
+    make_executor: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A wait looks at its deadline between polls: with the default 50 ms poll a blur that ends
+    # sooner is never late, so the poll is shortened to well below the blur's time.
+    monkeypatch.setattr(_fence, "_POLL_S", 0.0002)
     source = make_image("RGBA", (1024, 1024))
     executor = make_executor(submission_timeout=0.001)
     job_id = executor.submit(Image.from_pil(source).filter(ImageFilter.GaussianBlur(30)))
