@@ -67,6 +67,10 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageOps.equalize(im.convert("RGB") if im.mode == "RGBA" else im),
         lambda im: PILImageOps.equalize(im.convert("RGB") if im.mode == "RGBA" else im),
     ),
+    "to_la_invert": (  # widening of packed L, a conversion, the two-byte terminal pack
+        lambda im: ImageChops.invert(im.convert("LA")),
+        lambda im: PILImageChops.invert(im.convert("LA")),
+    ),
     "transpose_invert": (  # transpose is not lane-aware: it runs once per lane
         lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
         lambda im: PILImageChops.invert(im.transpose(PILImage.Transpose.ROTATE_90)),
@@ -121,6 +125,18 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     # an L width that is not a multiple of four: the row copies (pad_l) stack too
     program = plan_graph(CHAINS["gaussian2"][0](Image.from_pil(make_image("L", (17, 8))))).program
     assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches)
+    # the upload widening, conversions and terminal packs: unpack, convert, pack_l, pack16
+    for mode, chain in (("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")):
+        program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))).program
+        assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
+    shaders = {
+        dispatch.shader
+        for mode, chain in (("RGB", "solarize_gray"), ("L", "to_la_invert"))
+        for dispatch in plan_graph(
+            CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))
+        ).program.dispatches
+    }
+    assert {"unpack", "convert", "pack_l", "pack16"} <= shaders
 
 
 def test_per_lane_bindings_are_whole_lanes(

@@ -26,13 +26,22 @@ fn muldiv255(a: u32, b: u32) -> u32 {
     return ((t >> 8u) + t) >> 8u;
 }
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each binding holds one image every arrayLength / lanes words.
+override STACKED: u32 = 0u;
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    let v = src[i];
+    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
+    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
+    let v = src[s + i];
     let b = vec4<u32>(v & 255u, (v >> 8u) & 255u, (v >> 16u) & 255u, v >> 24u);
     let nk = 255u - b.w;
     let rgb = vec3<u32>(nk - muldiv255(b.x, nk), nk - muldiv255(b.y, nk), nk - muldiv255(b.z, nk));
@@ -60,5 +69,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (on_output || on_source) {
         out = select(p.key & 0x00ffffffu, 0u, (p.keyed & 4u) != 0u);
     }
-    dst[i] = out;
+    dst[d + i] = out;
 }

@@ -10,18 +10,28 @@ override KIND: u32 = 0u;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each binding holds one image every arrayLength / lanes words.
+override STACKED: u32 = 0u;
+
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let i = (wid.y * p.groups_x + wid.x) * 256u + lid;
     if (i >= p.pixels) {
         return;
     }
+    let s = select(0u, wid.z * (arrayLength(&src) / groups.z), STACKED == 1u);
+    let d = select(0u, wid.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
     var out = 0u;
     if (KIND <= 1u) {
-        let byte = (src[i / 4u] >> (8u * (i % 4u))) & 255u;
+        let byte = (src[s + i / 4u] >> (8u * (i % 4u))) & 255u;
         out = select(byte, byte * 0x01010101u, KIND == 1u);
     } else {
-        let pair = (src[i / 2u] >> (16u * (i % 2u))) & 0xFFFFu;  // stored byte 0 in bits 0..7
+        let pair = (src[s + i / 2u] >> (16u * (i % 2u))) & 0xFFFFu;  // stored byte 0 in bits 0..7
         let lo = pair & 255u;
         let hi = pair >> 8u;
         if (KIND == 2u) {
@@ -32,5 +42,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             out = (lo << 8u) | hi;
         }
     }
-    dst[i] = out;
+    dst[d + i] = out;
 }
