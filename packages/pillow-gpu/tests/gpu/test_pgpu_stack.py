@@ -71,6 +71,18 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageChops.invert(im.convert("LA")),
         lambda im: PILImageChops.invert(im.convert("LA")),
     ),
+    "resize": (  # both resampling passes (and RGBA's premultiply and unpremultiply)
+        lambda im: im.resize((9, 5), Image.Resampling.LANCZOS),
+        lambda im: im.resize((9, 5), PILImage.Resampling.LANCZOS),
+    ),
+    "sharpen": (
+        lambda im: im.filter(ImageFilter.SHARPEN()),
+        lambda im: im.filter(PILImageFilter.SHARPEN()),
+    ),
+    "unsharp": (
+        lambda im: im.filter(ImageFilter.UnsharpMask(2, 150, 3)),
+        lambda im: im.filter(PILImageFilter.UnsharpMask(2, 150, 3)),
+    ),
     "transpose_invert": (  # transpose is not lane-aware: it runs once per lane
         lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
         lambda im: PILImageChops.invert(im.transpose(PILImage.Transpose.ROTATE_90)),
@@ -125,18 +137,22 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     # an L width that is not a multiple of four: the row copies (pad_l) stack too
     program = plan_graph(CHAINS["gaussian2"][0](Image.from_pil(make_image("L", (17, 8))))).program
     assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches)
-    # the upload widening, conversions and terminal packs: unpack, convert, pack_l, pack16
-    for mode, chain in (("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")):
+    # the upload widening, conversions and terminal packs (unpack, convert, pack_l, pack16),
+    # resampling with RGBA's premultiply, the kernel filters and unsharp masking
+    lane_aware = [("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")]
+    lane_aware += [(mode, chain) for mode in MODES for chain in ("resize", "sharpen", "unsharp")]
+    for mode, chain in lane_aware:
         program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))).program
         assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
     shaders = {
         dispatch.shader
-        for mode, chain in (("RGB", "solarize_gray"), ("L", "to_la_invert"))
+        for mode, chain in lane_aware
         for dispatch in plan_graph(
             CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))
         ).program.dispatches
     }
-    assert {"unpack", "convert", "pack_l", "pack16"} <= shaders
+    expected = {"unpack", "convert", "pack_l", "pack16", "resample", "premultiply", "convolve"}
+    assert expected | {"unsharp"} <= shaders
 
 
 def test_per_lane_bindings_are_whole_lanes(

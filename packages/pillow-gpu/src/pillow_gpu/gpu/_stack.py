@@ -63,17 +63,21 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "boxblur": 2,
         "chops": 3,
         "convert": 2,
+        "convolve": 2,
         "interleave_l": 2,
         "invert": 2,
         "lut": 2,
         "pack16": 2,
         "pack_l": 2,
         "pad_l": 2,
+        "premultiply": 2,
         "rank": 2,
         "rank_minmax": 2,
         "rank_select": 2,
         "rank_sort9": 2,
+        "resample": 2,
         "unpack": 2,
+        "unsharp": 3,
     }
 )
 

@@ -14,6 +14,13 @@ struct Params {
 // through a storage binding, and each tap reads one entry per filtered byte.
 @group(0) @binding(3) var<uniform> table: array<vec4<f32>, 1600>;
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each image binding holds one image every arrayLength / lanes words
+// (the table is shared). `main` sets this invocation's first word of each; unstacked, 0.
+override STACKED: u32 = 0u;
+var<private> src_base: u32;
+var<private> dst_base: u32;
+
 fn entry(index: u32) -> f32 {
     return table[index >> 2u][index & 3u];
 }
@@ -56,17 +63,17 @@ fn filter_packed(wx: i32, y: i32) {
     let columns = p.columns;
     let m = p.size / 2;
     let i = u32(y * columns + wx);
-    let center = src[i];
+    let center = src[src_base + i];
     if (y < m || y >= p.height - m) {
-        dst[i] = center;
+        dst[dst_base + i] = center;
         return;
     }
     var ss = vec4<f32>(p.start);
     for (var ky = 0; ky < p.size; ky++) {
         let row_base = (y + m - ky) * columns;
-        let l = src[u32(row_base + max(wx - 1, 0))];
-        let c = src[u32(row_base + wx)];
-        let r = src[u32(row_base + min(wx + 1, columns - 1))];
+        let l = src[src_base + u32(row_base + max(wx - 1, 0))];
+        let c = src[src_base + u32(row_base + wx)];
+        let r = src[src_base + u32(row_base + min(wx + 1, columns - 1))];
         var row = vec4<f32>(0.0);
         for (var kx = 0; kx < p.size; kx++) {
             let base = u32(ky * p.size + kx) * 256u;
@@ -87,11 +94,18 @@ fn filter_packed(wx: i32, y: i32) {
         }
         out = out | (o << (8u * u32(j)));
     }
-    dst[i] = out;
+    dst[dst_base + i] = out;
 }
 
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    if (STACKED == 1u) {
+        src_base = id.z * (arrayLength(&src) / groups.z);
+        dst_base = id.z * (arrayLength(&dst) / groups.z);
+    }
     let x = i32(id.x);
     let y = i32(id.y);
     if (PACKED == 1u) {
@@ -106,7 +120,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let m = p.size / 2;
     let i = u32(y * p.width + x);
     if (x < m || y < m || x >= p.width - m || y >= p.height - m) {
-        dst[i] = src[i];
+        dst[dst_base + i] = src[src_base + i];
         return;
     }
     // Every filtered byte at once (lane j of the vectors is stored byte j): each tap's word is
@@ -116,7 +130,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let row_base = u32((y + m - ky) * p.width);
         var row = vec4<f32>(0.0);
         for (var kx = 0; kx < p.size; kx++) {
-            let word = src[row_base + u32(x - m + kx)];
+            let word = src[src_base + row_base + u32(x - m + kx)];
             let base = u32(ky * p.size + kx) * 256u;
             var t = vec4<f32>(0.0);
             for (var j = 0u; j < 4u; j++) {
@@ -135,5 +149,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         out = out | (clip_sum(ss[j]) << (8u * j));
     }
-    dst[i] = out;
+    dst[dst_base + i] = out;
 }

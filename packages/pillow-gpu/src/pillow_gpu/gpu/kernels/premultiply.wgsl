@@ -18,13 +18,21 @@ fn convert(c: u32, a: u32) -> u32 {
     return min(255u * c / a, 255u);
 }
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+override STACKED: u32 = 0u;
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    let v = src[i];
+    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + i;
+    let v = src[select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u) + i];
     let a = v >> 24u;
     let c0 = convert(v & 255u, a);
     var c1 = c0;
@@ -33,5 +41,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         c1 = convert((v >> 8u) & 255u, a);
         c2 = convert((v >> 16u) & 255u, a);
     }
-    dst[i] = c0 | (c1 << 8u) | (c2 << 16u) | (a << 24u);
+    dst[d] = c0 | (c1 << 8u) | (c2 << 16u) | (a << 24u);
 }

@@ -17,11 +17,20 @@ override AXIS: u32 = 0u;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read> table: array<i32>;
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+override STACKED: u32 = 0u;
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.dst_w || id.y >= p.dst_h) {
         return;
     }
+    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
+    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
     let i = select(id.x, id.y, AXIS == 1u);
     let first = u32(table[2u * i]);
     let taps = u32(table[2u * i + 1u]);
@@ -30,9 +39,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var t = 0u; t < taps; t++) {
         var word: u32;
         if (AXIS == 0u) {
-            word = src[(id.y + p.offset) * p.src_w + first + t];
+            word = src[s + (id.y + p.offset) * p.src_w + first + t];
         } else {
-            word = src[(first + t) * p.src_w + id.x + p.offset];
+            word = src[s + (first + t) * p.src_w + id.x + p.offset];
         }
         let bytes = vec4<i32>(
             i32(word & 255u), i32((word >> 8u) & 255u), i32((word >> 16u) & 255u), i32(word >> 24u)
@@ -42,6 +51,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let clipped = vec4<u32>(clamp(ss >> vec4<u32>(22u), vec4<i32>(0), vec4<i32>(255)));
     let bytes = (p.mask & 1u) * 0xFFu | (p.mask & 2u) * 0x7F80u | (p.mask & 4u) * 0x3FC000u
         | (p.mask & 8u) * 0x1FE00000u;
-    dst[id.y * p.dst_w + id.x] =
+    dst[d + id.y * p.dst_w + id.x] =
         (clipped.x | (clipped.y << 8u) | (clipped.z << 16u) | (clipped.w << 24u)) & bytes;
 }

@@ -10,16 +10,23 @@ struct Params {
 @group(0) @binding(2) var<storage, read> blurred: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+override STACKED: u32 = 0u;
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let x = i32(id.x);
     let y = i32(id.y);
     if (x >= p.width || y >= p.height) {
         return;
     }
     let i = u32(y * p.width + x);
-    let a = src[i];
-    let b = blurred[i];
+    let a = src[select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u) + i];
+    let b = blurred[select(0u, id.z * (arrayLength(&blurred) / groups.z), STACKED == 1u) + i];
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         let s = 8u * j;
@@ -31,5 +38,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         out = out | (u32(o) << s);
     }
-    dst[i] = out;
+    dst[select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + i] = out;
 }
