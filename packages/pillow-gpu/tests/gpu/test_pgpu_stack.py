@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import wgpu  # type: ignore[import-untyped]
 from PIL import Image as PILImage
@@ -74,6 +75,11 @@ CHAINS: dict[str, Chain] = {
     "resize": (  # both resampling passes (and RGBA's premultiply and unpremultiply)
         lambda im: im.resize((9, 5), Image.Resampling.LANCZOS),
         lambda im: im.resize((9, 5), PILImage.Resampling.LANCZOS),
+    ),
+    "reduce": (lambda im: im.reduce(2), lambda im: im.reduce(2)),
+    "rotate": (  # the nearest-neighbour affine kernel
+        lambda im: im.rotate(30, expand=True),
+        lambda im: im.rotate(30, expand=True),
     ),
     "sharpen": (
         lambda im: im.filter(ImageFilter.SHARPEN()),
@@ -138,9 +144,11 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     program = plan_graph(CHAINS["gaussian2"][0](Image.from_pil(make_image("L", (17, 8))))).program
     assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches)
     # the upload widening, conversions and terminal packs (unpack, convert, pack_l, pack16),
-    # resampling with RGBA's premultiply, the kernel filters and unsharp masking
+    # resampling with RGBA's premultiply, reduce, the affine kernel, the kernel filters and
+    # unsharp masking
     lane_aware = [("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")]
-    lane_aware += [(mode, chain) for mode in MODES for chain in ("resize", "sharpen", "unsharp")]
+    filters = ("resize", "reduce", "rotate", "sharpen", "unsharp")
+    lane_aware += [(mode, chain) for mode in MODES for chain in filters]
     for mode, chain in lane_aware:
         program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))).program
         assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
@@ -152,7 +160,39 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
         ).program.dispatches
     }
     expected = {"unpack", "convert", "pack_l", "pack16", "resample", "premultiply", "convolve"}
-    assert expected | {"unsharp"} <= shaders
+    assert expected | {"reduce", "affine_nearest", "unsharp"} <= shaders
+
+
+WIDE_AFFINE: dict[str, Callable[[Any], Any]] = {  # I;16: a host table (kinds 2 and 0)
+    "rotate": lambda im: im.rotate(30),
+    "resize_nearest": lambda im: im.resize((9, 5), PILImage.Resampling.NEAREST),
+}
+
+
+@pytest.mark.parametrize("name", list(WIDE_AFFINE))
+def test_a_stack_of_16_bit_affine_jobs_equals_pillow_per_job(
+    device: SharedDevice, name: str
+) -> None:
+    """The 16-bit modes' table-driven affine kernel and their widening and packing, stacked."""
+    rng = np.random.default_rng(3)
+    sources = [
+        PILImage.frombytes(
+            "I;16", (17, 11), rng.integers(0, 65536, 17 * 11).astype("<u2").tobytes()
+        )
+        for _ in range(5)
+    ]
+    transform = WIDE_AFFINE[name]
+    program = plan_graph(transform(Image.from_pil(sources[0]))).program
+    assert [dispatch.shader for dispatch in program.dispatches] == [
+        "unpack",
+        "affine_nearest",
+        "pack16",
+    ]
+    assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches)
+    found, stats = _batch([transform(Image.from_pil(source)) for source in sources])
+    for index, source in enumerate(sources):
+        assert_image_equal(found[index], transform(source))
+    assert stats["dispatch_calls"] == len(program.dispatches)
 
 
 def test_per_lane_bindings_are_whole_lanes(

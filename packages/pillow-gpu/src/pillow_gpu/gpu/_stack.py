@@ -60,6 +60,7 @@ __all__ = [
 #: images; a table or resident binding after them is shared by every lane.
 STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
     {
+        "affine_nearest": 2,
         "boxblur": 2,
         "chops": 3,
         "convert": 2,
@@ -75,6 +76,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "rank_minmax": 2,
         "rank_select": 2,
         "rank_sort9": 2,
+        "reduce": 2,
         "resample": 2,
         "unpack": 2,
         "unsharp": 3,

@@ -21,17 +21,26 @@ override KIND: i32 = 0;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read> table: array<i32>;
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+override STACKED: u32 = 0u;
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let x = i32(id.x);
     let y = i32(id.y);
     if (x >= p.dst_w || y >= p.dst_h) {
         return;
     }
     let out = u32(y * p.dst_w + x);
+    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
+    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + out;
     if (KIND == 2) {
         let index = table[out];
-        dst[out] = select(p.fill, src[u32(max(index, 0))], index >= 0);
+        dst[d] = select(p.fill, src[s + u32(max(index, 0))], index >= 0);
         return;
     }
     var sx = -1;
@@ -45,7 +54,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     var v = p.fill;
     if (sx >= 0 && sy >= 0 && sx < p.src_w && sy < p.src_h) {
-        v = src[u32(sy * p.src_w + sx)];
+        v = src[s + u32(sy * p.src_w + sx)];
     }
-    dst[out] = v;
+    dst[d] = v;
 }

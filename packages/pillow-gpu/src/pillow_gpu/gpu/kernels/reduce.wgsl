@@ -15,11 +15,19 @@ struct Params {
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
+// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
+// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
+override STACKED: u32 = 0u;
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.dst_w || id.y >= p.dst_h) {
         return;
     }
+    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
     let xs = id.x * p.fx;
     let ys = id.y * p.fy;
     let xe = min(xs + p.fx, p.box_w);
@@ -29,7 +37,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var y = ys; y < ye; y++) {
         let row = (p.y0 + y) * p.src_w + p.x0;
         for (var x = xs; x < xe; x++) {
-            let word = src[row + x];
+            let word = src[s + row + x];
             ss = ss + vec4<u32>(word & 255u, (word >> 8u) & 255u, (word >> 16u) & 255u, word >> 24u);
         }
     }
@@ -51,5 +59,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             out = out | ((v[j] & 255u) << (8u * j));
         }
     }
-    dst[id.y * p.dst_w + id.x] = out;
+    dst[select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + id.y * p.dst_w + id.x] = out;
 }
