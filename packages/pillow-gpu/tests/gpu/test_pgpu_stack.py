@@ -24,7 +24,7 @@ from PIL import ImageOps as PILImageOps
 from pillow_gpu import BatchFailure, GpuBatchExecutor, Image, ImageChops, ImageFilter, ImageOps
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.gpu import _stack, plan_graph
-from pillow_gpu.gpu._device import SharedDevice
+from pillow_gpu.gpu._device import SharedDevice, shader_source
 
 Chain = tuple[Callable[[Any], Any], Callable[[PILImage.Image], PILImage.Image]]
 
@@ -354,20 +354,13 @@ def test_the_slot_goes_to_the_pool_with_its_last_lane(device: SharedDevice) -> N
     device.slots.give(key, slot)
 
 
-def _kernel_source(shader: str) -> str:
-    return (resources.files("pillow_gpu.gpu.kernels") / f"{shader}.wgsl").read_text()
-
-
 def test_every_lane_aware_kernel_offsets_by_lane_and_no_other_does() -> None:
     kernels = resources.files("pillow_gpu.gpu.kernels")
     shaders = sorted(path.name[:-5] for path in kernels.iterdir() if path.name.endswith(".wgsl"))
-    include = (kernels / "rank_lanes.wgsli").read_text()
     for shader in shaders:
-        source = _kernel_source(shader)
-        if "//!include rank_lanes.wgsli" in source:
-            source += include
+        source = shader_source(shader)  # includes spliced in (stacked.wgsli, rank_lanes.wgsli)
         lane_aware = bool(re.search(r"@builtin\(num_workgroups\)", source))
         assert lane_aware == (shader in _stack.STACKED_SHADERS), shader
         if lane_aware:
-            assert "arrayLength(&" in source, shader
-            assert "override STACKED: u32 = 0u;" in source, shader
+            assert "lane_start(arrayLength(&" in source, shader
+            assert source.count("override STACKED: u32 = 0u;") == 1, shader

@@ -53,17 +53,24 @@ _INCLUDE = "//!include "
 def shader_source(name: str) -> str:
     """Return the WGSL source of kernel ``name`` (``kernels/<name>.wgsl``), read once.
 
-    A line ``//!include FILE`` is replaced by ``kernels/FILE`` (WGSL has no includes; the rank
-    kernels share their sample loads and stores this way).
+    A line ``//!include FILE`` is replaced by ``kernels/FILE``, itself expanded the same way
+    (WGSL has no includes; the lane-aware kernels share ``stacked.wgsli`` and the rank kernels
+    their sample loads and stores this way). A file is spliced in once per kernel.
     """
-    kernels = resources.files(_KERNELS_PACKAGE)
-    lines = kernels.joinpath(f"{name}.wgsl").read_text("utf-8").splitlines(keepends=True)
-    return "".join(
-        kernels.joinpath(line.removeprefix(_INCLUDE).strip()).read_text("utf-8")
-        if line.startswith(_INCLUDE)
-        else line
-        for line in lines
-    )
+    return _expanded(f"{name}.wgsl", set())
+
+
+def _expanded(file: str, seen: set[str]) -> str:
+    seen.add(file)
+    text = resources.files(_KERNELS_PACKAGE).joinpath(file).read_text("utf-8")
+    parts = []
+    for line in text.splitlines(keepends=True):
+        included = line.removeprefix(_INCLUDE).strip() if line.startswith(_INCLUDE) else None
+        if included is None:
+            parts.append(line)
+        elif included not in seen:
+            parts.append(_expanded(included, seen))
+    return "".join(parts)
 
 
 class SharedDevice:

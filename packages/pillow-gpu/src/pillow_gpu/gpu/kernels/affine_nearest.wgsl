@@ -21,9 +21,7 @@ override KIND: i32 = 0;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read> table: array<i32>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(16, 16)
 fn main(
@@ -36,8 +34,8 @@ fn main(
         return;
     }
     let out = u32(y * p.dst_w + x);
-    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
-    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + out;
+    let s = lane_start(arrayLength(&src), id.z, groups.z);
+    let d = lane_start(arrayLength(&dst), id.z, groups.z) + out;
     if (KIND == 2) {
         let index = table[out];
         dst[d] = select(p.fill, src[s + u32(max(index, 0))], index >= 0);

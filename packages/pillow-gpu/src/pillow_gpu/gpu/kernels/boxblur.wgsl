@@ -35,10 +35,7 @@ fn lanes(v: u32) -> vec4<u32> {
     return (vec4<u32>(v) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u);
 }
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-// Unstacked dispatches compile with the lane offsets folded away.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(256)
 fn main(
@@ -55,7 +52,7 @@ fn main(
     let start = i32(k / p.lines) * p.segment;
     let stop = min(start + p.segment, p.length);
     let last = p.length - 1;
-    let base = select(0u, wid.z * (arrayLength(&src) / n.z), STACKED == 1u) + line * p.src_line;
+    let base = lane_start(arrayLength(&src), wid.z, n.z) + line * p.src_line;
     let step = p.src_step;
     // The first window [start - r, start + r]: the part inside the line is summed, the parts
     // clamped to the first or last sample are counted (at most r each).
@@ -67,7 +64,7 @@ fn main(
         acc += lanes(src[base + u32(j) * step]);
     }
     var left = lanes(src[base + u32(clamp(lo - 1, 0, last)) * step]);
-    let dst_base = select(0u, wid.z * (arrayLength(&dst) / n.z), STACKED == 1u) + line * p.dst_line;
+    let dst_base = lane_start(arrayLength(&dst), wid.z, n.z) + line * p.dst_line;
     for (var i = start; i < stop; i++) {
         // i + r + 1 >= 0 and i - r <= last always hold: one side of each clamp suffices.
         let right = lanes(src[base + u32(min(i + p.r + 1, last)) * step]);

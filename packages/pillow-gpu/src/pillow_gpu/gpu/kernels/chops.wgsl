@@ -45,10 +45,7 @@ fn chop(x: i32, y: i32) -> u32 {
     }
 }
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-// Unstacked dispatches compile with the lane offsets folded away.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(16, 16)
 fn main(
@@ -58,13 +55,12 @@ fn main(
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
-    let stacked = STACKED == 1u;  // this lane's image in each binding
-    let va = a[select(0u, id.z * (arrayLength(&a) / n.z), stacked) + id.y * p.stride_a + id.x];
-    let vb = b[select(0u, id.z * (arrayLength(&b) / n.z), stacked) + id.y * p.stride_b + id.x];
+    let va = a[lane_start(arrayLength(&a), id.z, n.z) + id.y * p.stride_a + id.x];
+    let vb = b[lane_start(arrayLength(&b), id.z, n.z) + id.y * p.stride_b + id.x];
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         let s = 8u * j;
         out = out | (chop(i32((va >> s) & 255u), i32((vb >> s) & 255u)) << s);
     }
-    dst[select(0u, id.z * (arrayLength(&dst) / n.z), stacked) + id.y * p.width + id.x] = out;
+    dst[lane_start(arrayLength(&dst), id.z, n.z) + id.y * p.width + id.x] = out;
 }

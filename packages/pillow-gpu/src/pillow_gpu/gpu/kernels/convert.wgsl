@@ -26,9 +26,7 @@ fn muldiv255(a: u32, b: u32) -> u32 {
     return ((t >> 8u) + t) >> 8u;
 }
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(16, 16)
 fn main(
@@ -39,8 +37,8 @@ fn main(
         return;
     }
     let i = id.y * p.width + id.x;
-    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
-    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
+    let s = lane_start(arrayLength(&src), id.z, groups.z);
+    let d = lane_start(arrayLength(&dst), id.z, groups.z);
     let v = src[s + i];
     let b = vec4<u32>(v & 255u, (v >> 8u) & 255u, (v >> 16u) & 255u, v >> 24u);
     let nk = 255u - b.w;

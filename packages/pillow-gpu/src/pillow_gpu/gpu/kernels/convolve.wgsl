@@ -14,10 +14,8 @@ struct Params {
 // through a storage binding, and each tap reads one entry per filtered byte.
 @group(0) @binding(3) var<uniform> table: array<vec4<f32>, 1600>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words
-// (the table is shared). `main` sets this invocation's first word of each; unstacked, 0.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
+// This invocation's lane's first word of each image binding (set by `main`; 0 unstacked).
 var<private> src_base: u32;
 var<private> dst_base: u32;
 
@@ -102,10 +100,8 @@ fn main(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    if (STACKED == 1u) {
-        src_base = id.z * (arrayLength(&src) / groups.z);
-        dst_base = id.z * (arrayLength(&dst) / groups.z);
-    }
+    src_base = lane_start(arrayLength(&src), id.z, groups.z);
+    dst_base = lane_start(arrayLength(&dst), id.z, groups.z);
     let x = i32(id.x);
     let y = i32(id.y);
     if (PACKED == 1u) {

@@ -14,10 +14,7 @@
 struct Params { row_words: u32, height: u32, tiles: u32, groups_x: u32 }
 
 override TO_ROWS: u32 = 0u;
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-// Unstacked dispatches compile with the lane offsets folded away.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -39,8 +36,8 @@ fn main(
     if (k >= p.tiles) {
         return;
     }
-    let sb = select(0u, wid.z * (arrayLength(&src) / groups.z), STACKED == 1u);  // lane's image
-    let db = select(0u, wid.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
+    let sb = lane_start(arrayLength(&src), wid.z, groups.z);  // lane's image
+    let db = lane_start(arrayLength(&dst), wid.z, groups.z);
     let x4 = k % p.row_words;
     let q = k / p.row_words;
     let rows = x4 + 4u * q * p.row_words;  // packed word x4 of row 4q

@@ -7,10 +7,7 @@ struct Params { words: u32, mask: u32, _pad0: u32, groups_x: u32 }
 @group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes vectors.
-// Unstacked dispatches compile with the lane offsets folded away.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 // Each invocation inverts VECTORS consecutive vec4 words (linear 256-wide workgroups on a 2-D
 // grid of `groups_x` columns): on lavapipe, where each access and each invocation's lane offset
@@ -30,8 +27,8 @@ fn main(
     if (first >= vectors) {
         return;
     }
-    let s = select(0u, wid.z * (arrayLength(&src) / n.z), STACKED == 1u) + first;  // this lane
-    let d = select(0u, wid.z * (arrayLength(&dst) / n.z), STACKED == 1u) + first;
+    let s = lane_start(arrayLength(&src), wid.z, n.z) + first;  // this lane
+    let d = lane_start(arrayLength(&dst), wid.z, n.z) + first;
     let mask = vec4<u32>(p.mask);
     let count = min(VECTORS, vectors - first);
     for (var k = 0u; k < count; k++) {

@@ -10,10 +10,7 @@ struct Params { words: u32, _pad0: u32, _pad1: u32, groups_x: u32 }
 // table in a storage binding.
 @group(0) @binding(3) var<uniform> lut: array<vec4<u32>, 256>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes vectors.
-// Unstacked dispatches compile with the lane offsets folded away.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 fn entry(index: u32) -> u32 {
     return lut[index >> 2u][index & 3u];
@@ -39,8 +36,8 @@ fn main(
     if (i * 4u >= p.words) {
         return;
     }
-    let s = select(0u, wid.z * (arrayLength(&src) / n.z), STACKED == 1u) + i;  // this lane
-    let d = select(0u, wid.z * (arrayLength(&dst) / n.z), STACKED == 1u) + i;
+    let s = lane_start(arrayLength(&src), wid.z, n.z) + i;  // this lane
+    let d = lane_start(arrayLength(&dst), wid.z, n.z) + i;
     let v = src[s];
     var looked = vec4<u32>(look(v.x), look(v.y), look(v.z), look(v.w));
     if (i * 4u + 4u > p.words) {  // the partial last vector: its words past the image stay

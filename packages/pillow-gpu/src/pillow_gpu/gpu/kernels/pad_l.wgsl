@@ -14,9 +14,7 @@ struct Params {
 }
 
 override TO_FLAT: u32 = 0u;
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -54,7 +52,7 @@ fn main(
     let lane_words = arrayLength(&src) / select(1u, groups.z, STACKED == 1u);
     src_base = select(0u, wid.z * lane_words, STACKED == 1u);
     src_last = lane_words - 1u;
-    let db = select(0u, wid.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
+    let db = lane_start(arrayLength(&dst), wid.z, groups.z);
     if (TO_FLAT == 0u) {
         let y = k / p.row_words;
         let x = 4u * (k % p.row_words);

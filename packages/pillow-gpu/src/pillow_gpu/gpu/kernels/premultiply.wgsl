@@ -18,9 +18,7 @@ fn convert(c: u32, a: u32) -> u32 {
     return min(255u * c / a, 255u);
 }
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(16, 16)
 fn main(
@@ -31,8 +29,8 @@ fn main(
         return;
     }
     let i = id.y * p.width + id.x;
-    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + i;
-    let v = src[select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u) + i];
+    let d = lane_start(arrayLength(&dst), id.z, groups.z) + i;
+    let v = src[lane_start(arrayLength(&src), id.z, groups.z) + i];
     let a = v >> 24u;
     let c0 = convert(v & 255u, a);
     var c1 = c0;

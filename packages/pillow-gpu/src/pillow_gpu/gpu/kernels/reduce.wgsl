@@ -15,9 +15,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(16, 16)
 fn main(
@@ -27,7 +25,7 @@ fn main(
     if (id.x >= p.dst_w || id.y >= p.dst_h) {
         return;
     }
-    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
+    let s = lane_start(arrayLength(&src), id.z, groups.z);
     let xs = id.x * p.fx;
     let ys = id.y * p.fy;
     let xe = min(xs + p.fx, p.box_w);
@@ -59,5 +57,5 @@ fn main(
             out = out | ((v[j] & 255u) << (8u * j));
         }
     }
-    dst[select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + id.y * p.dst_w + id.x] = out;
+    dst[lane_start(arrayLength(&dst), id.z, groups.z) + id.y * p.dst_w + id.x] = out;
 }

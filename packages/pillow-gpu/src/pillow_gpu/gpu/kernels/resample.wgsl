@@ -17,9 +17,7 @@ override AXIS: u32 = 0u;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read> table: array<i32>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(16, 16)
 fn main(
@@ -29,8 +27,8 @@ fn main(
     if (id.x >= p.dst_w || id.y >= p.dst_h) {
         return;
     }
-    let s = select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u);
-    let d = select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
+    let s = lane_start(arrayLength(&src), id.z, groups.z);
+    let d = lane_start(arrayLength(&dst), id.z, groups.z);
     let i = select(id.x, id.y, AXIS == 1u);
     let first = u32(table[2u * i]);
     let taps = u32(table[2u * i + 1u]);

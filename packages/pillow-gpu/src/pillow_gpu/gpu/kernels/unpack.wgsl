@@ -10,9 +10,7 @@ override KIND: u32 = 0u;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(256)
 fn main(
@@ -24,8 +22,8 @@ fn main(
     if (i >= p.pixels) {
         return;
     }
-    let s = select(0u, wid.z * (arrayLength(&src) / groups.z), STACKED == 1u);
-    let d = select(0u, wid.z * (arrayLength(&dst) / groups.z), STACKED == 1u);
+    let s = lane_start(arrayLength(&src), wid.z, groups.z);
+    let d = lane_start(arrayLength(&dst), wid.z, groups.z);
     var out = 0u;
     if (KIND <= 1u) {
         let byte = (src[s + i / 4u] >> (8u * (i % 4u))) & 255u;

@@ -10,9 +10,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> blurred: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
-// Stacked (gpu/_stack.py, pipeline constant STACKED = 1): workgroup z is the lane of a stack
-// of same-shaped images; each image binding holds one image every arrayLength / lanes words.
-override STACKED: u32 = 0u;
+//!include stacked.wgsli
 
 @compute @workgroup_size(16, 16)
 fn main(
@@ -25,8 +23,8 @@ fn main(
         return;
     }
     let i = u32(y * p.width + x);
-    let a = src[select(0u, id.z * (arrayLength(&src) / groups.z), STACKED == 1u) + i];
-    let b = blurred[select(0u, id.z * (arrayLength(&blurred) / groups.z), STACKED == 1u) + i];
+    let a = src[lane_start(arrayLength(&src), id.z, groups.z) + i];
+    let b = blurred[lane_start(arrayLength(&blurred), id.z, groups.z) + i];
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         let s = 8u * j;
@@ -38,5 +36,5 @@ fn main(
         }
         out = out | (u32(o) << s);
     }
-    dst[select(0u, id.z * (arrayLength(&dst) / groups.z), STACKED == 1u) + i] = out;
+    dst[lane_start(arrayLength(&dst), id.z, groups.z) + i] = out;
 }
