@@ -89,9 +89,13 @@ CHAINS: dict[str, Chain] = {
         lambda im: im.filter(ImageFilter.UnsharpMask(2, 150, 3)),
         lambda im: im.filter(PILImageFilter.UnsharpMask(2, 150, 3)),
     ),
-    "transpose_invert": (  # transpose is not lane-aware: it runs once per lane
+    "transpose_invert": (
         lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
         lambda im: PILImageChops.invert(im.transpose(PILImage.Transpose.ROTATE_90)),
+    ),
+    "merge_reversed": (  # split bands merged in another order (bands kernel, four sources)
+        lambda im: Image.merge(im.mode, im.split()[::-1]),
+        lambda im: PILImage.merge(im.mode, im.split()[::-1]),
     ),
 }
 
@@ -147,8 +151,9 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     # resampling with RGBA's premultiply, reduce, the affine kernel, the kernel filters and
     # unsharp masking
     lane_aware = [("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")]
-    filters = ("resize", "reduce", "rotate", "sharpen", "unsharp")
+    filters = ("resize", "reduce", "rotate", "sharpen", "unsharp", "transpose_invert")
     lane_aware += [(mode, chain) for mode in MODES for chain in filters]
+    lane_aware += [("RGB", "merge_reversed"), ("RGBA", "merge_reversed")]
     for mode, chain in lane_aware:
         program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))).program
         assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
@@ -160,7 +165,7 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
         ).program.dispatches
     }
     expected = {"unpack", "convert", "pack_l", "pack16", "resample", "premultiply", "convolve"}
-    assert expected | {"reduce", "affine_nearest", "unsharp"} <= shaders
+    assert expected | {"reduce", "affine_nearest", "unsharp", "remap", "bands"} <= shaders
 
 
 WIDE_AFFINE: dict[str, Callable[[Any], Any]] = {  # I;16: a host table (kinds 2 and 0)

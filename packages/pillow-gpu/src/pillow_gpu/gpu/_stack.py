@@ -61,6 +61,7 @@ __all__ = [
 STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
     {
         "affine_nearest": 2,
+        "bands": 5,
         "boxblur": 2,
         "chops": 3,
         "convert": 2,
@@ -77,6 +78,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "rank_select": 2,
         "rank_sort9": 2,
         "reduce": 2,
+        "remap": 2,
         "resample": 2,
         "unpack": 2,
         "unsharp": 3,

@@ -14,13 +14,24 @@ struct Params {
 @group(0) @binding(4) var<storage, read> s3: array<u32>;
 @group(0) @binding(5) var<storage, read_write> dst: array<u32>;
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    let words = vec4<u32>(s0[i], s1[i], s2[i], s3[i]);
+    let lane = id.z;
+    let words = vec4<u32>(
+        s0[lane_start(arrayLength(&s0), lane, groups.z) + i],
+        s1[lane_start(arrayLength(&s1), lane, groups.z) + i],
+        s2[lane_start(arrayLength(&s2), lane, groups.z) + i],
+        s3[lane_start(arrayLength(&s3), lane, groups.z) + i],
+    );
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         let s = p.sel[j];
@@ -30,5 +41,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         out = out | ((o & 255u) << (8u * j));
     }
-    dst[i] = out;
+    dst[lane_start(arrayLength(&dst), lane, groups.z) + i] = out;
 }

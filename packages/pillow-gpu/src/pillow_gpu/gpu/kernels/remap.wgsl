@@ -10,8 +10,13 @@ struct Params {
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let x = i32(id.x);
     let y = i32(id.y);
     if (x >= p.dst_w || y >= p.dst_h) {
@@ -21,7 +26,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let sy = p.ay * x + p.by * y + p.cy;
     var v = p.fill;
     if (sx >= 0 && sy >= 0 && sx < p.src_w && sy < p.src_h) {
-        v = src[u32(sy * p.src_w + sx)];
+        v = src[lane_start(arrayLength(&src), id.z, groups.z) + u32(sy * p.src_w + sx)];
     }
-    dst[u32(y * p.dst_w + x)] = v;
+    dst[lane_start(arrayLength(&dst), id.z, groups.z) + u32(y * p.dst_w + x)] = v;
 }
