@@ -93,6 +93,10 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
         lambda im: PILImageChops.invert(im.transpose(PILImage.Transpose.ROTATE_90)),
     ),
+    "pad": (  # a filled canvas, the resized image pasted on it
+        lambda im: ImageOps.pad(im, (24, 24)),
+        lambda im: PILImageOps.pad(im, (24, 24)),
+    ),
     "merge_reversed": (  # split bands merged in another order (bands kernel, four sources)
         lambda im: Image.merge(im.mode, im.split()[::-1]),
         lambda im: PILImage.merge(im.mode, im.split()[::-1]),
@@ -151,7 +155,7 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     # resampling with RGBA's premultiply, reduce, the affine kernel, the kernel filters and
     # unsharp masking
     lane_aware = [("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")]
-    filters = ("resize", "reduce", "rotate", "sharpen", "unsharp", "transpose_invert")
+    filters = ("resize", "reduce", "rotate", "sharpen", "unsharp", "transpose_invert", "pad")
     lane_aware += [(mode, chain) for mode in MODES for chain in filters]
     lane_aware += [("RGB", "merge_reversed"), ("RGBA", "merge_reversed")]
     for mode, chain in lane_aware:
@@ -165,7 +169,8 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
         ).program.dispatches
     }
     expected = {"unpack", "convert", "pack_l", "pack16", "resample", "premultiply", "convolve"}
-    assert expected | {"reduce", "affine_nearest", "unsharp", "remap", "bands"} <= shaders
+    expected |= {"reduce", "affine_nearest", "unsharp", "remap", "bands", "fill", "paste"}
+    assert expected <= shaders
 
 
 WIDE_AFFINE: dict[str, Callable[[Any], Any]] = {  # I;16: a host table (kinds 2 and 0)

@@ -10,8 +10,13 @@ struct Params {
 @group(0) @binding(2) var<storage, read> src: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let x = i32(id.x);
     let y = i32(id.y);
     if (x >= p.width || y >= p.height) {
@@ -20,13 +25,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = u32(y * p.width + x);
     let sx = x - p.ox;
     let sy = y - p.oy;
-    var v = base[i];
+    var v = base[lane_start(arrayLength(&base), id.z, groups.z) + i];
     if (sx >= 0 && sy >= 0 && sx < p.src_w && sy < p.src_h) {
         if (p.use_const != 0u) {
             v = p.value;
         } else {
-            v = src[u32(sy * p.src_w + sx)];
+            v = src[lane_start(arrayLength(&src), id.z, groups.z) + u32(sy * p.src_w + sx)];
         }
     }
-    dst[i] = v;
+    dst[lane_start(arrayLength(&dst), id.z, groups.z) + i] = v;
 }
