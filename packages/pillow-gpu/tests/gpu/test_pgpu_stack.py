@@ -81,6 +81,10 @@ CHAINS: dict[str, Chain] = {
         lambda im: im.rotate(30, expand=True),
         lambda im: im.rotate(30, expand=True),
     ),
+    "resize_nearest": (
+        lambda im: im.resize((9, 5), Image.Resampling.NEAREST),
+        lambda im: im.resize((9, 5), PILImage.Resampling.NEAREST),
+    ),
     "sharpen": (
         lambda im: im.filter(ImageFilter.SHARPEN()),
         lambda im: im.filter(PILImageFilter.SHARPEN()),
@@ -96,6 +100,30 @@ CHAINS: dict[str, Chain] = {
     "pad": (  # a filled canvas, the resized image pasted on it
         lambda im: ImageOps.pad(im, (24, 24)),
         lambda im: PILImageOps.pad(im, (24, 24)),
+    ),
+    "matrix": (  # an RGB -> L matrix conversion
+        lambda im: im.convert("RGB").convert("L", (0.2, 0.5, 0.3, 4)),
+        lambda im: im.convert("RGB").convert("L", (0.2, 0.5, 0.3, 4)),
+    ),
+    "ycbcr": (
+        lambda im: im.convert("RGB").convert("YCbCr").convert("RGB"),
+        lambda im: im.convert("RGB").convert("YCbCr").convert("RGB"),
+    ),
+    "wide": (  # L -> F -> L (RGB -> F divides in float32 and is refused)
+        lambda im: im.convert("L").convert("F").convert("L"),
+        lambda im: im.convert("L").convert("F").convert("L"),
+    ),
+    "palette": (  # to_indexed (the web palette), then the palette lookup
+        lambda im: im.convert("RGB").convert("P", dither=PILImage.Dither.NONE).convert("RGB"),
+        lambda im: im.convert("RGB").convert("P", dither=PILImage.Dither.NONE).convert("RGB"),
+    ),
+    "hsv": (  # a resident table of Pillow's rgb2hsv, shared by every lane
+        lambda im: im.convert("RGB").convert("HSV"),
+        lambda im: im.convert("RGB").convert("HSV"),
+    ),
+    "mode3": (
+        lambda im: im.filter(ImageFilter.ModeFilter(3)),
+        lambda im: im.filter(PILImageFilter.ModeFilter(3)),
     ),
     "merge_reversed": (  # split bands merged in another order (bands kernel, four sources)
         lambda im: Image.merge(im.mode, im.split()[::-1]),
@@ -155,9 +183,12 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     # resampling with RGBA's premultiply, reduce, the affine kernel, the kernel filters and
     # unsharp masking
     lane_aware = [("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")]
-    filters = ("resize", "reduce", "rotate", "sharpen", "unsharp", "transpose_invert", "pad")
+    filters = ("resize", "resize_nearest", "reduce", "rotate", "sharpen", "unsharp")
+    filters += ("transpose_invert", "pad")
     lane_aware += [(mode, chain) for mode in MODES for chain in filters]
     lane_aware += [("RGB", "merge_reversed"), ("RGBA", "merge_reversed")]
+    conversions = ("matrix", "ycbcr", "wide", "palette", "hsv", "mode3")
+    lane_aware += [(mode, chain) for mode in MODES for chain in conversions]
     for mode, chain in lane_aware:
         program = plan_graph(CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))).program
         assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches), chain
@@ -170,6 +201,8 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     }
     expected = {"unpack", "convert", "pack_l", "pack16", "resample", "premultiply", "convolve"}
     expected |= {"reduce", "affine_nearest", "unsharp", "remap", "bands", "fill", "paste"}
+    expected |= {"convert_matrix", "convert_ycbcr", "convert_wide", "to_indexed"}
+    expected |= {"convert_table", "modefilter", "resize_nearest"}
     assert expected <= shaders
 
 

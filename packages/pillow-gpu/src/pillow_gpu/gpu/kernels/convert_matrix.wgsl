@@ -23,13 +23,20 @@ fn clipf(v: f32) -> u32 {
     return u32(v);
 }
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    let w = src[i];
+    let s = lane_start(arrayLength(&src), id.z, groups.z);
+    let d = lane_start(arrayLength(&dst), id.z, groups.z);
+    let w = src[s + i];
     let rgb = vec3<u32>(w & 255u, (w >> 8u) & 255u, (w >> 16u) & 255u);
     var out = 0u;
     if (p.bands == 3u) {
@@ -43,5 +50,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         v = v + 0.5;
         out = out | (clipf(v) << (8u * k));
     }
-    dst[i] = out;
+    dst[d + i] = out;
 }

@@ -86,13 +86,21 @@ fn float_to_i(bits: u32) -> u32 {
     return select(magnitude, 0u - magnitude, negative);
 }
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let i = (wid.y * p.groups_x + wid.x) * 256u + lid;
     if (i >= p.pixels) {
         return;
     }
-    let word = src[i] & p.mask;
+    let s = lane_start(arrayLength(&src), wid.z, groups.z);
+    let d = lane_start(arrayLength(&dst), wid.z, groups.z);
+    let word = src[s + i] & p.mask;
     var out = 0u;
     if (p.op == 0u) {
         out = bitcast<u32>(clamp(bitcast<i32>(word), bitcast<i32>(p.a), bitcast<i32>(p.b)));
@@ -103,5 +111,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     } else {
         out = float_to_i(word);
     }
-    dst[i] = out;
+    dst[d + i] = out;
 }

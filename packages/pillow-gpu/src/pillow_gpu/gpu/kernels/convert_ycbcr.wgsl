@@ -16,13 +16,20 @@ fn entry(table: u32, byte: u32) -> i32 {
     return tables[table * 256u + byte];
 }
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    let v = src[i];
+    let s = lane_start(arrayLength(&src), id.z, groups.z);
+    let d = lane_start(arrayLength(&dst), id.z, groups.z);
+    let v = src[s + i];
     let b0 = v & 255u;
     let b1 = (v >> 8u) & 255u;
     let b2 = (v >> 16u) & 255u;
@@ -40,5 +47,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         out = clamp(vec3<i32>(r, g, b), vec3<i32>(0), vec3<i32>(255));
     }
     let bytes = vec3<u32>(out);
-    dst[i] = bytes.x | (bytes.y << 8u) | (bytes.z << 16u) | (v & 0xff000000u);
+    dst[d + i] = bytes.x | (bytes.y << 8u) | (bytes.z << 16u) | (v & 0xff000000u);
 }

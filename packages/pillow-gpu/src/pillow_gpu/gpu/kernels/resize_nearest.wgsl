@@ -7,8 +7,13 @@ struct Params { dst_w: u32, dst_h: u32, src_w: u32, _pad0: u32 }
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read> table: array<i32>;
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.dst_w || id.y >= p.dst_h) {
         return;
     }
@@ -16,7 +21,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let sy = table[p.dst_w + id.y];
     var v = 0u;
     if (sx >= 0 && sy >= 0) {
-        v = src[u32(sy) * p.src_w + u32(sx)];
+        v = src[lane_start(arrayLength(&src), id.z, groups.z) + u32(sy) * p.src_w + u32(sx)];
     }
-    dst[id.y * p.dst_w + id.x] = v;
+    dst[lane_start(arrayLength(&dst), id.z, groups.z) + id.y * p.dst_w + id.x] = v;
 }

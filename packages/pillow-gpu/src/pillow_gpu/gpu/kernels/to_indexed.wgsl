@@ -20,13 +20,20 @@ fn table_byte(index: u32) -> u32 {
     return (table[index >> 2u] >> (8u * (index & 3u))) & 255u;
 }
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
     let i = id.y * p.width + id.x;
-    let v = src[i];
+    let s = lane_start(arrayLength(&src), id.z, groups.z);
+    let d = lane_start(arrayLength(&dst), id.z, groups.z);
+    let v = src[s + i];
     var byte = 0u;
     if (KIND == 0u) {
         let cell = ((v & 0xFCu) << 10u) | ((v >> 4u) & 0xFC0u) | ((v >> 18u) & 0x3Fu);
@@ -37,5 +44,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let luma = (v & 255u) * 299u + ((v >> 8u) & 255u) * 587u + ((v >> 16u) & 255u) * 114u;
         byte = select(0u, 255u, luma >= table[0]);
     }
-    dst[i] = byte * 0x01010101u;
+    dst[d + i] = byte * 0x01010101u;
 }
