@@ -19,9 +19,18 @@ import pytest
 import wgpu  # type: ignore[import-untyped]
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import BatchFailure, GpuBatchExecutor, Image, ImageChops, ImageFilter, ImageOps
+from pillow_gpu import (
+    BatchFailure,
+    GpuBatchExecutor,
+    Image,
+    ImageChops,
+    ImageEnhance,
+    ImageFilter,
+    ImageOps,
+)
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.gpu import _stack, plan_graph
 from pillow_gpu.gpu._device import SharedDevice, shader_source
@@ -64,7 +73,7 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageChops.multiply(im, ImageChops.invert(im)),
         lambda im: PILImageChops.multiply(im, PILImageChops.invert(im)),
     ),
-    "equalize": (  # a lookup of a table built on the device: once per lane, uniform table
+    "equalize": (  # a lookup of a table built on the device: the lookup once per lane
         lambda im: ImageOps.equalize(im.convert("RGB") if im.mode == "RGBA" else im),
         lambda im: PILImageOps.equalize(im.convert("RGB") if im.mode == "RGBA" else im),
     ),
@@ -92,6 +101,16 @@ CHAINS: dict[str, Chain] = {
     "unsharp": (
         lambda im: im.filter(ImageFilter.UnsharpMask(2, 150, 3)),
         lambda im: im.filter(PILImageFilter.UnsharpMask(2, 150, 3)),
+    ),
+    "autocontrast": (  # the same, with a cutoff and Pillow's pair table shared by every lane
+        lambda im: ImageOps.autocontrast(im.convert("RGB") if im.mode == "RGBA" else im, cutoff=2),
+        lambda im: PILImageOps.autocontrast(
+            im.convert("RGB") if im.mode == "RGBA" else im, cutoff=2
+        ),
+    ),
+    "contrast": (  # a device sum of the L conversion, then the blend with its mean
+        lambda im: ImageEnhance.Contrast(im).enhance(1.7),
+        lambda im: PILImageEnhance.Contrast(im).enhance(1.7),
     ),
     "transpose_invert": (
         lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
@@ -204,6 +223,15 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     expected |= {"convert_matrix", "convert_ycbcr", "convert_wide", "to_indexed"}
     expected |= {"convert_table", "modefilter", "resize_nearest"}
     assert expected <= shaders
+    # the per-image reductions and the tables built from them stack; the lookup that reads
+    # such a table through a uniform binding runs once per lane
+    for mode in MODES:
+        for chain in ("equalize", "autocontrast", "contrast"):
+            program = plan_graph(
+                CHAINS[chain][0](Image.from_pil(make_image(mode, (16, 8))))
+            ).program
+            for dispatch in program.dispatches:
+                assert _stack._stacked(program, dispatch) == (dispatch.shader != "lut"), chain
 
 
 WIDE_AFFINE: dict[str, Callable[[Any], Any]] = {  # I;16: a host table (kinds 2 and 0)

@@ -100,7 +100,7 @@ def autocontrast_lut(
             *(p_hi, k_hi, 0, 0),
             *_ignore_words(ignored),
         ),
-        bindings=(bins, pairs, table),
+        bindings=(bins, table, pairs),  # the shared pair table after the images
         grid=(4, 1),
         invocation_work=INVOCATION_WORK,
     )

@@ -24,8 +24,8 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> hist: array<u32>;
-@group(0) @binding(2) var<storage, read> pairs: array<u32>;
-@group(0) @binding(3) var<storage, read_write> table: array<u32>;
+@group(0) @binding(2) var<storage, read_write> table: array<u32>;
+@group(0) @binding(3) var<storage, read> pairs: array<u32>;  // after the images: shared by lanes
 
 fn ignored(v: u32) -> bool {
     let word = v / 32u;
@@ -38,15 +38,22 @@ fn ignored(v: u32) -> bool {
     return ((bits >> (v % 32u)) & 1u) != 0u;
 }
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= 4u || id.y != 0u) {
         return;
     }
+    let hb = lane_start(arrayLength(&hist), id.z, groups.z);
+    let tb = lane_start(arrayLength(&table), id.z, groups.z);
     let row = id.x * 256u;
     if (id.x >= p.out_bands) {
         for (var i = 0u; i < 256u; i++) {
-            table[row + i] = 0u;
+            table[tb + row + i] = 0u;
         }
         return;
     }
@@ -54,7 +61,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     var h: array<u32, 256>;
     var n = 0u;
     for (var i = 0u; i < 256u; i++) {
-        var count = hist[band + i];
+        var count = hist[hb + band + i];
         if (ignored(i)) {
             count = 0u;
         }
@@ -110,12 +117,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     if (hi <= lo) {
         for (var i = 0u; i < 256u; i++) {
-            table[row + i] = i;
+            table[tb + row + i] = i;
         }
         return;
     }
     let base = (hi * (hi - 1u) / 2u + lo) * 64u;
     for (var i = 0u; i < 256u; i++) {
-        table[row + i] = (pairs[base + i / 4u] >> (8u * (i % 4u))) & 255u;
+        table[tb + row + i] = (pairs[base + i / 4u] >> (8u * (i % 4u))) & 255u;
     }
 }

@@ -28,19 +28,24 @@ fn degenerate(selector: u32, constant: u32, mean: u32, source: u32) -> u32 {
     }
 }
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (id.x >= p.width || id.y >= p.height) {
         return;
     }
-    let sum = total[0];
+    let sum = total[lane_start(arrayLength(&total), id.z, groups.z)];
     let q = sum / p.count;
     let r = sum % p.count;
     let mean = q + select(0u, 1u, 2u * r >= p.count);
     let selectors = vec4<u32>(p.sel0, p.sel1, p.sel2, p.sel3);
     let constants = vec4<u32>(p.const0, p.const1, p.const2, p.const3);
     let i = id.y * p.width + id.x;
-    let s = src[i];
+    let s = src[lane_start(arrayLength(&src), id.z, groups.z) + i];
     var out = 0u;
     for (var j = 0u; j < 4u; j++) {
         let shift = 8u * j;
@@ -48,5 +53,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let a = degenerate(selectors[j], constants[j], mean, b);
         out = out | (table[a * 256u + b] << shift);
     }
-    dst[i] = out;
+    dst[lane_start(arrayLength(&dst), id.z, groups.z) + i] = out;
 }

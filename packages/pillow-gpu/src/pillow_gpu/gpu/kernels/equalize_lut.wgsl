@@ -20,15 +20,23 @@ struct Params { bands: u32, groups_x: u32, _pad0: u32, _pad1: u32 }
 @group(0) @binding(1) var<storage, read> hist: array<u32>;
 @group(0) @binding(2) var<storage, read_write> table: array<u32>;
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) lid: u32) {
+fn main(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (lid >= 4u) {
         return;
     }
+    let hb = lane_start(arrayLength(&hist), wid.z, groups.z);
+    let tb = lane_start(arrayLength(&table), wid.z, groups.z);
     let row = lid * 256u;
     if (lid >= p.bands) {
         for (var i = 0u; i < 256u; i++) {
-            table[row + i] = 0u;
+            table[tb + row + i] = 0u;
         }
         return;
     }
@@ -36,7 +44,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     var nonzero = 0u;
     var last = 0u;
     for (var i = 0u; i < 256u; i++) {
-        let h = hist[row + i];
+        let h = hist[hb + row + i];
         if (h != 0u) {
             total += h;
             nonzero += 1u;
@@ -46,13 +54,13 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     let step = (total - last) / 255u;
     if (nonzero <= 1u || step == 0u) {
         for (var i = 0u; i < 256u; i++) {
-            table[row + i] = i;
+            table[tb + row + i] = i;
         }
         return;
     }
     var n = step / 2u;
     for (var i = 0u; i < 256u; i++) {
-        table[row + i] = min(n / step, 255u);
-        n += hist[row + i];
+        table[tb + row + i] = min(n / step, 255u);
+        n += hist[hb + row + i];
     }
 }

@@ -17,26 +17,34 @@ struct Params { pixels: u32, bands: u32, masked: u32, groups_x: u32 }
 
 var<workgroup> local_bins: array<atomic<u32>, 1024>;
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     for (var b = 0u; b < p.bands; b++) {
         atomicStore(&local_bins[b * 256u + lid], 0u);
     }
     workgroupBarrier();
     let k = (wid.y * p.groups_x + wid.x) * 256u + lid;
     if (k < p.pixels) {
-        if (p.masked == 0u || (mask[k] & 255u) != 0u) {
-            let v = src[k];
+        let mb = lane_start(arrayLength(&mask), wid.z, groups.z);
+        if (p.masked == 0u || (mask[mb + k] & 255u) != 0u) {
+            let v = src[lane_start(arrayLength(&src), wid.z, groups.z) + k];
             for (var b = 0u; b < p.bands; b++) {
                 atomicAdd(&local_bins[b * 256u + ((v >> (8u * b)) & 255u)], 1u);
             }
         }
     }
     workgroupBarrier();
+    let hb = lane_start(arrayLength(&hist), wid.z, groups.z);
     for (var b = 0u; b < p.bands; b++) {
         let count = atomicLoad(&local_bins[b * 256u + lid]);
         if (count != 0u) {
-            atomicAdd(&hist[b * 256u + lid], count);
+            atomicAdd(&hist[hb + b * 256u + lid], count);
         }
     }
 }

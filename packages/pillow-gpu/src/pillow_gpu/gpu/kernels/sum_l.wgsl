@@ -12,18 +12,24 @@ struct Params { pixels: u32, groups_x: u32, _pad0: u32, _pad1: u32 }
 
 var<workgroup> partial: atomic<u32>;
 
+//!include stacked.wgsli
+
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if (lid == 0u) {
         atomicStore(&partial, 0u);
     }
     workgroupBarrier();
     let k = (wid.y * p.groups_x + wid.x) * 256u + lid;
     if (k < p.pixels) {
-        atomicAdd(&partial, src[k] & 255u);
+        atomicAdd(&partial, src[lane_start(arrayLength(&src), wid.z, groups.z) + k] & 255u);
     }
     workgroupBarrier();
     if (lid == 0u) {
-        atomicAdd(&total[0], atomicLoad(&partial));
+        atomicAdd(&total[lane_start(arrayLength(&total), wid.z, groups.z)], atomicLoad(&partial));
     }
 }
