@@ -50,7 +50,7 @@ fn main(
         return;
     }
     let lane_words = arrayLength(&src) / select(1u, groups.z, STACKED == 1u);
-    src_base = select(0u, wid.z * lane_words, STACKED == 1u);
+    src_base = lane_start(arrayLength(&src), wid.z, groups.z);
     src_last = lane_words - 1u;
     let db = lane_start(arrayLength(&dst), wid.z, groups.z);
     if (TO_FLAT == 0u) {
