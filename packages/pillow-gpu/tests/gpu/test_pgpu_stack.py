@@ -37,6 +37,12 @@ from pillow_gpu.gpu._device import SharedDevice, shader_source
 
 Chain = tuple[Callable[[Any], Any], Callable[[PILImage.Image], PILImage.Image]]
 
+
+def _same(chain: Callable[[Any], Any]) -> Chain:
+    """A chain of method calls that reads the same on a lazy image and on Pillow's."""
+    return chain, chain
+
+
 #: (lazy chain, Pillow chain) by id: every lane-aware kernel, plus kernels that are not.
 CHAINS: dict[str, Chain] = {
     "chops_invert": (ImageChops.invert, PILImageChops.invert),
@@ -44,7 +50,7 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageOps.solarize(ImageOps.grayscale(im), 100),
         lambda im: PILImageOps.solarize(PILImageOps.grayscale(im), 100),
     ),
-    "point": (lambda im: im.point(lambda v: v // 3 + 7), lambda im: im.point(lambda v: v // 3 + 7)),
+    "point": _same(lambda im: im.point(lambda v: v // 3 + 7)),
     "median3": (
         lambda im: im.filter(ImageFilter.MedianFilter(3)),
         lambda im: im.filter(PILImageFilter.MedianFilter(3)),
@@ -85,11 +91,9 @@ CHAINS: dict[str, Chain] = {
         lambda im: im.resize((9, 5), Image.Resampling.LANCZOS),
         lambda im: im.resize((9, 5), PILImage.Resampling.LANCZOS),
     ),
-    "reduce": (lambda im: im.reduce(2), lambda im: im.reduce(2)),
-    "rotate": (  # the nearest-neighbour affine kernel
-        lambda im: im.rotate(30, expand=True),
-        lambda im: im.rotate(30, expand=True),
-    ),
+    "reduce": _same(lambda im: im.reduce(2)),
+    # the nearest-neighbour affine kernel
+    "rotate": _same(lambda im: im.rotate(30, expand=True)),
     "resize_nearest": (
         lambda im: im.resize((9, 5), Image.Resampling.NEAREST),
         lambda im: im.resize((9, 5), PILImage.Resampling.NEAREST),
@@ -120,26 +124,17 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageOps.pad(im, (24, 24)),
         lambda im: PILImageOps.pad(im, (24, 24)),
     ),
-    "matrix": (  # an RGB -> L matrix conversion
-        lambda im: im.convert("RGB").convert("L", (0.2, 0.5, 0.3, 4)),
-        lambda im: im.convert("RGB").convert("L", (0.2, 0.5, 0.3, 4)),
+    # an RGB -> L matrix conversion
+    "matrix": _same(lambda im: im.convert("RGB").convert("L", (0.2, 0.5, 0.3, 4))),
+    "ycbcr": _same(lambda im: im.convert("RGB").convert("YCbCr").convert("RGB")),
+    # L -> F -> L (RGB -> F divides in float32 and is refused)
+    "wide": _same(lambda im: im.convert("L").convert("F").convert("L")),
+    # to_indexed (the web palette), then the palette lookup
+    "palette": _same(
+        lambda im: im.convert("RGB").convert("P", dither=PILImage.Dither.NONE).convert("RGB")
     ),
-    "ycbcr": (
-        lambda im: im.convert("RGB").convert("YCbCr").convert("RGB"),
-        lambda im: im.convert("RGB").convert("YCbCr").convert("RGB"),
-    ),
-    "wide": (  # L -> F -> L (RGB -> F divides in float32 and is refused)
-        lambda im: im.convert("L").convert("F").convert("L"),
-        lambda im: im.convert("L").convert("F").convert("L"),
-    ),
-    "palette": (  # to_indexed (the web palette), then the palette lookup
-        lambda im: im.convert("RGB").convert("P", dither=PILImage.Dither.NONE).convert("RGB"),
-        lambda im: im.convert("RGB").convert("P", dither=PILImage.Dither.NONE).convert("RGB"),
-    ),
-    "hsv": (  # a resident table of Pillow's rgb2hsv, shared by every lane
-        lambda im: im.convert("RGB").convert("HSV"),
-        lambda im: im.convert("RGB").convert("HSV"),
-    ),
+    # a resident table of Pillow's rgb2hsv, shared by every lane
+    "hsv": _same(lambda im: im.convert("RGB").convert("HSV")),
     "mode3": (
         lambda im: im.filter(ImageFilter.ModeFilter(3)),
         lambda im: im.filter(PILImageFilter.ModeFilter(3)),
