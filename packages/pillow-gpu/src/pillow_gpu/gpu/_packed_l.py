@@ -13,6 +13,11 @@ of whole words that ``kernels.pad_l`` copies the image into and back out of. An 
 still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
+An L image made from another mode starts packed where its kernel writes Pillow's bytes itself
+and every consumer in the graph takes packed L (or it is the root): ``convert("L")`` of RGB,
+RGBA and RGBX (``kernels.luma_l``), so ``ImageOps.grayscale`` and what follows it on the L
+image (a lookup, a filter) never hold or pack one word per pixel.
+
 A packed buffer is laid out as a ``(width, height)`` grid of words (:func:`grid`): the image
 row length over four when it divides, else a fixed-width grid; trailing words past the last
 pixel are padding that no pixel reads.
@@ -20,16 +25,18 @@ pixel are padding that no pixel reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import boxblur, chops, lut, pad_l, rank, unsharp
+from pillow_gpu.gpu.kernels import boxblur, chops, luma_l, lut, pad_l, rank, unsharp
 from pillow_gpu.gpu.lowering.filters import blur_passes, convolution, unsharp_args
 from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 
-__all__ = ["PACKED_OPS", "grid", "lower_packed"]
+__all__ = ["PACKED_OPS", "grid", "lower_into_packed", "lower_packed", "writes_packed"]
 
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
 #: for the rank filters, the blurs and the kernel filters.
@@ -61,6 +68,25 @@ def _packable(node: Node) -> bool:
         # an inadmissible radius or kernel size raises in lower_packed, as on the general route
         return isinstance(instance, _BLURS + _KERNELS)
     return True
+
+
+def writes_packed(node: Node, consumers: Sequence[Node]) -> bool:
+    """Whether ``node`` is lowered by :func:`lower_into_packed`: a kernel writes its L output
+    as Pillow's bytes, and each of its ``consumers`` (none for the root) takes packed L."""
+    return (
+        node.op == "convert"
+        and node.mode == "L"
+        and len(node.inputs) == 1
+        and node.inputs[0].mode in luma_l.SOURCES
+        and node.params.get("matrix") is None
+        and all(_packable(consumer) for consumer in consumers)
+    )
+
+
+def lower_into_packed(program: Program, node: Node, src: int) -> int:
+    """Lower a node :func:`writes_packed` admits from its input's one-word-per-pixel ``src``."""
+    columns, rows = grid(node.size)
+    return luma_l.luma_l(program, src, node.size, columns * rows)
 
 
 def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int | None:

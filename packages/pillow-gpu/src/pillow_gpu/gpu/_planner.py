@@ -51,7 +51,7 @@ from pillow_gpu.gpu._layout import (
     terminal_nbytes,
     upload_nbytes,
 )
-from pillow_gpu.gpu._packed_l import grid, lower_packed
+from pillow_gpu.gpu._packed_l import grid, lower_into_packed, lower_packed, writes_packed
 from pillow_gpu.gpu._plan import Plan, Upload, record_terminal, record_upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
@@ -153,7 +153,12 @@ def plan_graph(
     buffers = _Buffers(program)
     uploads: list[Upload] = []
     host_bytes = 0
-    for node in walk(root):
+    nodes = list(walk(root))
+    consumers: dict[int, list[Node]] = {}
+    for node in nodes:
+        for child in node.inputs:
+            consumers.setdefault(id(child), []).append(node)
+    for node in nodes:
         check_consumer(node)
         check_palette_alpha(node)
         check_wide(node)
@@ -175,6 +180,8 @@ def plan_graph(
             if lowering is None:
                 raise unsupported(node, f"operation {node.op!r} has no proven GPU route")
             packed = lower_packed(program, node, [buffers.packed.get(id(c)) for c in node.inputs])
+            if packed is None and writes_packed(node, consumers.get(id(node), ())):
+                packed = lower_into_packed(program, node, buffers.unpacked(node.inputs[0]))
             if packed is not None:
                 buffers.packed[id(node)] = packed
                 continue

@@ -3,7 +3,9 @@
 P, PA and 1 sources and targets are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`, and
 conversions with YCbCr, La or RGBa on either side by :mod:`pillow_gpu.gpu.lowering.limited`.
 Every conversion Pillow performs between the native layouts is one ``convert`` dispatch
-(identities included: the lazy ``convert`` records none for them, as Pillow copies);
+(identities excepted: the lazy ``convert`` records none for them, as Pillow copies; and
+RGB, RGBA or RGBX to L, which the planner lowers as ``luma_l`` straight into packed L where
+the L image's consumers take it, :mod:`pillow_gpu.gpu._packed_l`);
 ``convert(mode, matrix)`` of an RGB image is one ``convert_matrix`` dispatch.
 """
 
@@ -239,14 +241,16 @@ ROUTES = (
     Route(
         operation="convert / ImageOps.grayscale",
         modes=NATIVE_MODES,
-        kernel="convert",
+        kernel="convert (luma_l)",
         contexts="every pair Pillow converts between these modes: "
         + _pairs_text()
         + " (Pillow's stored bytes, padding and alpha included; CMYK -> L/LA and RGBX -> RGBA "
         "through RGB as Pillow goes); convert to the own mode is a copy with no dispatch; "
         "info['transparency'] for L -> LA/RGBA (an int 0..255) and RGB -> LA/RGBA (3 ints "
         "0..255) gives that colour alpha 0 (Pillow's convert_transparent; RGB -> LA compares "
-        "the source word, padding included), other values rejected",
+        "the source word, padding included), other values rejected; RGB, RGBA, RGBX -> L "
+        "whose every consumer takes packed L (or the result) is luma_l, which writes "
+        "Pillow's L bytes four pixels to a word",
     ),
     Route(
         operation="convert(mode, matrix)",
