@@ -120,7 +120,7 @@ def test_grayscale_writes_pillow_bytes_in_one_dispatch(mode: str) -> None:
 @pytest.mark.parametrize("chain", ["resize", "to_rgb", "merge_with_inverse"])
 def test_a_word_consumer_keeps_the_general_conversion(chain: str) -> None:
     pipelines = _pipelines(chain, "RGB", (17, 11))
-    assert pipelines[0] == "convert"
+    assert pipelines[0] == "convert?KEYED=0&SEL0=4&SEL1=6&SEL2=6&SEL3=6"  # luma, then zeros
     assert "luma_l" not in pipelines
 
 

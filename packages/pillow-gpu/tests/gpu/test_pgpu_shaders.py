@@ -45,6 +45,7 @@ SPECIALISED = {
     "interleave_l": ("TO_ROWS", (0, 1)),
     "pad_l": ("TO_FLAT", (0, 1)),
     "to_indexed": ("KIND", (0, 1, 2)),
+    "convert": ("SEL0", tuple(range(14))),  # SEL1..SEL3 and KEYED alike
 }
 
 

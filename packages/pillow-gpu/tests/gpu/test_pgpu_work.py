@@ -43,8 +43,10 @@ def _with_alpha(alpha: int) -> Image.Image:
     return image
 
 
-#: Invocations of a lookup over one-word pixels: one vec4 word (four pixels) each.
+#: Invocations of a lookup or a conversion over one-word pixels: one vec4 word (four pixels)
+#: each; a conversion's inner loop is four output bytes of four pixels.
 LUT = -(-PIXELS // 4)
+CONVERT = (LUT, 16)
 
 # graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
 CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
@@ -71,11 +73,11 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [(PIXELS, 4)]),
     "convert-getchannel-then-pack-l": (
         lambda: _rgba().getchannel(0),
-        [(PIXELS, 4), (-(-PIXELS // 4), 4)],
+        [CONVERT, (-(-PIXELS // 4), 4)],
     ),
     "convert-chain-color": (
         lambda: ImageEnhance.Color(_rgba()).enhance(0.5),
-        [(PIXELS, 4), (PIXELS, 4), (PIXELS, 4)],  # RGBA->LA, LA->RGBA, blend
+        [CONVERT, CONVERT, (PIXELS, 4)],  # RGBA->LA, LA->RGBA, blend
     ),
     # box blur: one invocation per line segment (a whole 40-pixel row or 30-pixel column
     # here); the first window (min(2r + 1, line) reads, two clamped ends, the left edge), then
@@ -129,11 +131,11 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     "bands-putalpha-int": (lambda: _with_alpha(128), [(PIXELS, 4 + 4)]),
     "sharpness-rgba": (  # SMOOTH, getchannel A, putalpha, blend
         lambda: ImageEnhance.Sharpness(_rgba()).enhance(2.0),
-        [(PIXELS, 2 * 9 * 4), (PIXELS, 4), (PIXELS, 4 + 4), (PIXELS, 4)],
+        [(PIXELS, 2 * 9 * 4), CONVERT, (PIXELS, 4 + 4), (PIXELS, 4)],
     ),
     "contrast-rgba": (  # convert to L, the atomic sum (a sample + an atomic), the blend
         lambda: ImageEnhance.Contrast(_rgba()).enhance(1.5),
-        [(PIXELS, 4), (PIXELS, 2), (PIXELS, 4)],
+        [CONVERT, (PIXELS, 2), (PIXELS, 4)],
     ),
     # histogram (clear, local atomic and flush per band), the table build (4 invocations
     # scanning 256 bins twice), the lut reading it
@@ -153,11 +155,11 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "autocontrast-rgb-preserve-tone-masked": (
         lambda: ImageOps.autocontrast(_rgb(), (1, 10), 0, _l(), preserve_tone=True),
-        [(PIXELS, 1), (PIXELS, 4), (PIXELS, 1 + 3 * 1), (4, 6 * 256), (LUT, 4)],
+        [(PIXELS, 1), CONVERT, (PIXELS, 1 + 3 * 1), (4, 6 * 256), (LUT, 4)],
     ),
     "colorize-convert-then-lut": (
         lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),
-        [(PIXELS, 1), (PIXELS, 4), (LUT, 4)],  # L unpack, convert, lut
+        [(PIXELS, 1), CONVERT, (LUT, 4)],  # L unpack, convert, lut
     ),
 }
 

@@ -105,14 +105,17 @@ def _lower(
     keyed: tuple[int, int] = (0, 0),
 ) -> int:
     dst = program.image(size)
-    selectors = tuple(selector for selector, _ in plan)
+    selectors = {f"SEL{j}": selector for j, (selector, _) in enumerate(plan)}
     constants = tuple(constant for _, constant in plan)
+    pixels = size[0] * size[1]
     program.dispatch(
         "convert",
-        words=(*size, *keyed, *selectors, *constants),
+        words=(pixels, keyed[1], 0, 0, *constants),
         bindings=(src, dst),
-        grid=size,
-        invocation_work=4,  # the per-byte loop
+        grid=(-(-pixels // 4), 1),
+        invocation_work=16,  # four pixels' four output bytes
+        linear=True,
+        constants={**selectors, "KEYED": keyed[0]},
     )
     return dst
 

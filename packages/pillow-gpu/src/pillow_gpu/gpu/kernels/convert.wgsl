@@ -1,21 +1,26 @@
 // Pillow's convert() between the native 8-bit layouts (and the byte selections to or from
-// YCbCr, La and RGBa), one table-free kernel. Each output byte j takes sel[j]:
+// YCbCr, La and RGBa), one table-free kernel. Each output byte j takes selector SEL<j>:
 //   0..3   input byte sel          4  ITU-R 601-2 luma of bytes 0..2 (Pillow's L24 >> 16)
 //   5      luma of the CMYK -> RGB colour                 6  the constant konst[j]
 //   7..9   CMYK -> RGB channel sel - 7 (cmyk2rgb)         10..13  255 - input byte sel - 10
-// keyed (Pillow's rgbT2a, convert_transparent): 1 = an output word equal to `key` (the
+// KEYED (Pillow's rgbT2a, convert_transparent): 1 = an output word equal to `key` (the
 // transparent colour with alpha 255) gets alpha 0, colour kept; 2 = an output whose SOURCE
 // word equals `key` becomes key & 0x00ffffff (RGB -> LA compares the source, padding included);
 // + 4 = a match becomes 0 instead (the premultiplied targets La and RGBa).
-struct Params {
-    width: u32, height: u32, keyed: u32, key: u32,
-    sel: vec4<u32>,
-    konst: vec4<u32>,
-}
+//
+// The selectors and KEYED are pipeline constants, so each conversion compiles to a pipeline
+// that computes only its own bytes (lavapipe runs every branch a shader holds).
+override SEL0: u32 = 0u;
+override SEL1: u32 = 1u;
+override SEL2: u32 = 2u;
+override SEL3: u32 = 3u;
+override KEYED: u32 = 0u;
+
+struct Params { pixels: u32, key: u32, _pad0: u32, _pad1: u32, konst: vec4<u32>, groups_x: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
 
 fn luma(c: vec3<u32>) -> u32 {
     return (19595u * c.x + 38470u * c.y + 7471u * c.z + 0x8000u) >> 16u;
@@ -26,46 +31,71 @@ fn muldiv255(a: u32, b: u32) -> u32 {
     return ((t >> 8u) + t) >> 8u;
 }
 
+// Pillow's cmyk2rgb of one pixel's bytes.
+fn cmyk_rgb(b: vec4<u32>) -> vec3<u32> {
+    let nk = 255u - b.w;
+    return vec3<u32>(nk - muldiv255(b.x, nk), nk - muldiv255(b.y, nk), nk - muldiv255(b.z, nk));
+}
+
+// Output byte of selector `s` (a pipeline constant: only its own branch remains).
+fn selected(s: u32, konst: u32, b: vec4<u32>) -> u32 {
+    if (s < 4u) {
+        return b[s];
+    }
+    if (s == 4u) {
+        return luma(b.xyz);
+    }
+    if (s == 5u) {
+        return luma(cmyk_rgb(b));
+    }
+    if (s >= 7u && s <= 9u) {
+        return cmyk_rgb(b)[s - 7u];
+    }
+    if (s >= 10u && s <= 13u) {
+        return 255u - b[s - 10u];
+    }
+    return konst;
+}
+
+// One pixel's output word from its source word.
+fn converted(v: u32) -> u32 {
+    let b = vec4<u32>(v & 255u, (v >> 8u) & 255u, (v >> 16u) & 255u, v >> 24u);
+    var out = (selected(SEL0, p.konst.x, b) & 255u)
+        | ((selected(SEL1, p.konst.y, b) & 255u) << 8u)
+        | ((selected(SEL2, p.konst.z, b) & 255u) << 16u)
+        | ((selected(SEL3, p.konst.w, b) & 255u) << 24u);
+    if (KEYED != 0u) {
+        let on_output = (KEYED & 1u) != 0u && out == p.key;
+        let on_source = (KEYED & 2u) != 0u && v == p.key;
+        if (on_output || on_source) {
+            out = select(p.key & 0x00ffffffu, 0u, (KEYED & 4u) != 0u);
+        }
+    }
+    return out;
+}
+
 //!include stacked.wgsli
 
-@compute @workgroup_size(16, 16)
+// Linear 256-wide workgroups on a 2-D grid of `groups_x` columns, four pixels (one vec4 of
+// words) per invocation. Image buffers are whole vectors (gpu/_stack.py); an image's last
+// vector keeps its words past `pixels`.
+@compute @workgroup_size(256)
 fn main(
-    @builtin(global_invocation_id) id: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) n: vec3<u32>,
 ) {
-    if (id.x >= p.width || id.y >= p.height) {
+    let i = (wid.y * p.groups_x + wid.x) * 256u + lid;
+    if (i * 4u >= p.pixels) {
         return;
     }
-    let i = id.y * p.width + id.x;
-    let s = lane_start(arrayLength(&src), id.z, groups.z);
-    let d = lane_start(arrayLength(&dst), id.z, groups.z);
-    let v = src[s + i];
-    let b = vec4<u32>(v & 255u, (v >> 8u) & 255u, (v >> 16u) & 255u, v >> 24u);
-    let nk = 255u - b.w;
-    let rgb = vec3<u32>(nk - muldiv255(b.x, nk), nk - muldiv255(b.y, nk), nk - muldiv255(b.z, nk));
-    let gray = luma(b.xyz);
-    let cmyk_gray = luma(rgb);
-    var out = 0u;
-    for (var j = 0u; j < 4u; j++) {
-        let s = p.sel[j];
-        var o = p.konst[j];
-        if (s < 4u) {
-            o = b[s];
-        } else if (s == 4u) {
-            o = gray;
-        } else if (s == 5u) {
-            o = cmyk_gray;
-        } else if (s >= 7u && s <= 9u) {
-            o = rgb[s - 7u];
-        } else if (s >= 10u && s <= 13u) {
-            o = 255u - b[s - 10u];
-        }
-        out = out | ((o & 255u) << (8u * j));
+    let s = lane_start(arrayLength(&src), wid.z, n.z) + i;  // this lane
+    let d = lane_start(arrayLength(&dst), wid.z, n.z) + i;
+    let v = src[s];
+    var out = vec4<u32>(converted(v.x), converted(v.y), converted(v.z), converted(v.w));
+    if (i * 4u + 4u > p.pixels) {  // the partial last vector: its words past the image stay
+        let inside = vec4<u32>(i * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.pixels);
+        out = select(dst[d], out, inside);
     }
-    let on_output = (p.keyed & 1u) != 0u && out == p.key;
-    let on_source = (p.keyed & 2u) != 0u && v == p.key;
-    if (on_output || on_source) {
-        out = select(p.key & 0x00ffffffu, 0u, (p.keyed & 4u) != 0u);
-    }
-    dst[d + i] = out;
+    dst[d] = out;
 }
