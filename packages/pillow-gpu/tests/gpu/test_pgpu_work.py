@@ -47,6 +47,8 @@ def _with_alpha(alpha: int) -> Image.Image:
 #: each; a conversion's inner loop is four output bytes of four pixels.
 LUT = -(-PIXELS // 4)
 CONVERT = (LUT, 16)
+#: The widening of a packed L, P or LA upload: four pixels per invocation.
+UNPACK = (LUT, 4)
 
 # graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
 CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
@@ -126,7 +128,7 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "bands-merge-rgba": (
         lambda: Image.merge("RGBA", [Image.from_pil(PILImage.new("L", (W, H)))] * 4),
-        [(PIXELS, 1), (PIXELS, 4 + 4)],  # L unpack; four source reads, the per-byte loop
+        [UNPACK, (PIXELS, 4 + 4)],  # L unpack; four source reads, the per-byte loop
     ),
     "bands-putalpha-int": (lambda: _with_alpha(128), [(PIXELS, 4 + 4)]),
     "sharpness-rgba": (  # SMOOTH, getchannel A, putalpha, blend
@@ -145,7 +147,7 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "equalize-l-masked-then-pack-l": (
         lambda: ImageOps.equalize(_l(), _l()),
-        [*[(PIXELS, 1)] * 2, (PIXELS, 1 + 3 * 1), (4, 2 * 256), (LUT, 4), (-(-PIXELS // 4), 4)],
+        [UNPACK, UNPACK, (PIXELS, 1 + 3 * 1), (4, 2 * 256), (LUT, 4), (-(-PIXELS // 4), 4)],
     ),
     # histogram, the table choice (4 invocations: load, two trims, two scans, the row copy,
     # 256 steps each), the lut reading it; preserve_tone histograms convert("L")
@@ -155,11 +157,11 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     ),
     "autocontrast-rgb-preserve-tone-masked": (
         lambda: ImageOps.autocontrast(_rgb(), (1, 10), 0, _l(), preserve_tone=True),
-        [(PIXELS, 1), CONVERT, (PIXELS, 1 + 3 * 1), (4, 6 * 256), (LUT, 4)],
+        [UNPACK, CONVERT, (PIXELS, 1 + 3 * 1), (4, 6 * 256), (LUT, 4)],
     ),
     "colorize-convert-then-lut": (
         lambda: ImageOps.colorize(Image.from_pil(PILImage.new("L", (W, H))), "red", "blue"),
-        [(PIXELS, 1), CONVERT, (LUT, 4)],  # L unpack, convert, lut
+        [UNPACK, (LUT, 4)],  # the L bytes widened to RGB in one unpack, the lut
     ),
 }
 
@@ -178,8 +180,8 @@ def test_l_terminal_packing_counts_four_pixels_per_invocation() -> None:
         PILImage.Transpose.FLIP_LEFT_RIGHT
     )
     plan = plan_graph(flipped)
-    words = -(-PIXELS // 4)  # the L upload's unpack, the flip, the packing
-    assert plan.shader_work == 2 * PIXELS * (INVOCATION_OVERHEAD + 1) + words * (
+    words = -(-PIXELS // 4)  # the L upload's unpack (four pixels each), the flip, the packing
+    assert plan.shader_work == PIXELS * (INVOCATION_OVERHEAD + 1) + 2 * words * (
         INVOCATION_OVERHEAD + 4
     )
 

@@ -16,7 +16,9 @@ one-pixel-per-word layout from the ``unpack`` kernel, made once per node on dema
 An L image made from another mode starts packed where its kernel writes Pillow's bytes itself
 and every consumer in the graph takes packed L (or it is the root): ``convert("L")`` of RGB,
 RGBA and RGBX (``kernels.luma_l``), so ``ImageOps.grayscale`` and what follows it on the L
-image (a lookup, a filter) never hold or pack one word per pixel.
+image (a lookup, a filter) never hold or pack one word per pixel. The other way, a packed L
+image converted to LA, RGB, RGBA or RGBX is widened straight into the target's words
+(``kernels.unpack``'s gray-opaque kind: the byte thrice, then 255, as Pillow's l2rgb writes).
 
 A packed buffer is laid out as a ``(width, height)`` grid of words (:func:`grid`): the image
 row length over four when it divides, else a fixed-width grid; trailing words past the last
@@ -32,16 +34,28 @@ from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import boxblur, chops, luma_l, lut, pad_l, rank, unsharp
+from pillow_gpu.gpu.kernels import boxblur, chops, luma_l, lut, pad_l, rank, unpack, unsharp
 from pillow_gpu.gpu.lowering.filters import blur_passes, convolution, unsharp_args
 from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 
-__all__ = ["PACKED_OPS", "grid", "lower_into_packed", "lower_packed", "writes_packed"]
+__all__ = [
+    "PACKED_OPS",
+    "grid",
+    "lower_into_packed",
+    "lower_packed",
+    "lower_widened",
+    "writes_packed",
+]
 
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
 #: for the rank filters, the blurs and the kernel filters.
 PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
+#: ``convert`` targets of L that store Pillow's l2rgb word: the byte thrice, then 255.
+_GRAY_OPAQUE_TARGETS = ("LA", "RGB", "RGBA", "RGBX")
+#: Of those, the targets whose conversion reads the source's ``transparency``
+#: (``convert_transparent``): left to the general conversion when the source has one.
+_TRANSPARENT_TARGETS = ("LA", "RGBA")
 _BLURS = (ImageFilter.BoxBlur, ImageFilter.GaussianBlur, ImageFilter.UnsharpMask)
 _KERNELS = (ImageFilter.Kernel, ImageFilter.BuiltinFilter)
 
@@ -87,6 +101,22 @@ def lower_into_packed(program: Program, node: Node, src: int) -> int:
     """Lower a node :func:`writes_packed` admits from its input's one-word-per-pixel ``src``."""
     columns, rows = grid(node.size)
     return luma_l.luma_l(program, src, node.size, columns * rows)
+
+
+def lower_widened(program: Program, node: Node, inputs: list[int | None]) -> int | None:
+    """Lower ``convert`` of a packed L image (``inputs``: its packed buffer, or None) to LA,
+    RGB, RGBA or RGBX as one widening into the target's words; None: not such a node."""
+    if (
+        node.op != "convert"
+        or node.mode not in _GRAY_OPAQUE_TARGETS
+        or len(inputs) != 1
+        or inputs[0] is None
+        or node.inputs[0].mode != "L"
+        or node.params.get("matrix") is not None
+        or (node.mode in _TRANSPARENT_TARGETS and "transparency" in node.inputs[0].info)
+    ):
+        return None
+    return unpack.unpack(program, inputs[0], node.size, unpack.GRAY_OPAQUE)
 
 
 def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int | None:

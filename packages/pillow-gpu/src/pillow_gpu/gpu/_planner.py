@@ -51,7 +51,13 @@ from pillow_gpu.gpu._layout import (
     terminal_nbytes,
     upload_nbytes,
 )
-from pillow_gpu.gpu._packed_l import grid, lower_into_packed, lower_packed, writes_packed
+from pillow_gpu.gpu._packed_l import (
+    grid,
+    lower_into_packed,
+    lower_packed,
+    lower_widened,
+    writes_packed,
+)
 from pillow_gpu.gpu._plan import Plan, Upload, record_terminal, record_upload
 from pillow_gpu.gpu._program import WORKGROUP, Program
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
@@ -179,7 +185,12 @@ def plan_graph(
             lowering = LOWERINGS.get(node.op)
             if lowering is None:
                 raise unsupported(node, f"operation {node.op!r} has no proven GPU route")
-            packed = lower_packed(program, node, [buffers.packed.get(id(c)) for c in node.inputs])
+            packed_inputs = [buffers.packed.get(id(child)) for child in node.inputs]
+            widened = lower_widened(program, node, packed_inputs)
+            if widened is not None:
+                buffers.words[id(node)] = widened
+                continue
+            packed = lower_packed(program, node, packed_inputs)
             if packed is None and writes_packed(node, consumers.get(id(node), ())):
                 packed = lower_into_packed(program, node, buffers.unpacked(node.inputs[0]))
             if packed is not None:

@@ -5,7 +5,8 @@ conversions with YCbCr, La or RGBa on either side by :mod:`pillow_gpu.gpu.loweri
 Every conversion Pillow performs between the native layouts is one ``convert`` dispatch
 (identities excepted: the lazy ``convert`` records none for them, as Pillow copies; and
 RGB, RGBA or RGBX to L, which the planner lowers as ``luma_l`` straight into packed L where
-the L image's consumers take it, :mod:`pillow_gpu.gpu._packed_l`);
+the L image's consumers take it, and L to LA, RGB, RGBA or RGBX, widened from packed L in one
+``unpack``: :mod:`pillow_gpu.gpu._packed_l`);
 ``convert(mode, matrix)`` of an RGB image is one ``convert_matrix`` dispatch.
 """
 
@@ -241,7 +242,7 @@ ROUTES = (
     Route(
         operation="convert / ImageOps.grayscale",
         modes=NATIVE_MODES,
-        kernel="convert (luma_l)",
+        kernel="convert (luma_l, unpack)",
         contexts="every pair Pillow converts between these modes: "
         + _pairs_text()
         + " (Pillow's stored bytes, padding and alpha included; CMYK -> L/LA and RGBX -> RGBA "
@@ -250,7 +251,8 @@ ROUTES = (
         "0..255) gives that colour alpha 0 (Pillow's convert_transparent; RGB -> LA compares "
         "the source word, padding included), other values rejected; RGB, RGBA, RGBX -> L "
         "whose every consumer takes packed L (or the result) is luma_l, which writes "
-        "Pillow's L bytes four pixels to a word",
+        "Pillow's L bytes four pixels to a word; L -> LA, RGB, RGBA, RGBX (no keyed "
+        "transparency) widens the packed L bytes in one unpack",
     ),
     Route(
         operation="convert(mode, matrix)",

@@ -1,11 +1,14 @@
-"""GPU parity for ``convert("L")`` of RGB, RGBA and RGBX written straight as packed L.
+"""GPU parity for conversions into and out of L kept as Pillow's packed bytes.
 
-``kernels.luma_l`` writes Pillow's L bytes (four pixels to a word) when every consumer of the
-L image takes packed L (lookups, per-byte compositions, rank filters, blurs, kernel filters)
-or the L image is the result; otherwise the general ``convert`` kernel writes one word per
-pixel. Each chain is checked against live Pillow over sizes whose pixel counts leave a
-partial last word, widths that do and do not divide by four and a packed grid of fixed width
-(over 1024 words) with padding words; the plan tests pin which route a graph takes.
+Into packed L: ``kernels.luma_l`` writes ``convert("L")`` of RGB, RGBA and RGBX as Pillow's L
+bytes (four pixels to a word) when every consumer of the L image takes packed L (lookups,
+per-byte compositions, rank filters, blurs, kernel filters) or the L image is the result;
+otherwise the general ``convert`` kernel writes one word per pixel. Out of packed L: LA, RGB,
+RGBA and RGBX are widened from the packed bytes in one ``unpack`` (its gray-opaque kind),
+unless the L image's ``transparency`` makes the conversion keyed. Each chain is checked
+against live Pillow over sizes whose pixel counts leave a partial last word, widths that do
+and do not divide by four and a packed grid of fixed width (over 1024 words) with padding
+words; the plan tests pin which route a graph takes.
 """
 
 from __future__ import annotations
@@ -131,3 +134,28 @@ def test_matrix_conversion_keeps_its_own_kernel() -> None:
     shaders = [dispatch.shader for dispatch in plan_graph(lazy).program.dispatches]
     assert shaders == ["convert_matrix", "pack_l"]
     assert_image_equal(evaluate(lazy), source.convert("L", matrix))
+
+
+GRAY_TARGETS = ("LA", "RGB", "RGBA", "RGBX")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("target", GRAY_TARGETS)
+def test_packed_l_widens_to_the_target(target: str, size: tuple[int, int]) -> None:
+    source = make_image("L", size, seed=size[0] * 5 + size[1])
+    lazy = Image.from_pil(source).convert(target)
+    shaders = [d.pipeline for d in plan_graph(lazy).program.dispatches]
+    assert shaders == ["unpack?KIND=5"] + (["pack16"] if target == "LA" else [])  # LA: 2 B/px
+    assert_image_equal(evaluate(lazy), source.convert(target))
+    inverted = ImageOps.invert(Image.from_pil(source)).convert(target)  # a lookup first
+    assert_image_equal(evaluate(inverted), PILImageOps.invert(source).convert(target))
+
+
+@pytest.mark.parametrize("target", ["LA", "RGBA"])
+def test_transparency_keeps_the_keyed_conversion(target: str) -> None:
+    source = make_image("L", (17, 11), seed=4)
+    source.info["transparency"] = source.getpixel((3, 2))
+    lazy = Image.from_pil(source).convert(target)
+    shaders = [d.shader for d in plan_graph(lazy).program.dispatches]
+    assert shaders[:2] == ["unpack", "convert"]
+    assert_image_equal(evaluate(lazy), source.convert(target))
