@@ -132,16 +132,16 @@ UNPACKED_L_WIDTHS = (1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 15, 18, 20)
 @pytest.mark.parametrize("height", [1, 4, 7], ids=["h1", "h4", "h7"])
 @pytest.mark.parametrize("width", UNPACKED_L_WIDTHS, ids=[f"w{w}" for w in UNPACKED_L_WIDTHS])
 def test_unpacked_l_median_invocation_edges(width: int, height: int) -> None:
-    """L made on the device one word per pixel (a mirrored image: transposes take one word
-    per pixel) filters eight pixels of four rows per invocation (packing 2) at every width and
-    height remainder."""
-    source = make_image("L", (width, height), seed=width * 8 + height)
+    """L made on the device one word per pixel (a nearest-neighbour resize, which writes one
+    word per pixel) filters eight pixels of four rows per invocation (packing 2) at every width
+    and height remainder."""
+    source = make_image("L", (2 * width, height), seed=width * 8 + height)
     median = PILImageFilter.MedianFilter(3)
-    mirror = PILImage.Transpose.FLIP_LEFT_RIGHT
-    lazy = Image.from_pil(source).transpose(mirror).filter(median)
+    nearest = PILImage.Resampling.NEAREST
+    lazy = Image.from_pil(source).resize((width, height), nearest).filter(median)
     pipelines = [dispatch.pipeline for dispatch in plan_graph(lazy).program.dispatches]
     assert "rank?INVERT=0&PACKING=2" in pipelines
-    assert_image_equal(evaluate(lazy), source.transpose(mirror).filter(median))
+    assert_image_equal(evaluate(lazy), source.resize((width, height), nearest).filter(median))
 
 
 def _ties(mode: str, shape: tuple[int, int]) -> PILImage.Image:

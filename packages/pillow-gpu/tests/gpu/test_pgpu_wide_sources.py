@@ -184,7 +184,11 @@ def _packed_image(mode: str, size: tuple[int, int]) -> PILImage.Image:
 
 
 def _round_trip(lazy: Image.Image) -> Image.Image:
-    return lazy.convert("RGBA") if lazy.mode in ("P", "1") else lazy.crop((0, 0, *lazy.size))
+    """A word consumer of the upload (L is widened straight to RGBA words; a crop of L would
+    stay packed)."""
+    if lazy.mode in ("P", "1", "L"):
+        return lazy.convert("RGBA")
+    return lazy.crop((0, 0, *lazy.size))
 
 
 @pytest.mark.parametrize("size", ODD_SIZES, ids=[f"{w}x{h}" for w, h in ODD_SIZES])
@@ -198,7 +202,7 @@ def test_packed_upload_is_widened_exactly(mode: str, size: tuple[int, int]) -> N
     plan = plan_graph(_round_trip(Image.from_pil(image)))
     assert [upload.nbytes for upload in plan.uploads] == [len(upload_bytes(image))]
     assert plan.program.dispatches[0].shader == "unpack"
-    expected = image.convert("RGBA") if mode in ("P", "1") else image
+    expected = image.convert("RGBA") if mode in ("P", "1", "L") else image
     assert_image_equal(evaluate(_round_trip(Image.from_pil(image))), expected)
 
 

@@ -175,15 +175,14 @@ def test_dispatch_work_is_invocations_times_overhead_plus_inner_loop(name: str) 
     assert plan.shader_work == sum(expected)
 
 
-def test_l_terminal_packing_counts_four_pixels_per_invocation() -> None:
+def test_l_transpose_counts_one_packed_word_per_invocation() -> None:
     flipped = Image.from_pil(PILImage.new("L", (W, H))).transpose(
         PILImage.Transpose.FLIP_LEFT_RIGHT
     )
     plan = plan_graph(flipped)
-    words = -(-PIXELS // 4)  # the L upload's unpack (four pixels each), the flip, the packing
-    assert plan.shader_work == PIXELS * (INVOCATION_OVERHEAD + 1) + 2 * words * (
-        INVOCATION_OVERHEAD + 4
-    )
+    words = -(-PIXELS // 4)  # four bytes gathered per output word: no unpack, no packing
+    assert [d.pipeline for d in plan.program.dispatches] == ["remap?PACKED=1"]
+    assert plan.shader_work == words * (INVOCATION_OVERHEAD + 4)
 
 
 def test_l_lookups_stay_packed_one_vector_per_invocation() -> None:

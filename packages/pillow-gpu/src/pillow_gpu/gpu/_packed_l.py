@@ -9,8 +9,9 @@ length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, Gaussia
 UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
 rows regrouped four to a word by ``kernels.interleave_l``) and the 3x3 and 5x5 kernel filters
 (``kernels.convolve``, four pixels per invocation). Other widths run the same kernels on rows
-of whole words that ``kernels.pad_l`` copies the image into and back out of. An L root that is
-still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
+of whole words that ``kernels.pad_l`` copies the image into and back out of. Transposes, crops
+and expands gather each output byte from the packed source (``kernels.remap``, PACKED = 1).
+An L root that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
 An L image made from another mode starts packed where its kernel writes Pillow's bytes itself
@@ -34,8 +35,19 @@ from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import boxblur, chops, luma_l, lut, pad_l, rank, unpack, unsharp
+from pillow_gpu.gpu.kernels import (
+    boxblur,
+    chops,
+    luma_l,
+    lut,
+    pad_l,
+    rank,
+    remap,
+    unpack,
+    unsharp,
+)
 from pillow_gpu.gpu.lowering.filters import blur_passes, convolution, unsharp_args
+from pillow_gpu.gpu.lowering.geometry import expand_ink
 from pillow_gpu.gpu.lowering.pointwise import LOWERINGS as _POINTWISE
 
 __all__ = [
@@ -47,9 +59,11 @@ __all__ = [
     "writes_packed",
 ]
 
+#: Operations that move whole pixels (``kernels.remap``'s integer affine gathers).
+_MOVES = frozenset({"transpose", "crop", "expand"})
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
 #: for the rank filters, the blurs and the kernel filters.
-PACKED_OPS = frozenset({*_POINTWISE, "chop", "blend", "filter"})
+PACKED_OPS = frozenset({*_POINTWISE, *_MOVES, "chop", "blend", "filter"})
 _GRID_WIDTH = 1024
 #: ``convert`` targets of L that store Pillow's l2rgb word: the byte thrice, then 255.
 _GRAY_OPAQUE_TARGETS = ("LA", "RGB", "RGBA", "RGBX")
@@ -125,6 +139,8 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
     if not _packable(node) or len(sources) != len(inputs):
         return None
     words = grid(node.size)
+    if node.op in _MOVES:
+        return _moved(program, node, sources[0], words)
     if node.op in ("chop", "blend"):
         if node.op == "blend":
             name, table = "blend", chops.blend_table(node.params["alpha"])
@@ -151,6 +167,17 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
         return pad_l.to_pillow(program, rows, node.size, words[0] * words[1])
     table = lut.tables_for(node.op, "L", node.params)
     return lut.lower(program, sources[0], words, np.stack([table[0]] * 4))
+
+
+def _moved(program: Program, node: Node, src: int, words: tuple[int, int]) -> int:
+    """A transpose, crop or expand of packed L, gathered byte by byte into packed L."""
+    size = node.inputs[0].size
+    if node.op == "transpose":
+        return remap.transpose(program, src, size, node.params["method"], packed_grid=words)
+    if node.op == "crop":
+        return remap.crop(program, src, size, node.params["box"], packed_grid=words)
+    ink = expand_ink("L", node.params["fill"])
+    return remap.expand(program, src, size, node.params["border"], ink, packed_grid=words)
 
 
 def _filter_rows(program: Program, node: Node, rows: int, padded: tuple[int, int]) -> int:

@@ -16,7 +16,7 @@ from pillow_gpu.gpu.kernels import paste, remap
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
-__all__ = ["LOWERINGS", "ROUTES"]
+__all__ = ["LOWERINGS", "ROUTES", "expand_ink"]
 
 #: Modes whose pixels these routes copy as opaque words (the wide modes hold their value).
 _COPY_MODES = (*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES)
@@ -30,13 +30,14 @@ def _crop(program: Program, node: Node, ins: Inputs) -> int:
     return remap.crop(program, ins[0][0], ins[0][1].size, node.params["box"])
 
 
-def _expand_ink(mode: str, fill_color: Any) -> int:
+def expand_ink(mode: str, fill_color: Any) -> int:
+    """The stored word ``ImageOps.expand(fill=fill_color)`` paints a ``mode`` border with."""
     probe = ImageOps.expand(PILImage.new(mode, (1, 1)), border=1, fill=fill_color)
     return int(to_words(probe)[0])
 
 
 def _expand(program: Program, node: Node, ins: Inputs) -> int:
-    value = _expand_ink(node.mode, node.params["fill"])
+    value = expand_ink(node.mode, node.params["fill"])
     return remap.expand(program, ins[0][0], ins[0][1].size, node.params["border"], value)
 
 
