@@ -49,6 +49,8 @@ LUT = -(-PIXELS // 4)
 CONVERT = (LUT, 16)
 #: The widening of a packed L, P or LA upload: four pixels per invocation.
 UNPACK = (LUT, 4)
+#: A composition of two images of the output's size: four words (their per-byte loops) each.
+CHOP = (LUT, 16)
 
 # graph builder, then (invocations, inner-loop units) of every dispatch it records, in order
 CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
@@ -72,14 +74,14 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: _rgba().resize((60, 10), PILImage.Resampling.BILINEAR),
         [(PIXELS, 3), (W * 10, 2 * 6), (600, 2 * 2), (600, 3)],
     ),
-    "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [(PIXELS, 4)]),
+    "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [CHOP]),
     "convert-getchannel-then-pack-l": (
         lambda: _rgba().getchannel(0),
         [CONVERT, (-(-PIXELS // 4), 4)],
     ),
     "convert-chain-color": (
         lambda: ImageEnhance.Color(_rgba()).enhance(0.5),
-        [CONVERT, CONVERT, (PIXELS, 4)],  # RGBA->LA, LA->RGBA, blend
+        [CONVERT, CONVERT, CHOP],  # RGBA->LA, LA->RGBA, blend
     ),
     # box blur: one invocation per line segment (a whole 40-pixel row or 30-pixel column
     # here); the first window (min(2r + 1, line) reads, two clamped ends, the left edge), then
@@ -133,7 +135,7 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
     "bands-putalpha-int": (lambda: _with_alpha(128), [(PIXELS, 4 + 4)]),
     "sharpness-rgba": (  # SMOOTH, getchannel A, putalpha, blend
         lambda: ImageEnhance.Sharpness(_rgba()).enhance(2.0),
-        [(PIXELS, 2 * 9 * 4), CONVERT, (PIXELS, 4 + 4), (PIXELS, 4)],
+        [(PIXELS, 2 * 9 * 4), CONVERT, (PIXELS, 4 + 4), CHOP],
     ),
     "contrast-rgba": (  # convert to L, the atomic sum (a sample + an atomic), the blend
         lambda: ImageEnhance.Contrast(_rgba()).enhance(1.5),
