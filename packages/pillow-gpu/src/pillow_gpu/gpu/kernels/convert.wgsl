@@ -94,8 +94,7 @@ fn main(
     let v = src[s];
     var out = vec4<u32>(converted(v.x), converted(v.y), converted(v.z), converted(v.w));
     if (i * 4u + 4u > p.pixels) {  // the partial last vector: its words past the image stay
-        let inside = vec4<u32>(i * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.pixels);
-        out = select(dst[d], out, inside);
+        out = select(dst[d], out, inside4(i * 4u, p.pixels));
     }
     dst[d] = out;
 }

@@ -44,7 +44,7 @@ fn main(
     let group = 4u * (q * p.row_words + x4);  // group word 4 * x4 of group q
     let n = p.row_words;
     if (TO_ROWS == 0u) {
-        let valid = 4u * q + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.height);
+        let valid = inside4(4u * q, p.height);
         // Rows past the last (the last group only) read as zero; their loads are clamped.
         let last = p.height - 1u;
         let w = select(vec4<u32>(0u), vec4<u32>(

@@ -35,8 +35,7 @@ fn main(
         var inverted = ~src[s + k] & mask;
         let word = (first + k) * 4u;
         if (word + 4u > p.words) {  // the partial last vector: its words past the image stay
-            let inside = vec4<u32>(word) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.words);
-            inverted = select(dst[d + k], inverted, inside);
+            inverted = select(dst[d + k], inverted, inside4(word, p.words));
         }
         dst[d + k] = inverted;
     }

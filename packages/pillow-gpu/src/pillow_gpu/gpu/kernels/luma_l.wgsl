@@ -28,6 +28,6 @@ fn main(
     let b = (v >> vec4<u32>(16u)) & vec4<u32>(255u);
     var l = (19595u * r + 38470u * g + 7471u * b + vec4<u32>(0x8000u)) >> vec4<u32>(16u);
     // the last word's pixels past the image: 0
-    l = select(vec4<u32>(0u), l, vec4<u32>(4u * k) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.pixels));
+    l = select(vec4<u32>(0u), l, inside4(4u * k, p.pixels));
     dst[lane_start(arrayLength(&dst), wid.z, n.z) + k] = l.x | (l.y << 8u) | (l.z << 16u) | (l.w << 24u);
 }

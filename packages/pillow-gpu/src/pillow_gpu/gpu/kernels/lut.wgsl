@@ -41,8 +41,7 @@ fn main(
     let v = src[s];
     var looked = vec4<u32>(look(v.x), look(v.y), look(v.z), look(v.w));
     if (i * 4u + 4u > p.words) {  // the partial last vector: its words past the image stay
-        let inside = vec4<u32>(i * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.words);
-        looked = select(dst[d], looked, inside);
+        looked = select(dst[d], looked, inside4(i * 4u, p.words));
     }
     dst[d] = looked;
 }

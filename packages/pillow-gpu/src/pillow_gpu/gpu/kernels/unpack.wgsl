@@ -63,8 +63,7 @@ fn main(
         }
     }
     if (k * 4u + 4u > p.pixels) {  // the partial last vector: its words past the image stay
-        let inside = vec4<u32>(k * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.pixels);
-        out = select(dst[d], out, inside);
+        out = select(dst[d], out, inside4(k * 4u, p.pixels));
     }
     dst[d] = out;
 }
