@@ -1,9 +1,10 @@
 """GPU parity for conversions into and out of L kept as Pillow's packed bytes.
 
-Into packed L: ``kernels.luma_l`` writes ``convert("L")`` of RGB, RGBA and RGBX as Pillow's L
-bytes (four pixels to a word) when every consumer of the L image takes packed L (lookups,
-per-byte compositions, rank filters, blurs, kernel filters) or the L image is the result;
-otherwise the general ``convert`` kernel writes one word per pixel. Out of packed L: LA, RGB,
+Into packed L: ``kernels.pack_l`` writes ``convert("L")`` of RGB, RGBA and RGBX (the luma) and
+of LA, and ``getchannel`` of the word modes, as Pillow's L bytes (four pixels to a word) when
+every consumer of the L image takes packed L (lookups, per-byte compositions, rank filters,
+blurs, kernel filters) or the L image is the result; otherwise the general ``convert`` kernel
+writes one word per pixel. Out of packed L: LA, RGB,
 RGBA and RGBX are widened from the packed bytes in one ``unpack`` (its gray-opaque kind),
 unless the L image's ``transparency`` makes the conversion keyed. Each chain is checked
 against live Pillow over sizes whose pixel counts leave a partial last word, widths that do
@@ -115,16 +116,16 @@ def _pipelines(chain: str, mode: str, size: tuple[int, int]) -> list[str]:
 
 @pytest.mark.parametrize("mode", SOURCES)
 def test_grayscale_writes_pillow_bytes_in_one_dispatch(mode: str) -> None:
-    assert _pipelines("grayscale", mode, (17, 11)) == ["luma_l"]
-    assert _pipelines("invert", mode, (64, 8)) == ["luma_l", "invert"]  # no pack_l after
-    assert _pipelines("multiply_inverse", mode, (64, 8))[0] == "luma_l"
+    assert _pipelines("grayscale", mode, (17, 11)) == ["pack_l?BAND=4"]
+    assert _pipelines("invert", mode, (64, 8)) == ["pack_l?BAND=4", "invert"]
+    assert _pipelines("multiply_inverse", mode, (64, 8))[0] == "pack_l?BAND=4"
 
 
 @pytest.mark.parametrize("chain", ["resize", "to_rgb", "merge_with_inverse"])
 def test_a_word_consumer_keeps_the_general_conversion(chain: str) -> None:
     pipelines = _pipelines(chain, "RGB", (17, 11))
     assert pipelines[0] == "convert?KEYED=0&SEL0=4&SEL1=6&SEL2=6&SEL3=6"  # luma, then zeros
-    assert "luma_l" not in pipelines
+    assert "pack_l?BAND=4" not in pipelines  # the luma is not packed: a consumer takes words
 
 
 def test_matrix_conversion_keeps_its_own_kernel() -> None:
@@ -159,3 +160,36 @@ def test_transparency_keeps_the_keyed_conversion(target: str) -> None:
     shaders = [d.shader for d in plan_graph(lazy).program.dispatches]
     assert shaders[:2] == ["unpack", "convert"]
     assert_image_equal(evaluate(lazy), source.convert(target))
+
+
+BAND_SOURCES = ("LA", "RGB", "RGBA", "CMYK", "YCbCr")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("mode", BAND_SOURCES)
+def test_split_writes_each_band_as_packed_l(mode: str, size: tuple[int, int]) -> None:
+    source = make_image("RGB", size, seed=size[0] + size[1]).convert(mode)
+    bands = Image.from_pil(source).split()
+    for band, expected in zip(bands, source.split(), strict=True):
+        pipelines = _pipelines_of(band)  # LA's upload is widened first (unpack)
+        assert len(pipelines) == (2 if mode == "LA" else 1)
+        assert pipelines[-1].startswith("pack_l")
+        assert_image_equal(evaluate(band), expected)
+        inverted = ImageOps.invert(band)  # a packed consumer
+        assert_image_equal(evaluate(inverted), PILImageOps.invert(expected))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_la_to_l_takes_the_l_byte(size: tuple[int, int]) -> None:
+    source = make_image("LA", size, seed=3)
+    lazy = Image.from_pil(source).convert("L")
+    assert _pipelines_of(lazy) == ["unpack?KIND=2", "pack_l"]
+    assert_image_equal(evaluate(lazy), source.convert("L"))
+    blurred = lazy.filter(ImageFilter.GaussianBlur(1))
+    assert_image_equal(
+        evaluate(blurred), source.convert("L").filter(PILImageFilter.GaussianBlur(1))
+    )
+
+
+def _pipelines_of(lazy: Any) -> list[str]:
+    return [dispatch.pipeline for dispatch in plan_graph(lazy).program.dispatches]

@@ -46,6 +46,7 @@ SPECIALISED = {
     "pad_l": ("TO_FLAT", (0, 1)),
     "to_indexed": ("KIND", (0, 1, 2)),
     "convert": ("SEL0", tuple(range(14))),  # SEL1..SEL3 and KEYED alike
+    "pack_l": ("BAND", (0, 1, 2, 3, 4)),
 }
 
 

@@ -75,9 +75,9 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         [(PIXELS, 3), (W * 10, 2 * 6), (600, 2 * 2), (600, 3)],
     ),
     "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [CHOP]),
-    "convert-getchannel-then-pack-l": (
+    "getchannel-packed": (  # one byte of each word straight into packed L (pack_l)
         lambda: _rgba().getchannel(0),
-        [CONVERT, (-(-PIXELS // 4), 4)],
+        [(-(-PIXELS // 4), 4)],
     ),
     "convert-chain-color": (
         lambda: ImageEnhance.Color(_rgba()).enhance(0.5),

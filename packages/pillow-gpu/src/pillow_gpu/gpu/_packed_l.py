@@ -14,12 +14,14 @@ and expands gather each output byte from the packed source (``kernels.remap``, P
 An L root that is still packed is the terminal as it is (no ``pack_l``). Any other consumer gets the
 one-pixel-per-word layout from the ``unpack`` kernel, made once per node on demand.
 
-An L image made from another mode starts packed where its kernel writes Pillow's bytes itself
-and every consumer in the graph takes packed L (or it is the root): ``convert("L")`` of RGB,
-RGBA and RGBX (``kernels.luma_l``), so ``ImageOps.grayscale`` and what follows it on the L
-image (a lookup, a filter) never hold or pack one word per pixel. The other way, a packed L
-image converted to LA, RGB, RGBA or RGBX is widened straight into the target's words
-(``kernels.unpack``'s gray-opaque kind: the byte thrice, then 255, as Pillow's l2rgb writes).
+An L image made from another mode starts packed where every consumer in the graph takes
+packed L (or it is the root) and it is one stored byte or the luma of each source word:
+``convert("L")`` of RGB, RGBA, RGBX (the luma) and LA, and ``getchannel`` (so ``split``) of
+the word modes, written by ``kernels.pack_l`` straight from the source words:
+``ImageOps.grayscale`` and what follows it on the L image (a lookup, a filter) never hold one
+word per pixel. The other way, a packed L image converted to LA, RGB, RGBA or RGBX is widened
+straight into the target's words (``kernels.unpack``'s gray-opaque kind: the byte thrice, then
+255, as Pillow's l2rgb writes).
 
 A packed buffer is laid out as a ``(width, height)`` grid of words (:func:`grid`): the image
 row length over four when it divides, else a fixed-width grid; trailing words past the last
@@ -34,12 +36,13 @@ import numpy as np
 from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
+from pillow_gpu.gpu._layout import band_bytes
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import (
     boxblur,
     chops,
-    luma_l,
     lut,
+    pack_l,
     pad_l,
     rank,
     remap,
@@ -98,23 +101,33 @@ def _packable(node: Node) -> bool:
     return True
 
 
+def _packed_band(node: Node) -> int | None:
+    """The ``kernels.pack_l`` band that makes L node ``node`` from its input's words, or None."""
+    if node.mode != "L" or len(node.inputs) != 1 or node.inputs[0].mode == "L":
+        return None
+    source = node.inputs[0].mode
+    if node.op == "getchannel":
+        return band_bytes(source)[node.params["channel"]]
+    if node.op != "convert" or node.params.get("matrix") is not None:
+        return None
+    if source in pack_l.LUMA_SOURCES:
+        return pack_l.LUMA
+    return 0 if source == "LA" else None  # Pillow's la2l: the L byte
+
+
 def writes_packed(node: Node, consumers: Sequence[Node]) -> bool:
-    """Whether ``node`` is lowered by :func:`lower_into_packed`: a kernel writes its L output
-    as Pillow's bytes, and each of its ``consumers`` (none for the root) takes packed L."""
-    return (
-        node.op == "convert"
-        and node.mode == "L"
-        and len(node.inputs) == 1
-        and node.inputs[0].mode in luma_l.SOURCES
-        and node.params.get("matrix") is None
-        and all(_packable(consumer) for consumer in consumers)
-    )
+    """Whether ``node`` is lowered by :func:`lower_into_packed`: its L output is one byte (or
+    the luma) of each input word, and each of its ``consumers`` (none for the root) takes
+    packed L."""
+    return _packed_band(node) is not None and all(_packable(user) for user in consumers)
 
 
 def lower_into_packed(program: Program, node: Node, src: int) -> int:
     """Lower a node :func:`writes_packed` admits from its input's one-word-per-pixel ``src``."""
+    band = _packed_band(node)
+    assert band is not None, "lower_into_packed() of a node writes_packed() refuses"
     columns, rows = grid(node.size)
-    return luma_l.luma_l(program, src, node.size, columns * rows)
+    return pack_l.pack_l(program, src, node.size, band=band, words=columns * rows)
 
 
 def lower_widened(program: Program, node: Node, inputs: list[int | None]) -> int | None:

@@ -77,7 +77,6 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "histogram": 3,
         "interleave_l": 2,
         "invert": 2,
-        "luma_l": 2,
         "lut": 2,
         "modefilter": 2,
         "pack16": 2,

@@ -3,10 +3,10 @@
 P, PA and 1 sources and targets are lowered by :mod:`pillow_gpu.gpu.lowering.indexed`, and
 conversions with YCbCr, La or RGBa on either side by :mod:`pillow_gpu.gpu.lowering.limited`.
 Every conversion Pillow performs between the native layouts is one ``convert`` dispatch
-(identities excepted: the lazy ``convert`` records none for them, as Pillow copies; and
-RGB, RGBA or RGBX to L, which the planner lowers as ``luma_l`` straight into packed L where
-the L image's consumers take it, and L to LA, RGB, RGBA or RGBX, widened from packed L in one
-``unpack``: :mod:`pillow_gpu.gpu._packed_l`);
+(identities excepted: the lazy ``convert`` records none for them, as Pillow copies; and the
+ones :mod:`pillow_gpu.gpu._packed_l` lowers first: RGB, RGBA, RGBX or LA to L, written as
+packed L by ``pack_l`` (the luma or the L byte) where the L image's consumers take it, as is
+``getchannel``, and L to LA, RGB, RGBA or RGBX, widened from packed L in one ``unpack``);
 ``convert(mode, matrix)`` of an RGB image is one ``convert_matrix`` dispatch.
 """
 
@@ -242,7 +242,7 @@ ROUTES = (
     Route(
         operation="convert / ImageOps.grayscale",
         modes=NATIVE_MODES,
-        kernel="convert (luma_l, unpack)",
+        kernel="convert (pack_l, unpack)",
         contexts="every pair Pillow converts between these modes: "
         + _pairs_text()
         + " (Pillow's stored bytes, padding and alpha included; CMYK -> L/LA and RGBX -> RGBA "
@@ -250,9 +250,9 @@ ROUTES = (
         "info['transparency'] for L -> LA/RGBA (an int 0..255) and RGB -> LA/RGBA (3 ints "
         "0..255) gives that colour alpha 0 (Pillow's convert_transparent; RGB -> LA compares "
         "the source word, padding included), other values rejected; RGB, RGBA, RGBX -> L "
-        "whose every consumer takes packed L (or the result) is luma_l, which writes "
-        "Pillow's L bytes four pixels to a word; L -> LA, RGB, RGBA, RGBX (no keyed "
-        "transparency) widens the packed L bytes in one unpack",
+        "and LA -> L whose every consumer takes packed L (or the result) is pack_l (the luma "
+        "or the L byte), which writes Pillow's L bytes four pixels to a word; L -> LA, RGB, "
+        "RGBA, RGBX (no keyed transparency) widens the packed L bytes in one unpack",
     ),
     Route(
         operation="convert(mode, matrix)",
@@ -276,8 +276,9 @@ ROUTES = (
     Route(
         operation="getchannel / split",
         modes=(*NATIVE_MODES, *LIMITED_MODES),
-        kernel="convert",
-        contexts="any band (the stored byte it lives in: La's a is byte 3)",
+        kernel="convert (pack_l)",
+        contexts="any band (the stored byte it lives in: La's a is byte 3); written as packed "
+        "L bytes by pack_l where every consumer takes packed L (or the band is the result)",
     ),
     Route(
         operation="ImageOps.colorize",
