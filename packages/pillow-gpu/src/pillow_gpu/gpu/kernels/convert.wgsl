@@ -16,7 +16,7 @@ override SEL2: u32 = 2u;
 override SEL3: u32 = 3u;
 override KEYED: u32 = 0u;
 
-struct Params { pixels: u32, key: u32, _pad0: u32, _pad1: u32, konst: vec4<u32>, groups_x: u32 }
+struct Params { words: u32, key: u32, _pad0: u32, _pad1: u32, konst: vec4<u32>, groups_x: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
@@ -58,7 +58,7 @@ fn selected(s: u32, konst: u32, b: vec4<u32>) -> u32 {
 }
 
 // One pixel's output word from its source word.
-fn converted(v: u32) -> u32 {
+fn mapped(v: u32) -> u32 {
     let b = vec4<u32>(v & 255u, (v >> 8u) & 255u, (v >> 16u) & 255u, v >> 24u);
     var out = (selected(SEL0, p.konst.x, b) & 255u)
         | ((selected(SEL1, p.konst.y, b) & 255u) << 8u)
@@ -74,27 +74,4 @@ fn converted(v: u32) -> u32 {
     return out;
 }
 
-//!include stacked.wgsli
-
-// Linear 256-wide workgroups on a 2-D grid of `groups_x` columns, four pixels (one vec4 of
-// words) per invocation. Image buffers are whole vectors (gpu/_stack.py); an image's last
-// vector keeps its words past `pixels`.
-@compute @workgroup_size(256)
-fn main(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-    @builtin(num_workgroups) n: vec3<u32>,
-) {
-    let i = (wid.y * p.groups_x + wid.x) * 256u + lid;
-    if (i * 4u >= p.pixels) {
-        return;
-    }
-    let s = lane_start(arrayLength(&src), wid.z, n.z) + i;  // this lane
-    let d = lane_start(arrayLength(&dst), wid.z, n.z) + i;
-    let v = src[s];
-    var out = vec4<u32>(converted(v.x), converted(v.y), converted(v.z), converted(v.w));
-    if (i * 4u + 4u > p.pixels) {  // the partial last vector: its words past the image stay
-        out = select(dst[d], out, inside4(i * 4u, p.pixels));
-    }
-    dst[d] = out;
-}
+//!include map_words.wgsli

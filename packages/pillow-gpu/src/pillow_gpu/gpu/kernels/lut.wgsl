@@ -10,38 +10,15 @@ struct Params { words: u32, _pad0: u32, _pad1: u32, groups_x: u32 }
 // table in a storage binding.
 @group(0) @binding(3) var<uniform> lut: array<vec4<u32>, 256>;
 
-//!include stacked.wgsli
-
 fn entry(index: u32) -> u32 {
     return lut[index >> 2u][index & 3u];
 }
 
-fn look(v: u32) -> u32 {
+fn mapped(v: u32) -> u32 {
     return entry(v & 255u)
         | (entry(256u + ((v >> 8u) & 255u)) << 8u)
         | (entry(512u + ((v >> 16u) & 255u)) << 16u)
         | (entry(768u + (v >> 24u)) << 24u);
 }
 
-// Linear 256-wide workgroups on a 2-D grid of `groups_x` columns, one vec4 word per
-// invocation. Image buffers are whole vectors (gpu/_stack.py); an image's last vector keeps
-// its words past `words`.
-@compute @workgroup_size(256)
-fn main(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-    @builtin(num_workgroups) n: vec3<u32>,
-) {
-    let i = (wid.y * p.groups_x + wid.x) * 256u + lid;
-    if (i * 4u >= p.words) {
-        return;
-    }
-    let s = lane_start(arrayLength(&src), wid.z, n.z) + i;  // this lane
-    let d = lane_start(arrayLength(&dst), wid.z, n.z) + i;
-    let v = src[s];
-    var looked = vec4<u32>(look(v.x), look(v.y), look(v.z), look(v.w));
-    if (i * 4u + 4u > p.words) {  // the partial last vector: its words past the image stay
-        looked = select(dst[d], looked, inside4(i * 4u, p.words));
-    }
-    dst[d] = looked;
-}
+//!include map_words.wgsli
