@@ -82,24 +82,25 @@ def lower(
     size = (min(a_size[0], b_size[0]), min(a_size[1], b_size[1]))
     dst = program.image(size)
     lookup = program.table(np.zeros(1, dtype=np.int64) if table is None else table)
+    words = (*size, a_size[0], b_size[0], OPS[name])
     if a_size == b_size == size:  # rows back to back alike: four words per invocation
-        words = size[0] * size[1]
+        pixels = size[0] * size[1]
         program.dispatch(
             "chops",
-            words=(*size, *a_size[:1], b_size[0], OPS[name]),
+            words=words,
             bindings=(a, b, dst, lookup),
-            grid=(-(-words // 4), 1),
+            grid=(-(-pixels // 4), 1),
             invocation_work=16,  # four words' per-byte loops
             linear=True,
             constants={"OP": OPS[name], "FLAT": 1},
         )
-        return dst
-    program.dispatch(
-        "chops",
-        words=(*size, a_size[0], b_size[0], OPS[name]),
-        bindings=(a, b, dst, lookup),
-        grid=size,
-        invocation_work=4,  # the per-byte loop
-        constants={"OP": OPS[name]},
-    )
+    else:
+        program.dispatch(
+            "chops",
+            words=words,
+            bindings=(a, b, dst, lookup),
+            grid=size,
+            invocation_work=4,  # the per-byte loop
+            constants={"OP": OPS[name]},
+        )
     return dst

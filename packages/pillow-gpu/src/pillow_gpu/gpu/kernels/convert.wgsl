@@ -22,9 +22,7 @@ struct Params { words: u32, key: u32, _pad0: u32, _pad1: u32, konst: vec4<u32>, 
 @group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
 
-fn luma(c: vec3<u32>) -> u32 {
-    return (19595u * c.x + 38470u * c.y + 7471u * c.z + 0x8000u) >> 16u;
-}
+//!include luma.wgsli
 
 fn muldiv255(a: u32, b: u32) -> u32 {
     let t = a * b + 128u;

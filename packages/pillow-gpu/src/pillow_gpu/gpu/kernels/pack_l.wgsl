@@ -1,8 +1,7 @@
 // L as Pillow's bytes (four pixels to a word) from one u32 word per pixel, one vec4 of the
 // source per invocation; bytes past the last pixel are 0. BAND (a pipeline constant) picks
 // each pixel's byte: 0..3 its stored byte BAND (the terminal of an L image, getchannel, LA ->
-// L); 4 the ITU-R 601-2 luma of its bytes 0..2, (19595 R + 38470 G + 7471 B + 0x8000) >> 16,
-// Pillow's rgb2l (RGB, RGBA, RGBX -> L).
+// L); 4 the luma of its bytes 0..2, Pillow's rgb2l (RGB, RGBA, RGBX -> L; luma.wgsli).
 struct Params { pixels: u32, words: u32, groups_x: u32, _pad0: u32 }
 
 override BAND: u32 = 0u;
@@ -12,6 +11,12 @@ override BAND: u32 = 0u;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
 //!include stacked.wgsli
+//!include luma.wgsli
+
+// Stored bytes 0..2 of a word.
+fn rgb_of(w: u32) -> vec3<u32> {
+    return (vec3<u32>(w) >> vec3<u32>(0u, 8u, 16u)) & vec3<u32>(255u);
+}
 
 @compute @workgroup_size(256)
 fn main(
@@ -27,10 +32,7 @@ fn main(
     let v = src[lane_start(arrayLength(&src), wid.z, groups.z) + k];
     var b: vec4<u32>;
     if (BAND == 4u) {
-        let r = v & vec4<u32>(255u);
-        let g = (v >> vec4<u32>(8u)) & vec4<u32>(255u);
-        let c = (v >> vec4<u32>(16u)) & vec4<u32>(255u);
-        b = (19595u * r + 38470u * g + 7471u * c + vec4<u32>(0x8000u)) >> vec4<u32>(16u);
+        b = vec4<u32>(luma(rgb_of(v.x)), luma(rgb_of(v.y)), luma(rgb_of(v.z)), luma(rgb_of(v.w)));
     } else {
         b = (v >> vec4<u32>(8u * BAND)) & vec4<u32>(255u);
     }
