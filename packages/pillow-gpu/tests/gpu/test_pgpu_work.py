@@ -64,15 +64,16 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: _rgba().resize((20, 10), PILImage.Resampling.NEAREST),
         [(200, 1)],
     ),
-    # premultiply, the two passes (2 units per tap: a word and a weight; taps = 2 x support x
-    # scale), unpremultiply. 40x30 -> 20x10 runs horizontal first over all 30 rows.
+    # premultiply, the two passes, unpremultiply. A pass invocation computes four outputs
+    # across its axis: 5 units per tap (a weight and four words; taps = 2 x support x scale).
+    # 40x30 -> 20x10 runs horizontal first over all 30 rows (20 columns x 8 row quads).
     "resample-bicubic-horizontal-first": (
         lambda: _rgba().resize((20, 10), PILImage.Resampling.BICUBIC),
-        [(PIXELS, 3), (20 * H, 2 * 8), (200, 2 * 12), (200, 3)],
+        [(PIXELS, 3), (20 * 8, 5 * 8), (5 * 10, 5 * 12), (200, 3)],
     ),
     "resample-bilinear-vertical-first": (  # x upscale, y downscale: Pillow 13's vertical first
         lambda: _rgba().resize((60, 10), PILImage.Resampling.BILINEAR),
-        [(PIXELS, 3), (W * 10, 2 * 6), (600, 2 * 2), (600, 3)],
+        [(PIXELS, 3), (10 * 10, 5 * 6), (60 * 3, 5 * 2), (600, 3)],
     ),
     "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [CHOP]),
     "getchannel-packed": (  # one byte of each word straight into packed L (pack_l)

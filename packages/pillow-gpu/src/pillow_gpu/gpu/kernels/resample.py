@@ -15,6 +15,9 @@ Pillow (live 13.0.0 behaviour, checked byte for byte by the parity tests):
 - Each pass: ``ss = 1 << 21 + sum(byte * k)`` in 32-bit ints, ``clip8(ss >> 22)``, per band by
   band count (L: byte 0; LA/La: bytes 0 and 3; RGB: bytes 0..2 with padding 0; else all four).
 
+The kernel computes four outputs per invocation across the pass axis (they share one weight
+load per tap); outputs past the image's edge are computed from its last line, never written.
+
 Coefficients come from :mod:`pillow_gpu.gpu.kernels.resample_coeffs` on the host.
 """
 
@@ -112,6 +115,12 @@ def plan_resize(
     return ResizePlan(passes=(first, second))
 
 
+def _quads(size: tuple[int, int], *, across: int) -> tuple[int, int]:
+    """The invocation grid of a pass: four outputs per invocation along axis ``across``."""
+    width, height = size
+    return (-(-width // 4), height) if across == 0 else (width, -(-height // 4))
+
+
 def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int) -> int:
     coefficients = step.coefficients
     bounds = coefficients.bounds - np.array([step.shift, 0])
@@ -129,8 +138,8 @@ def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int
             len(bounds),
         ),
         bindings=(src, dst, table),
-        grid=step.size,
-        invocation_work=max(1, 2 * coefficients.max_taps),  # one word + one weight per tap
+        grid=_quads(step.size, across=1 - step.axis),
+        invocation_work=max(1, 5 * coefficients.max_taps),  # per tap: a weight, four words
         constants={"AXIS": step.axis},
     )
     return dst
