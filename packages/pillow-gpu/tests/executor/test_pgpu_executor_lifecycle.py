@@ -174,3 +174,26 @@ def test_concurrent_use_from_another_thread_is_rejected(make_executor: Factory) 
         release.set()
         worker.join(10)
     assert outcome == [1]
+
+
+@pytest.mark.parametrize("output", ["cpu", "gpu"])
+def test_delivered_submissions_are_freed_without_the_garbage_collector(
+    make_executor: Factory, output: str
+) -> None:
+    """A retired submission (its staging arena, fence and job list) goes with its last
+    reference, not with a later garbage collection: nothing of it is left in a cycle."""
+    from pillow_gpu.executor._job import Job
+    from pillow_gpu.executor._submission import Submission
+
+    executor = make_executor(max_jobs=4, max_in_flight=2)
+    gc.collect()
+    gc.disable()
+    try:
+        for result in executor.run(((k, _inverted(k)) for k in range(10)), output=output):
+            image = result.image if output == "cpu" else result.image.download()
+            assert image.getpixel((0, 0)) == 255 - result.input_key
+            del result, image
+        left = [o for o in gc.get_objects() if isinstance(o, (Submission, Job))]
+    finally:
+        gc.enable()
+    assert left == [], f"{len(left)} submission/job object(s) outlived the batch"

@@ -211,6 +211,9 @@ class WorkQueues:
             if not submission.retired:
                 submission.retired = True
                 self._ready.extend(submission.ready)
+                # The pairs name the submission: dropped here, it is freed by its reference
+                # count once delivered, not left in a cycle for the garbage collector.
+                submission.ready = []
             self._in_flight.popleft()
             block = False
 
