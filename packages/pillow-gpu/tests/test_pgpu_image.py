@@ -7,13 +7,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu._pillow_memory import SNAPSHOT_RAWMODES
 from pillow_gpu._testing import assert_image_equal, make_image
 
 
@@ -82,6 +84,73 @@ def test_from_pil_snapshots_the_source() -> None:
     lazy = Image.from_pil(source)
     source.putpixel((0, 0), (1, 2, 3))
     assert_image_equal(lazy.to_pil(), expected)
+
+
+def _other(image: PILImage.Image, xy: tuple[int, int]) -> Any:
+    """A value unlike the pixel at ``xy`` (each band moved by one; a bilevel pixel flipped)."""
+    value = image.getpixel(xy)
+    if image.mode == "1":
+        return 0 if value else 255
+    if isinstance(value, tuple):
+        return tuple((band + 1) % 256 for band in value)
+    return value + 1 if image.mode in ("I", "F", "I;16") and value < 60000 else (value + 1) % 256
+
+
+#: Changes a user may make to a PIL image after recording from it.
+SOURCE_CHANGES = {
+    "putpixel": lambda im: im.putpixel((0, 0), _other(im, (0, 0))),
+    "paste": lambda im: im.paste(_other(im, (0, 0)), (0, 0, 3, 2)),
+    "pixel-access": lambda im: im.load().__setitem__((2, 1), _other(im, (2, 1))),
+    "frombytes": lambda im: im.frombytes(bytes(255 - b for b in im.tobytes())),
+}
+SNAPSHOT_MODES = ["L", "RGB", "RGBA", "I;16", "I", "F", "CMYK", "P", "1", "LA"]
+
+
+def _source(mode: str, size: tuple[int, int]) -> PILImage.Image:
+    rng = np.random.default_rng(7)
+    pixels = size[0] * size[1]
+    if mode == "I;16":
+        return PILImage.frombytes(mode, size, rng.integers(0, 2**16, pixels, np.uint16).tobytes())
+    if mode == "I":
+        data = rng.integers(-(2**31), 2**31, pixels, np.int32).astype("<i4").tobytes()
+        return PILImage.frombytes(mode, size, data, "raw", "I;32")
+    if mode == "F":
+        data = rng.standard_normal(pixels).astype("<f4").tobytes()
+        return PILImage.frombytes(mode, size, data, "raw", "F;32F")
+    return make_image(mode, size)
+
+
+@pytest.mark.parametrize("change", list(SOURCE_CHANGES))
+@pytest.mark.parametrize("mode", SNAPSHOT_MODES)
+def test_from_pil_keeps_the_pixels_of_the_call(mode: str, change: str) -> None:
+    source = _source(mode, (7, 5))
+    expected = source.copy()
+    lazy = Image.from_pil(source)
+    SOURCE_CHANGES[change](source)
+    assert source.tobytes() != expected.tobytes(), "the change must change the source"
+    assert ("stored" in lazy.node.params) == (mode in SNAPSHOT_RAWMODES)
+    assert_image_equal(lazy.to_pil(), expected)
+    assert_image_equal(
+        lazy.transpose(Image.FLIP_LEFT_RIGHT).to_pil(),
+        expected.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT),
+    )
+
+
+@pytest.mark.parametrize("mode", ["L", "RGBA"])  # fromarray shares the array's memory
+def test_from_pil_of_shared_numpy_memory_keeps_the_pixels_of_the_call(mode: str) -> None:
+    bands = PILImage.getmodebands(mode)
+    pixels = np.arange(6 * 9 * bands, dtype=np.uint8).reshape((6, 9, bands)).squeeze()
+    shared = PILImage.fromarray(pixels, mode)
+    expected = shared.copy()
+    lazy = Image.from_pil(shared).transpose(Image.FLIP_LEFT_RIGHT)
+    pixels[:] = 255 - pixels
+    assert shared.tobytes() != expected.tobytes(), "the source must follow its array"
+    executor = GpuBatchExecutor()
+    try:
+        (result,) = list(executor.run([(0, lazy)]))
+    finally:
+        executor.close()
+    assert_image_equal(result.image, expected.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT))
 
 
 def test_load_caches_and_frombytes_matches_pillow() -> None:

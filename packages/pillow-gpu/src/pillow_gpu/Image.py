@@ -32,6 +32,7 @@ from PIL import ImageFilter, ImageMode
 from pillow_gpu import _cpu, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._graph import Node
+from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._rotate import rotate_call
 
@@ -541,11 +542,29 @@ class Image:
 
 
 def from_pil(image: PILImage.Image) -> Image:
-    """Wrap a private copy of a ``PIL.Image.Image`` as a lazy leaf."""
+    """Wrap a private copy of a ``PIL.Image.Image`` as a lazy leaf.
+
+    The copy is of the pixels as they are now: changing ``image`` afterwards changes no graph
+    recorded from it. Most modes keep it as a copy of Pillow's storage (the bytes the upload
+    sends, :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others as ``image.copy()``.
+    """
     if not isinstance(image, PILImage.Image):
         msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
         raise TypeError(msg)
-    copy = image.copy()  # loads the image first
+    image.load()
+    stored = stored_snapshot(image)
+    if stored is not None:
+        # Pillow's copy() copies the info dict and each list in it; so does this.
+        copied = {
+            key: list(value) if isinstance(value, list) else value
+            for key, value in image.info.items()
+        }
+        kept = cast("Mapping[str, Any]", copied)  # Pillow types some keys as (int, int)
+        node = Node(
+            op="pil", params={"stored": stored}, mode=image.mode, size=image.size, info=kept
+        )
+        return Image(node)
+    copy = image.copy()
     info = cast("Mapping[str, Any]", copy.info)
     return Image(Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info))
 

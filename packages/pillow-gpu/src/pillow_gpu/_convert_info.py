@@ -16,7 +16,7 @@ from typing import Any, cast
 from PIL import Image as PILImage
 from PIL import ImageOps, ImagePalette
 
-from pillow_gpu._cpu import convert_options
+from pillow_gpu._cpu import convert_options, decode_leaf
 from pillow_gpu._graph import Node
 
 __all__ = ["convert_info", "default_mode", "fixed_palette", "palette_of", "probe"]
@@ -39,7 +39,7 @@ def _header_probe(node: Node, size: tuple[int, int]) -> PILImage.Image:
 def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
     cached = node.cache.get()
     if cached is not None or node.op == "pil":  # crop keeps the palette, C level included
-        return (cached or node.params["image"]).crop((0, 0, *size))
+        return (cached or decode_leaf(node)).crop((0, 0, *size))
     if node.op == "new":
         return PILImage.new(node.mode, size, node.params["color"])
     if node.op == "open":

@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageEnhance, ImageOps
 
 from pillow_gpu._graph import Node, walk
+from pillow_gpu._pillow_memory import image_of_snapshot
 
 __all__ = ["convert_options", "decode_leaf", "evaluate", "open_encoded"]
 
@@ -43,7 +44,12 @@ def decode_leaf(node: Node) -> PILImage.Image:
             opened.load()
             image = opened.copy()
     elif node.op == "pil":
-        image = params["image"]
+        kept = params.get("image")
+        if kept is not None:
+            image = kept
+        else:  # a copy of the storage (from_pil): a new image each call
+            image = image_of_snapshot(node.mode, node.size, params["stored"])
+            image.info.update(node.info)
     elif node.op == "new":
         image = PILImage.new(node.mode, node.size, params["color"])
         image.info.update(node.info)  # e.g. the transparency ImageOps.pad carries over

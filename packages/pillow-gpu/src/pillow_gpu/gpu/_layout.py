@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image as PILImage
 
-from pillow_gpu.gpu._pillow_memory import STORED_UPLOADS, stored_view
+from pillow_gpu._pillow_memory import STORED_UPLOADS, stored_view
 
 __all__ = [
     "BYTE_BANDS",
@@ -185,7 +185,7 @@ def upload_bytes(image: PILImage.Image) -> bytes | memoryview:
     Packed modes (:data:`PACKED_UPLOADS`) are widened by the ``unpack`` kernel; the others are
     already one little-endian word per pixel (RGB and YCbCr with their padding byte, I and F
     native). Where those bytes are Pillow's storage itself and need no padding, this is a
-    read-only view of the image's memory (:mod:`~pillow_gpu.gpu._pillow_memory`), not a copy.
+    read-only view of the image's memory (:mod:`~pillow_gpu._pillow_memory`), not a copy.
     """
     mode = image.mode
     if mode in STORED_UPLOADS and sys.byteorder == "little":

@@ -205,6 +205,9 @@ class Plan:
 
 
 def _host_pixels(node: Node) -> bytes | memoryview:
+    stored: bytes | None = node.params.get("stored") if node.op == "pil" else None
+    if stored is not None:  # from_pil's copy of Pillow's storage: already the upload's bytes
+        return stored
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
     # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.

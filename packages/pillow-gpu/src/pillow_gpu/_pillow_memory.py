@@ -11,16 +11,28 @@ encoder over every line and copies the image once more (for a 1024x1024 RGB imag
 Pillow refuses the export when the image's rows are not one contiguous block (an image larger
 than Pillow's block size); :func:`stored_view` then returns None and the caller falls back to
 ``tobytes()``.
+
+The same export gives a lazy leaf its private copy: :func:`stored_snapshot` copies the storage
+once into immutable bytes (padded to whole words, exactly the upload's bytes), cheaper than
+``Image.copy()`` and uploaded as it is; :func:`image_of_snapshot` rebuilds the Pillow image from
+it, byte for byte (RGB's padding byte included), for the CPU paths.
 """
 
 from __future__ import annotations
 
 import ctypes
+import sys
 from typing import Any
 
 from PIL import Image as PILImage
 
-__all__ = ["STORED_UPLOADS", "stored_view"]
+__all__ = [
+    "SNAPSHOT_RAWMODES",
+    "STORED_UPLOADS",
+    "image_of_snapshot",
+    "stored_snapshot",
+    "stored_view",
+]
 
 #: Modes whose upload bytes are their Pillow storage, with the Arrow format Pillow exports
 #: (``+w:4`` a fixed-size list of four ``uint8``; the others one value per pixel).
@@ -42,6 +54,24 @@ STORED_UPLOADS: dict[str, bytes] = {
 }
 
 _BYTES_PER_PIXEL = {b"C": 1, b"s": 2, b"i": 4, b"f": 4, b"+w:4": 4}
+
+#: Modes a lazy leaf keeps as :func:`stored_snapshot` bytes, with the raw mode that unpacks
+#: those bytes into the same storage (little-endian words; RGB and YCbCr with their fourth
+#: byte). P and 1 are not among them: their images carry a palette or bit semantics too.
+SNAPSHOT_RAWMODES: dict[str, str] = {
+    "L": "L",
+    "I;16": "I;16",
+    "I;16L": "I;16L",
+    "I;16B": "I;16B",
+    "I": "I;32",
+    "F": "F;32F",
+    "RGB": "RGBX",
+    "RGBA": "RGBA",
+    "RGBX": "RGBX",
+    "CMYK": "CMYK",
+    "YCbCr": "YCbCrX",
+    "RGBa": "RGBa",
+}
 
 
 class _ArrowSchema(ctypes.Structure):
@@ -128,3 +158,24 @@ def stored_view(image: PILImage.Image) -> memoryview | None:
     data: Any = (ctypes.c_uint8 * nbytes).from_address(address)
     data.export = (schema_capsule, array_capsule)  # released with the view
     return memoryview(data).cast("B").toreadonly()
+
+
+def stored_snapshot(image: PILImage.Image) -> bytes | None:
+    """A copy of a loaded ``image``'s storage, padded with zeros to whole 4-byte words (the
+    bytes its upload sends), or None where the mode is not in :data:`SNAPSHOT_RAWMODES`, the
+    storage is not one exportable block, or this machine is big-endian."""
+    if image.mode not in SNAPSHOT_RAWMODES or sys.byteorder != "little":
+        return None
+    view = stored_view(image)
+    if view is None:
+        return None
+    pad = -view.nbytes % 4
+    data = b"".join((view, bytes(pad))) if pad else bytes(view)
+    view.release()
+    return data
+
+
+def image_of_snapshot(mode: str, size: tuple[int, int], data: bytes) -> PILImage.Image:
+    """The ``mode`` image of ``size`` whose storage :func:`stored_snapshot` copied to ``data``."""
+    nbytes = size[0] * size[1] * _BYTES_PER_PIXEL[STORED_UPLOADS[mode]]
+    return PILImage.frombytes(mode, size, data[:nbytes], "raw", SNAPSHOT_RAWMODES[mode])

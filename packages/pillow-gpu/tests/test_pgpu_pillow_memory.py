@@ -1,4 +1,5 @@
-"""Uploads read straight from Pillow's memory equal the bytes ``tobytes()`` would give."""
+"""Uploads read straight from Pillow's memory equal the bytes ``tobytes()`` would give; the
+snapshots of lazy leaves are those bytes and rebuild the image exactly."""
 
 from __future__ import annotations
 
@@ -7,9 +8,15 @@ import gc
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from pillow_gpu._pillow_memory import (
+    SNAPSHOT_RAWMODES,
+    STORED_UPLOADS,
+    image_of_snapshot,
+    stored_snapshot,
+    stored_view,
+)
 from pillow_gpu.gpu import _layout
 from pillow_gpu.gpu._layout import upload_bytes
-from pillow_gpu.gpu._pillow_memory import STORED_UPLOADS, stored_view
 
 SIZES = {"4x4": (4, 4), "8x3": (8, 3), "17x5": (17, 5), "256x256": (256, 256)}
 
@@ -81,3 +88,41 @@ def test_an_image_in_several_blocks_is_copied() -> None:
 
 def test_an_empty_image_has_no_view() -> None:
     assert stored_view(PILImage.new("L", (0, 5))) is None
+
+
+@pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
+@pytest.mark.parametrize("mode", list(SNAPSHOT_RAWMODES))
+def test_a_snapshot_is_the_upload_and_rebuilds_the_image(
+    mode: str, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, image in _sources(mode, size).items():
+        snapshot = stored_snapshot(image)
+        assert isinstance(snapshot, bytes), name
+        assert snapshot == _copied_upload(image, monkeypatch), name
+        rebuilt = image_of_snapshot(mode, size, snapshot)
+        assert (rebuilt.mode, rebuilt.size) == (mode, size), name
+        assert rebuilt.tobytes() == image.tobytes(), name
+        view = stored_view(rebuilt)
+        assert view is not None
+        assert bytes(view) == bytes(stored_view(image) or b""), f"{name}: storage differs"
+
+
+def test_a_snapshot_does_not_follow_later_changes_of_its_source() -> None:
+    pixels = np.zeros((6, 8), dtype=np.uint8)
+    shared = PILImage.frombuffer("L", (8, 6), pixels, "raw", "L", 0, 1)  # numpy's memory
+    snapshot = stored_snapshot(shared)
+    assert snapshot is not None
+    pixels[:] = 200
+    assert shared.getpixel((0, 0)) == 200  # the source follows its array; the copy does not
+    assert image_of_snapshot("L", (8, 6), snapshot).tobytes() == bytes(48)
+
+
+@pytest.mark.parametrize("mode", ["P", "1", "LA", "PA", "HSV", "I;16N"])
+def test_modes_outside_the_snapshot_table_are_not_snapshotted(mode: str) -> None:
+    assert mode not in SNAPSHOT_RAWMODES
+    assert stored_snapshot(PILImage.new(mode, (8, 8))) is None
+
+
+def test_an_image_in_several_blocks_is_not_snapshotted() -> None:
+    edge = int((PILImage.core.get_block_size() // 4) ** 0.5) + 64
+    assert stored_snapshot(PILImage.new("RGBA", (edge, edge))) is None
