@@ -15,6 +15,8 @@ from pillow_gpu.gpu._layout import terminal_nbytes
 from pillow_gpu.gpu._plan import Plan, record_terminal, record_upload
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import premultiply
+from pillow_gpu.gpu.kernels.resample import BLOCK, blocked_windows
+from pillow_gpu.gpu.kernels.resample_coeffs import precompute
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -153,3 +155,52 @@ def test_unproven_filters_and_oversized_tables_are_unsupported(
 ) -> None:
     with pytest.raises(Unsupported, match=match):
         plan_graph(Image.new("RGB", src).resize(size, method))
+
+
+# Blocked windows (resample.wgsl) against the long-window kernel (resample_long.wgsl): a pass
+# whose table fits one uniform binding runs as one dispatch, a longer one as several (chunks of
+# blocks), and one whose block window outgrows the binding or needs more than MAX_CHUNKS
+# dispatches falls back to resample_long.
+WINDOW_LAYOUTS = {
+    "one-dispatch": ((1024, 3), (256, 3), R.BICUBIC, {"resample": 1}),
+    "chunked": ((4096, 2), (1024, 2), R.BICUBIC, {"resample": 2}),
+    "long-window": ((4096, 2), (5, 2), R.BICUBIC, {"resample_long": 1}),
+    "over-max-chunks": ((34_000, 1), (340, 1), R.BICUBIC, {"resample_long": 1}),
+    "both-passes": ((300, 200), (37, 190), R.LANCZOS, {"resample": 2}),
+}
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA"])
+@pytest.mark.parametrize("case", list(WINDOW_LAYOUTS.values()), ids=list(WINDOW_LAYOUTS))
+def test_window_layouts_match_pillow(
+    mode: str, case: tuple[_Size, _Size, int, dict[str, int]]
+) -> None:
+    src, size, method, kernels = case
+    source = make_image(mode, src)
+    lazy = Image.from_pil(source).resize(size, method)
+    shaders = [dispatch.shader for dispatch in plan_graph(lazy).program.dispatches]
+    assert {name: shaders.count(name) for name in kernels} == kernels
+    assert not {"resample", "resample_long"} - set(kernels) & set(shaders)
+    assert_image_equal(evaluate(lazy), source.resize(size, method))
+
+
+@pytest.mark.parametrize(
+    ("in_size", "out_size"),
+    [(1024, 256), (7, 3), (640, 427), (5, 17), (4096, 5), (3, 1)],
+    ids=["quarter", "tiny", "fractional", "up", "long", "to-one"],
+)
+@pytest.mark.parametrize("method", FILTERS, ids=[f.name for f in FILTERS])
+def test_blocked_windows_weigh_each_input_as_pillow(
+    method: int, in_size: int, out_size: int
+) -> None:
+    coefficients = precompute(method, in_size, 0.0, float(in_size), out_size)
+    windows = blocked_windows(coefficients, shift=0)
+    for output, (first, taps) in enumerate(coefficients.bounds):
+        block, lane = divmod(output, BLOCK)
+        start, count = windows.headers[block, :2]
+        dense = np.zeros(in_size, dtype=np.int64)
+        dense[start : start + count] = windows.weights[block, :count, lane]
+        expected = np.zeros(in_size, dtype=np.int64)
+        expected[first : first + taps] = coefficients.weights[output, :taps]
+        np.testing.assert_array_equal(dense, expected, err_msg=f"output {output}")
+    assert windows.span == windows.headers[:, 1].max()

@@ -42,6 +42,7 @@ SPECIALISED = {
     "unpack": ("KIND", (0, 1, 2, 3, 4)),
     "chops": ("OP", tuple(range(13))),
     "resample": ("AXIS", (0, 1)),
+    "resample_long": ("AXIS", (0, 1)),
     "interleave_l": ("TO_ROWS", (0, 1)),
     "pad_l": ("TO_FLAT", (0, 1)),
     "to_indexed": ("KIND", (0, 1, 2)),

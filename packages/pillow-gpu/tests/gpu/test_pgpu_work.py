@@ -64,16 +64,21 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         lambda: _rgba().resize((20, 10), PILImage.Resampling.NEAREST),
         [(200, 1)],
     ),
-    # premultiply, the two passes, unpremultiply. A pass invocation computes four outputs
-    # across its axis: 5 units per tap (a weight and four words; taps = 2 x support x scale).
-    # 40x30 -> 20x10 runs horizontal first over all 30 rows (20 columns x 8 row quads).
+    # premultiply, the two passes, unpremultiply. A pass runs one 256-invocation workgroup per
+    # block of four outputs along its axis (and per 256 lines across it): span + span // 4
+    # units per invocation, span being the block's window (a word and a quarter-cost uniform
+    # weight vector per input; span = taps + 3 x scale, taps = 2 x support x scale).
+    # 40x30 -> 20x10 runs horizontal first over all 30 rows: 5 blocks with span 8 + 3 x 2,
+    # then 3 vertical blocks with span 12 + 3 x 3.
     "resample-bicubic-horizontal-first": (
         lambda: _rgba().resize((20, 10), PILImage.Resampling.BICUBIC),
-        [(PIXELS, 3), (20 * 8, 5 * 8), (5 * 10, 5 * 12), (200, 3)],
+        [(PIXELS, 3), (256 * 5, 14 + 14 // 4), (256 * 3, 21 + 21 // 4), (200, 3)],
     ),
-    "resample-bilinear-vertical-first": (  # x upscale, y downscale: Pillow 13's vertical first
+    # x upscale, y downscale: Pillow 13's vertical first (3 blocks, span 6 + 3 x 3), then 15
+    # horizontal blocks of the 2/3 upscale (span 2 + 2).
+    "resample-bilinear-vertical-first": (
         lambda: _rgba().resize((60, 10), PILImage.Resampling.BILINEAR),
-        [(PIXELS, 3), (10 * 10, 5 * 6), (60 * 3, 5 * 2), (600, 3)],
+        [(PIXELS, 3), (256 * 3, 15 + 15 // 4), (256 * 15, 4 + 4 // 4), (600, 3)],
     ),
     "chops-multiply": (lambda: ImageChops.multiply(_rgba(), _rgba()), [CHOP]),
     "getchannel-packed": (  # one byte of each word straight into packed L (pack_l)

@@ -92,6 +92,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "reduce": 2,
         "remap": 2,
         "resample": 2,
+        "resample_long": 2,
         "resize_nearest": 2,
         "sum_l": 2,
         "to_indexed": 2,

@@ -15,10 +15,9 @@ Pillow (live 13.0.0 behaviour, checked byte for byte by the parity tests):
 - Each pass: ``ss = 1 << 21 + sum(byte * k)`` in 32-bit ints, ``clip8(ss >> 22)``, per band by
   band count (L: byte 0; LA/La: bytes 0 and 3; RGB: bytes 0..2 with padding 0; else all four).
 
-The kernel computes four outputs per invocation across the pass axis (they share one weight
-load per tap); outputs past the image's edge are computed from its last line, never written.
-
-Coefficients come from :mod:`pillow_gpu.gpu.kernels.resample_coeffs` on the host.
+The kernel computes outputs four at a time along the pass axis, from one dense window per block
+of four (:func:`blocked_windows`): each input word is loaded once for the four. Coefficients come
+from :mod:`pillow_gpu.gpu.kernels.resample_coeffs` on the host.
 """
 
 from __future__ import annotations
@@ -26,15 +25,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import remap
+from pillow_gpu.gpu.kernels import remap, resample_long
 from pillow_gpu.gpu.kernels.resample_coeffs import Coefficients, kernel_size, precompute
 
-__all__ = ["MAX_TABLE_WORDS", "ResizePlan", "lower_passes", "plan_resize", "table_words"]
+__all__ = [
+    "BLOCK",
+    "MAX_CHUNKS",
+    "MAX_TABLE_WORDS",
+    "TABLE_ROWS",
+    "BlockedWindows",
+    "ResizePlan",
+    "blocked_windows",
+    "lower_passes",
+    "plan_resize",
+    "table_words",
+]
 
 #: Largest coefficient table (i32 words: 2 bounds + ksize weights per output) of one pass.
 MAX_TABLE_WORDS = 1 << 22
+#: Outputs one block (one invocation of resample.wgsl) computes along the pass axis.
+BLOCK = 4
+#: vec4 rows of resample.wgsl's uniform table: 64 KiB, the uniform binding every adapter takes.
+TABLE_ROWS = 4096
+#: Most dispatches of one pass in blocked windows; a pass needing more takes resample_long.
+MAX_CHUNKS = 16
 _MASK = {"L": 0b0001, "LA": 0b1001, "RGB": 0b0111}
 
 
@@ -58,7 +75,9 @@ class ResizePlan:
 def table_words(
     resample: int, src_size: tuple[int, int], size: tuple[int, int], box: tuple[float, ...]
 ) -> int:
-    """The larger per-pass coefficient table, in i32 words (cheap: nothing is computed)."""
+    """The larger per-pass coefficient table, in i32 words, of the long-window layout
+    (resample_long: 2 bounds + ksize weights per output), which bounds the blocked one's
+    windows too (cheap: nothing is computed)."""
     return max(
         size[axis] * (2 + kernel_size(resample, box[axis], box[axis + 2], size[axis]))
         for axis in (0, 1)
@@ -115,33 +134,92 @@ def plan_resize(
     return ResizePlan(passes=(first, second))
 
 
-def _quads(size: tuple[int, int], *, across: int) -> tuple[int, int]:
-    """The invocation grid of a pass: four outputs per invocation along axis ``across``."""
-    width, height = size
-    return (-(-width // 4), height) if across == 0 else (width, -(-height // 4))
+@dataclass(frozen=True, slots=True)
+class BlockedWindows:
+    """resample.wgsl's dense windows of one pass: blocks of four consecutive outputs."""
+
+    headers: npt.NDArray[np.int64]  # (blocks, 4): first input, inputs read, 0, 0
+    weights: npt.NDArray[np.int64]  # (blocks, span, 4): weight of input first + t per output
+
+    @property
+    def span(self) -> int:
+        """Window steps every block's weights take (the longest window)."""
+        return int(self.weights.shape[1])
+
+
+def _block_inputs(coefficients: Coefficients, shift: int) -> tuple[npt.NDArray[np.int64], ...]:
+    """(first input less ``shift``, inputs read) of each block of four outputs."""
+    bounds = coefficients.bounds
+    outputs = len(bounds)
+    blocks = -(-outputs // BLOCK)
+    firsts = bounds[:, 0] - shift
+    lows = np.full(blocks * BLOCK, np.iinfo(np.int64).max)
+    highs = np.zeros(blocks * BLOCK, dtype=np.int64)
+    lows[:outputs], highs[:outputs] = firsts, firsts + bounds[:, 1]
+    first = lows.reshape(blocks, BLOCK).min(axis=1)
+    return first, highs.reshape(blocks, BLOCK).max(axis=1) - first
+
+
+def blocked_windows(coefficients: Coefficients, shift: int) -> BlockedWindows:
+    """Merge each block of four outputs' taps (firsts less ``shift``) into one window."""
+    bounds = coefficients.bounds
+    first, count = _block_inputs(coefficients, shift)
+    weights = np.zeros((len(first), int(count.max(initial=1)), BLOCK), dtype=np.int64)
+    output, tap = np.nonzero(np.arange(coefficients.ksize)[None, :] < bounds[:, 1:2])
+    block = output // BLOCK
+    step = bounds[output, 0] - shift - first[block] + tap
+    weights[block, step, output % BLOCK] = coefficients.weights[output, tap]
+    headers = np.zeros((len(first), 4), dtype=np.int64)
+    headers[:, 0], headers[:, 1] = first, count
+    return BlockedWindows(headers=headers, weights=weights)
+
+
+def _chunks(coefficients: Coefficients, shift: int) -> list[range] | None:
+    """The blocks of each resample.wgsl dispatch of a pass (a header and ``span`` rows per
+    block within :data:`TABLE_ROWS`), or None where the pass needs resample_long."""
+    _, count = _block_inputs(coefficients, shift)
+    per = TABLE_ROWS // (1 + int(count.max(initial=1)))
+    blocks = len(count)
+    if per < 1 or -(-blocks // per) > MAX_CHUNKS:
+        return None
+    return [range(first, min(first + per, blocks)) for first in range(0, blocks, per)]
 
 
 def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int) -> int:
     coefficients = step.coefficients
-    bounds = coefficients.bounds - np.array([step.shift, 0])
-    table = program.table(np.concatenate([bounds.reshape(-1), coefficients.weights.reshape(-1)]))
+    chunks = _chunks(coefficients, step.shift)
+    if chunks is None:
+        return resample_long.lower(
+            program,
+            src,
+            src_width=src_width,
+            axis=step.axis,
+            coefficients=coefficients,
+            shift=step.shift,
+            offset=step.offset,
+            size=step.size,
+            mask=mask,
+        )
+    windows = blocked_windows(coefficients, step.shift)
     dst = program.image(step.size)
-    program.dispatch(
-        "resample",
-        words=(
-            *step.size,
-            src_width,
-            step.axis,
-            step.offset,
-            coefficients.ksize,
-            mask,
-            len(bounds),
-        ),
-        bindings=(src, dst, table),
-        grid=_quads(step.size, across=1 - step.axis),
-        invocation_work=max(1, 5 * coefficients.max_taps),  # per tap: a weight, four words
-        constants={"AXIS": step.axis},
-    )
+    across = step.size[1 - step.axis]
+    span = windows.span
+    for chunk in chunks:
+        blocks = len(chunk)
+        table = np.zeros((TABLE_ROWS, 4), dtype=np.int64)
+        table[:blocks] = windows.headers[chunk.start : chunk.stop]
+        table[blocks : blocks + blocks * span] = windows.weights[chunk.start : chunk.stop].reshape(
+            -1, 4
+        )
+        program.dispatch(
+            "resample",
+            words=(*step.size, src_width, step.offset, chunk.start, blocks, span, mask),
+            bindings=(src, dst, program.table(table.reshape(-1), dtype="<i4")),
+            # One 16x16 workgroup per block and 256 lines across the axis.
+            grid=(16 * -(-across // 256), 16 * blocks),
+            invocation_work=max(1, span + span // 4),  # a word and a uniform vector per step
+            constants={"AXIS": step.axis},
+        )
     return dst
 
 

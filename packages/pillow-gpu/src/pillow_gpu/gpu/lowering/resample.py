@@ -167,10 +167,11 @@ ROUTES = (
     Route(
         operation="resize BOX / BILINEAR / HAMMING / BICUBIC / LANCZOS",
         modes=NATIVE_MODES,
-        kernel="resample (+reduce, premultiply)",
+        kernel="resample, resample_long (+reduce, premultiply)",
         contexts=(
             "any size, box and reducing_gap; Pillow 13's pass order; host fixed-point "
-            f"coefficient tables of at most {resample.MAX_TABLE_WORDS} i32 words per pass; "
+            f"coefficient tables of at most {resample.MAX_TABLE_WORDS} i32 words per pass, "
+            "merged into dense windows of four outputs where they fit a uniform binding; "
             "LA/RGBA premultiplied around the work as Pillow does"
         ),
     ),
