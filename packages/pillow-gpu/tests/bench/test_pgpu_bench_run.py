@@ -77,6 +77,12 @@ def test_result_names_the_adapter_and_machine(
     assert tiny_result["adapter"]["device"] == device.adapter_info["device"]
     assert tiny_result["adapter"]["adapter_type"] == device.adapter_info["adapter_type"]
     assert tiny_result["machine"]["cpu_count"] >= 1
+    cpu_model = tiny_result["machine"]["cpu_model"]
+    assert isinstance(cpu_model, str)
+    assert cpu_model  # /proc/cpuinfo's model name, platform.processor(), or "unknown"
+    assert f", {cpu_model}, {tiny_result['machine']['cpu_count']} CPU cores" in render_markdown(
+        tiny_result
+    )
     assert tiny_result["machine"]["pool_processes"] == 2
     assert tiny_result["config"]["sizes"] == [16]
     assert tiny_result["config"]["repeats"] == TINY.repeats

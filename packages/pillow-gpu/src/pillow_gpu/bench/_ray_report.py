@@ -56,7 +56,8 @@ def render_ray_markdown(result: Mapping[str, Any]) -> str:
         "# pillow-gpu Ray benchmark",
         "",
         f"- Run: {result['created']} to {result.get('finished', '?')} (UTC)",
-        f"- Machine: {machine['platform']}, {machine['cpu_count']} CPU cores, load average at "
+        f"- Machine: {machine['platform']}, {machine.get('cpu_model', 'CPU model not recorded')}, "
+        f"{machine['cpu_count']} CPU cores, load average at "
         f"start {machine['load_average_at_start']}; Python {machine['python']}; {versions}; "
         f"ray {cluster.get('ray', '?')}",
         f"- Adapter: {adapter.get('device') or adapter.get('description') or '?'} "

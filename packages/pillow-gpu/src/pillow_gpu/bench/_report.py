@@ -211,7 +211,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         f"# pillow-gpu benchmark: {_adapter_line(result['adapter'])}",
         "",
         f"- Run: {result['created']} to {result.get('finished', '?')} (UTC)",
-        f"- Machine: {machine['platform']}, {machine['cpu_count']} CPU cores, load average "
+        f"- Machine: {machine['platform']}, {machine.get('cpu_model', 'CPU model not recorded')}, "
+        f"{machine['cpu_count']} CPU cores, load average "
         f"at start {machine['load_average_at_start']}; Python {machine['python']}; {versions}",
         f"- Adapter: {json.dumps(result['adapter'], sort_keys=True)}",
         f"- {_matrix_line(config)}; {_rounds_line(config)} (interleaved); executor "

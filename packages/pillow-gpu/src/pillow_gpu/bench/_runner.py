@@ -147,12 +147,26 @@ def _versions() -> dict[str, str]:
     return found
 
 
+def _cpu_model() -> str:
+    """The CPU's model name (Linux ``/proc/cpuinfo``), else what ``platform`` reports."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and value.strip():
+                    return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def machine_info() -> dict[str, Any]:
-    """The host: platform, CPU count, load, Python and library versions."""
+    """The host: platform, CPU model and count, load, Python and library versions."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
     return {
         "platform": platform.platform(),
         "machine": platform.machine(),
+        "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
         "load_average_at_start": [round(value, 2) for value in load],
         "python": sys.version.split()[0],
