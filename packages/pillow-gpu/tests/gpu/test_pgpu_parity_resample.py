@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
@@ -204,3 +206,22 @@ def test_blocked_windows_weigh_each_input_as_pillow(
         expected[first : first + taps] = coefficients.weights[output, :taps]
         np.testing.assert_array_equal(dense, expected, err_msg=f"output {output}")
     assert windows.span == windows.headers[:, 1].max()
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    mode=st.sampled_from(["L", "RGB", "RGBA", "LA"]),
+    src=st.tuples(st.integers(1, 300), st.integers(1, 300)),
+    scale=st.tuples(st.floats(0.02, 3.0), st.floats(0.02, 3.0)),
+    method=st.sampled_from(FILTERS),
+    boxed=st.booleans(),
+)
+def test_random_resizes_match_pillow(
+    mode: str,
+    src: _Size,
+    scale: tuple[float, float],
+    method: int,
+    boxed: bool,
+) -> None:
+    size = (max(1, round(src[0] * scale[0])), max(1, round(src[1] * scale[1])))
+    _check(mode, src, size, method, _fractional_box(*src) if boxed else None)
