@@ -121,6 +121,25 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
             )
 
 
+def _check_loop_steps(root: Node, program: Program, limits: DeviceLimits | None) -> None:
+    """Refuse a dispatch whose invocations loop longer than the adapter runs loops."""
+    bound = None if limits is None else limits.max_loop_steps
+    if bound is None:
+        return
+    for dispatch in program.dispatches:
+        if dispatch.loop_steps > bound:
+            width, height = root.size
+            raise Limit(
+                "this adapter ends shader loops early, and a kernel of the graph loops longer",
+                observed=f"{dispatch.shader} runs up to {dispatch.loop_steps} loop steps per "
+                f"invocation for a {root.mode} {width}x{height} graph; the adapter (llvmpipe) "
+                f"runs {bound}",
+                fix="reduce or resize in smaller steps (e.g. reduce() by a smaller factor "
+                "first), run on a hardware GPU adapter, or evaluate with to_pil()",
+                stage="admission",
+            )
+
+
 def _leaf_host_bytes(node: Node) -> int:
     pixels = node.size[0] * node.size[1]
     encoded = node.params["encoded_nbytes"] if node.op == "open" else 0
@@ -207,6 +226,7 @@ def plan_graph(
     else:
         terminal = record_terminal(program, root, buffers.unpacked(root))
     program.prune(terminal)  # inversions a rank filter folded in
+    _check_loop_steps(root, program, limits)
     if program.work > max_work:
         raise over_bound(root, program.work, max_work)
     nbytes = terminal_nbytes(root.mode, root.size)

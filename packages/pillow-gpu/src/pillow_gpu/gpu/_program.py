@@ -92,7 +92,9 @@ class Dispatch:
     """One compute dispatch of kernel ``shader`` over ``groups`` workgroups.
 
     ``work`` is its shader-work estimate: invocations x (overhead + inner-loop units);
-    ``pipeline`` names the pipeline it runs (the kernel with its ``override`` constants).
+    ``pipeline`` names the pipeline it runs (the kernel with its ``override`` constants);
+    ``loop_steps`` bounds the loop iterations of one invocation (checked against adapters
+    that end long loops early, :attr:`~pillow_gpu.gpu._device.DeviceLimits.max_loop_steps`).
     """
 
     shader: str
@@ -101,6 +103,7 @@ class Dispatch:
     groups: tuple[int, int]
     work: int
     pipeline: str
+    loop_steps: int = 0  # loop iterations one invocation runs, all loops together (a bound)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -218,6 +221,7 @@ class Program:
         invocation_work: int,
         linear: bool = False,
         constants: Mapping[str, int] | None = None,
+        loop_steps: int | None = None,
     ) -> None:
         """Record one dispatch; ``words`` are i32 parameters, ``grid`` the threads wanted.
 
@@ -228,6 +232,10 @@ class Program:
         groups), so large images stay within the per-dimension workgroup limit.
         ``invocation_work`` is what one invocation of the kernel does, in shader-work units
         (:mod:`pillow_gpu.gpu._work`): its inner-loop sample steps, 1 for straight-line code.
+        ``loop_steps`` bounds the loop iterations of one invocation, all its loops together; it
+        defaults to ``invocation_work`` (about one unit per iteration). Kernels whose loops grow
+        with their parameters (reduce, resample) state their own; the others loop over at most
+        a few thousand steps.
         """
         if isinstance(invocation_work, bool) or not isinstance(invocation_work, int):
             msg = f"invocation_work must be an int; observed {invocation_work!r}"
@@ -258,6 +266,7 @@ class Program:
                 bindings=bindings,
                 groups=groups,
                 work=threads * (INVOCATION_OVERHEAD + invocation_work),
+                loop_steps=invocation_work if loop_steps is None else loop_steps,
             )
         )
 

@@ -52,5 +52,6 @@ def lower(
         bindings=(src, dst),
         grid=size,
         invocation_work=fx * fy,  # one word per block pixel
+        loop_steps=fx * fy + fy + 4,  # the block's pixels, its rows, the per-byte loop
     )
     return dst

@@ -218,6 +218,7 @@ def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int
             # One 16x16 workgroup per block and 256 lines across the axis.
             grid=(16 * -(-across // 256), 16 * blocks),
             invocation_work=max(1, span + span // 4),  # a word and a uniform vector per step
+            loop_steps=span,
             constants={"AXIS": step.axis},
         )
     return dst

@@ -45,6 +45,7 @@ def lower(
         bindings=(src, dst, table),
         grid=(-(-width // 4), height) if axis == 1 else (width, -(-height // 4)),
         invocation_work=max(1, 5 * coefficients.max_taps),  # per tap: a weight, four words
+        loop_steps=coefficients.max_taps,
         constants={"AXIS": axis},
     )
     return dst
