@@ -33,16 +33,7 @@ override AXIS: u32 = 0u;
 
 //!include stacked.wgsli
 
-fn bytes4(word: u32) -> vec4<i32> {
-    return vec4<i32>(
-        i32(word & 255u), i32((word >> 8u) & 255u), i32((word >> 16u) & 255u), i32(word >> 24u)
-    );
-}
-
-fn clip8(ss: vec4<i32>, bytes: u32) -> u32 {
-    let c = vec4<u32>(clamp(ss >> vec4<u32>(22u), vec4<i32>(0), vec4<i32>(255)));
-    return (c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u)) & bytes;
-}
+//!include resample_fixed.wgsli
 
 // Workgroup (x, y) computes block first_block + y of lines 256x .. 256x + 255 across the axis.
 @compute @workgroup_size(16, 16)
