@@ -92,12 +92,15 @@ UNBOUNDED = DeviceLimits(
     max_uniform_buffer_binding_size=65536,
 )
 
-# (graph, whether its longest kernel loop fits the budget): reduce loops over its block (and
-# the block's rows), a long-window resample over one output's taps.
+# (graph, whether its longest kernel loop fits the budget): reduce loops over a block row
+# (blocks of more than SPLIT_BLOCK pixels are summed row by row), a long-window resample over
+# one output's taps.
 GRAPHS = {
     "reduce-255": (lambda: Image.new("L", (600, 600)).reduce(255), True),
-    "reduce-256": (lambda: Image.new("L", (600, 600)).reduce(256), False),
+    "reduce-256": (lambda: Image.new("L", (600, 600)).reduce(256), True),
     "reduce-300x200": (lambda: Image.new("RGB", (600, 600)).reduce((300, 200)), True),
+    "reduce-65535x1": (lambda: Image.new("L", (65_535, 2)).reduce((65_535, 1)), True),
+    "reduce-70000x1": (lambda: Image.new("L", (70_000, 2)).reduce((70_000, 1)), False),
     "resample-50000-taps": (
         lambda: Image.new("RGB", (3, 50_000)).resize((3, 5), R.LANCZOS),
         True,

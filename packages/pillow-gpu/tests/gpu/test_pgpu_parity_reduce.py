@@ -6,7 +6,8 @@ import pytest
 from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
-from pillow_gpu.gpu import evaluate
+from pillow_gpu.gpu import evaluate, plan_graph
+from pillow_gpu.gpu.kernels.reduce import SPLIT_BLOCK
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -67,4 +68,39 @@ def test_resize_with_reducing_gap_matches_pillow(mode: str, case: tuple[object, 
     source = make_image(mode, src)  # type: ignore[arg-type]
     expected = source.resize(size, method, box, gap)  # type: ignore[arg-type]
     lazy = Image.from_pil(source).resize(size, method, box, gap)  # type: ignore[arg-type]
+    assert_image_equal(evaluate(lazy), expected)
+
+
+# Blocks of more than SPLIT_BLOCK pixels are summed in two dispatches (row sums, then block
+# sums): at, just past and far past the split, with partial edge blocks and a sub-box.
+LARGE_BLOCKS = {
+    "64x64-direct": ((600, 500), (64, 64), None),
+    "64x65-split": ((600, 500), (64, 65), None),
+    "256-split": ((600, 600), 256, None),
+    "300x200-split-sub-box": ((700, 650), (300, 200), (13, 7, 690, 640)),
+    "5000x1-split": ((10_000, 3), (5000, 1), None),
+}
+
+
+@pytest.mark.parametrize("case", list(LARGE_BLOCKS.values()), ids=list(LARGE_BLOCKS))
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "LA"])
+def test_large_blocks_match_pillow(
+    mode: str, case: tuple[tuple[int, int], _Factor, tuple[int, int, int, int] | None]
+) -> None:
+    src, factor, box = case
+    source = make_image(mode, src)
+    lazy = Image.from_pil(source).reduce(factor, box)  # type: ignore[arg-type]
+    fx, fy = (factor, factor) if isinstance(factor, int) else factor
+    shaders = [dispatch.pipeline for dispatch in plan_graph(lazy).program.dispatches]
+    split = fx * fy > SPLIT_BLOCK
+    assert ("reduce?STAGE=1" in shaders, "reduce?STAGE=2" in shaders) == (split, split)
+    assert_image_equal(evaluate(lazy), source.reduce(factor, box))  # type: ignore[arg-type]
+
+
+def test_thumbnail_to_a_few_pixels_matches_pillow() -> None:
+    source = make_image("RGB", (2048, 1536))
+    expected = source.copy()
+    expected.thumbnail((4, 4))  # reducing_gap 2.0: reduce by 256 x 256, then resize
+    lazy = Image.from_pil(source)
+    lazy.thumbnail((4, 4))
     assert_image_equal(evaluate(lazy), expected)

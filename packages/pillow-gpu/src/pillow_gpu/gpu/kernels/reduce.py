@@ -1,4 +1,8 @@
-"""Block-average kernel: ``Image.reduce(factor, box)`` (Pillow's Reduce.c, exact)."""
+"""Block-average kernel: ``Image.reduce(factor, box)`` (Pillow's Reduce.c, exact).
+
+Blocks of more than :data:`SPLIT_BLOCK` pixels are summed in two dispatches (reduce.wgsl's
+STAGE 1 and 2), the same integer sums.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,12 @@ import numpy as np
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import remap
 
-__all__ = ["lower", "multiplier", "output_size"]
+__all__ = ["SPLIT_BLOCK", "lower", "multiplier", "output_size"]
 
 _MASK = {"L": 0b0001, "LA": 0b1001, "RGB": 0b0111}
+#: Blocks of more pixels are summed in two dispatches (row sums, then block sums): one
+#: invocation then loops over fx or fy steps, not fx * fy.
+SPLIT_BLOCK = 4096
 
 
 def multiplier(count: int) -> int:
@@ -44,14 +51,35 @@ def lower(
         multiplier(edge_x * edge_y),
     )
     size = output_size(factor, box)
-    words = (*size, src_size[0], _MASK.get(mode, 0b1111), fx, fy, box[0], box[1], width, height)
+    shape = (*size, src_size[0], _MASK.get(mode, 0b1111), fx, fy, box[0], box[1], width, height)
+    words = (*shape, 0, 0, *multipliers)
     dst = program.image(size)
+    if fx * fy <= SPLIT_BLOCK:
+        program.dispatch(
+            "reduce",
+            words=words,
+            bindings=(src, dst),
+            grid=size,
+            invocation_work=fx * fy,  # one word per block pixel
+            loop_steps=fx * fy + fy + 4,  # the block's pixels, its rows, the per-byte loop
+        )
+        return dst
+    rows = program.image((4 * size[0], height))  # four u32 sums per block row
     program.dispatch(
         "reduce",
-        words=(*words, 0, 0, *multipliers),
-        bindings=(src, dst),
+        words=words,
+        bindings=(src, rows),
+        grid=(size[0], height),
+        invocation_work=fx,
+        constants={"STAGE": 1},
+    )
+    program.dispatch(
+        "reduce",
+        words=words,
+        bindings=(rows, dst),
         grid=size,
-        invocation_work=fx * fy,  # one word per block pixel
-        loop_steps=fx * fy + fy + 4,  # the block's pixels, its rows, the per-byte loop
+        invocation_work=4 * fy,  # four words per block row
+        loop_steps=fy + 4,
+        constants={"STAGE": 2},
     )
     return dst
