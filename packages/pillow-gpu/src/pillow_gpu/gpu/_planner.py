@@ -132,8 +132,8 @@ def _check_loop_steps(root: Node, program: Program, limits: DeviceLimits | None)
             raise Limit(
                 "this adapter ends shader loops early, and a kernel of the graph loops longer",
                 observed=f"{dispatch.shader} runs up to {dispatch.loop_steps} loop steps per "
-                f"invocation for a {root.mode} {width}x{height} graph; the adapter (llvmpipe) "
-                f"runs {bound}",
+                f"invocation for a {root.mode} {width}x{height} graph; the adapter runs at "
+                f"most {bound}",
                 fix="reduce or resize in smaller steps (e.g. reduce() by a smaller factor "
                 "first), run on a hardware GPU adapter, or evaluate with to_pil()",
                 stage="admission",

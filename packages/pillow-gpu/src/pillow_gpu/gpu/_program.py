@@ -103,7 +103,7 @@ class Dispatch:
     groups: tuple[int, int]
     work: int
     pipeline: str
-    loop_steps: int = 0  # loop iterations one invocation runs, all loops together (a bound)
+    loop_steps: int  # loop iterations one invocation runs, all loops together (a bound)
 
 
 @dataclass(slots=True, kw_only=True)

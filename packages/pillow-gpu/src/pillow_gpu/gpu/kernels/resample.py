@@ -162,8 +162,17 @@ def _block_inputs(coefficients: Coefficients, shift: int) -> tuple[npt.NDArray[n
 
 def blocked_windows(coefficients: Coefficients, shift: int) -> BlockedWindows:
     """Merge each block of four outputs' taps (firsts less ``shift``) into one window."""
-    bounds = coefficients.bounds
     first, count = _block_inputs(coefficients, shift)
+    return _windows(coefficients, shift, first, count)
+
+
+def _windows(
+    coefficients: Coefficients,
+    shift: int,
+    first: npt.NDArray[np.int64],
+    count: npt.NDArray[np.int64],
+) -> BlockedWindows:
+    bounds = coefficients.bounds
     weights = np.zeros((len(first), int(count.max(initial=1)), BLOCK), dtype=np.int64)
     output, tap = np.nonzero(np.arange(coefficients.ksize)[None, :] < bounds[:, 1:2])
     block = output // BLOCK
@@ -174,10 +183,10 @@ def blocked_windows(coefficients: Coefficients, shift: int) -> BlockedWindows:
     return BlockedWindows(headers=headers, weights=weights)
 
 
-def _chunks(coefficients: Coefficients, shift: int) -> list[range] | None:
-    """The blocks of each resample.wgsl dispatch of a pass (a header and ``span`` rows per
-    block within :data:`TABLE_ROWS`), or None where the pass needs resample_long."""
-    _, count = _block_inputs(coefficients, shift)
+def _chunks(count: npt.NDArray[np.int64]) -> list[range] | None:
+    """The blocks of each resample.wgsl dispatch of a pass whose blocks read ``count`` inputs
+    (a header and ``span`` rows per block within :data:`TABLE_ROWS`), or None where the pass
+    needs resample_long."""
     per = TABLE_ROWS // (1 + int(count.max(initial=1)))
     blocks = len(count)
     if per < 1 or -(-blocks // per) > MAX_CHUNKS:
@@ -187,7 +196,8 @@ def _chunks(coefficients: Coefficients, shift: int) -> list[range] | None:
 
 def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int) -> int:
     coefficients = step.coefficients
-    chunks = _chunks(coefficients, step.shift)
+    first, count = _block_inputs(coefficients, step.shift)
+    chunks = _chunks(count)
     if chunks is None:
         return resample_long.lower(
             program,
@@ -200,7 +210,7 @@ def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int
             size=step.size,
             mask=mask,
         )
-    windows = blocked_windows(coefficients, step.shift)
+    windows = _windows(coefficients, step.shift, first, count)
     dst = program.image(step.size)
     across = step.size[1 - step.axis]
     span = windows.span

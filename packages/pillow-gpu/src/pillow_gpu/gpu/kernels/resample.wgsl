@@ -75,8 +75,7 @@ fn main(
         s3 = s3 + v * w.w;
         at = at + step;
     }
-    let bytes = (p.mask & 1u) * 0xFFu | (p.mask & 2u) * 0x7F80u | (p.mask & 4u) * 0x3FC000u
-        | (p.mask & 8u) * 0x1FE00000u;
+    let bytes = kept_bytes(p.mask);
     // Output j of the block sits at (4 * block + j, line) in pass coordinates.
     let i = 4u * (p.first_block + k);
     let base = d + select(line * p.dst_w + i, i * p.dst_w + line, AXIS == 1u);

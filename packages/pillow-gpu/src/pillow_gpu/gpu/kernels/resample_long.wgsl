@@ -67,8 +67,7 @@ fn main(
         s3 = s3 + bytes4(src[at.w]) * k;
         at = at + vec4<u32>(step);
     }
-    let bytes = (p.mask & 1u) * 0xFFu | (p.mask & 2u) * 0x7F80u | (p.mask & 4u) * 0x3FC000u
-        | (p.mask & 8u) * 0x1FE00000u;
+    let bytes = kept_bytes(p.mask);
     let inside = inside4(other, across);
     // Output k of the four sits at (i, other + k) in pass coordinates.
     let base = d + select(other * p.dst_w + i, i * p.dst_w + other, AXIS == 1u);
