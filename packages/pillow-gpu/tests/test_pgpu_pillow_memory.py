@@ -15,6 +15,7 @@ from pillow_gpu._pillow_memory import (
     stored_snapshot,
     stored_view,
 )
+from pillow_gpu._snapshot import Snapshot
 from pillow_gpu.gpu import _layout
 from pillow_gpu.gpu._layout import upload_bytes
 
@@ -97,8 +98,9 @@ def test_a_snapshot_is_the_upload_and_rebuilds_the_image(
 ) -> None:
     for name, image in _sources(mode, size).items():
         snapshot = stored_snapshot(image)
-        assert isinstance(snapshot, bytes), name
-        assert snapshot == _copied_upload(image, monkeypatch), name
+        assert isinstance(snapshot, Snapshot), name
+        assert memoryview(snapshot).readonly, name
+        assert bytes(snapshot) == _copied_upload(image, monkeypatch), name
         rebuilt = image_of_snapshot(mode, size, snapshot)
         assert (rebuilt.mode, rebuilt.size) == (mode, size), name
         assert rebuilt.tobytes() == image.tobytes(), name

@@ -13,9 +13,10 @@ than Pillow's block size); :func:`stored_view` then returns None and the caller 
 ``tobytes()``.
 
 The same export gives a lazy leaf its private copy: :func:`stored_snapshot` copies the storage
-once into immutable bytes (padded to whole words, exactly the upload's bytes), cheaper than
-``Image.copy()`` and uploaded as it is; :func:`image_of_snapshot` rebuilds the Pillow image from
-it, byte for byte (RGB's padding byte included), for the CPU paths.
+once into a read-only :class:`~pillow_gpu._snapshot.Snapshot` (padded to whole words, exactly
+the upload's bytes, in a recycled buffer), cheaper than ``Image.copy()`` and uploaded as it
+is; :func:`image_of_snapshot` rebuilds the Pillow image from it, byte for byte (RGB's padding
+byte included), for the CPU paths.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import sys
 from typing import Any
 
 from PIL import Image as PILImage
+
+from pillow_gpu._snapshot import Snapshot
 
 __all__ = [
     "SNAPSHOT_RAWMODES",
@@ -126,12 +129,12 @@ def _data_address(array: _ArrowArray, pixels: int, nested: bool) -> int | None:
     return int(address) if address else None
 
 
-def stored_view(image: PILImage.Image) -> memoryview | None:
-    """A read-only byte view of ``image``'s storage, or None where Pillow cannot export it.
+def _stored_block(image: PILImage.Image) -> tuple[int, int, tuple[Any, Any]] | None:
+    """(address, byte count, export capsules) of ``image``'s one storage block, or None.
 
-    The view keeps the export (and with it the image's memory) alive for as long as it lives.
-    Only modes of :data:`STORED_UPLOADS` are read; every layout detail is checked against what
-    the mode stores, so an unexpected export is never misread.
+    The memory stays valid while the returned capsules live. Only modes of
+    :data:`STORED_UPLOADS` are read; every layout detail is checked against what the mode
+    stores, so an unexpected export is never misread.
     """
     expected = STORED_UPLOADS.get(image.mode)
     if expected is None:
@@ -150,32 +153,40 @@ def stored_view(image: PILImage.Image) -> memoryview | None:
     width, height = image.size
     pixels = width * height
     address = _data_address(array, pixels, nested)
-    if address is None:
-        return None
     nbytes = pixels * _BYTES_PER_PIXEL[expected]
-    if nbytes == 0:
+    if address is None or nbytes == 0:
         return None
+    return address, nbytes, (schema_capsule, array_capsule)
+
+
+def stored_view(image: PILImage.Image) -> memoryview | None:
+    """A read-only byte view of ``image``'s storage, or None where Pillow cannot export it.
+
+    The view keeps the export (and with it the image's memory) alive for as long as it lives.
+    """
+    block = _stored_block(image)
+    if block is None:
+        return None
+    address, nbytes, export = block
     data: Any = (ctypes.c_uint8 * nbytes).from_address(address)
-    data.export = (schema_capsule, array_capsule)  # released with the view
+    data.export = export  # released with the view
     return memoryview(data).cast("B").toreadonly()
 
 
-def stored_snapshot(image: PILImage.Image) -> bytes | None:
+def stored_snapshot(image: PILImage.Image) -> Snapshot | None:
     """A copy of a loaded ``image``'s storage, padded with zeros to whole 4-byte words (the
     bytes its upload sends), or None where the mode is not in :data:`SNAPSHOT_RAWMODES`, the
     storage is not one exportable block, or this machine is big-endian."""
     if image.mode not in SNAPSHOT_RAWMODES or sys.byteorder != "little":
         return None
-    view = stored_view(image)
-    if view is None:
+    block = _stored_block(image)
+    if block is None:
         return None
-    pad = -view.nbytes % 4
-    data = b"".join((view, bytes(pad))) if pad else bytes(view)
-    view.release()
-    return data
+    address, nbytes, _export = block  # the export keeps the storage alive during the copy
+    return Snapshot.copy_of(address, nbytes, nbytes + -nbytes % 4)
 
 
-def image_of_snapshot(mode: str, size: tuple[int, int], data: bytes) -> PILImage.Image:
+def image_of_snapshot(mode: str, size: tuple[int, int], data: Snapshot | bytes) -> PILImage.Image:
     """The ``mode`` image of ``size`` whose storage :func:`stored_snapshot` copied to ``data``."""
     nbytes = size[0] * size[1] * _BYTES_PER_PIXEL[STORED_UPLOADS[mode]]
-    return PILImage.frombytes(mode, size, data[:nbytes], "raw", SNAPSHOT_RAWMODES[mode])
+    return PILImage.frombytes(mode, size, memoryview(data)[:nbytes], "raw", SNAPSHOT_RAWMODES[mode])

@@ -13,6 +13,7 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import palette_of
 from pillow_gpu._graph import Node
+from pillow_gpu._snapshot import Snapshot
 from pillow_gpu.errors import DecodeError, DeviceError
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import (
@@ -205,9 +206,9 @@ class Plan:
 
 
 def _host_pixels(node: Node) -> bytes | memoryview:
-    stored: bytes | None = node.params.get("stored") if node.op == "pil" else None
+    stored: Snapshot | None = node.params.get("stored") if node.op == "pil" else None
     if stored is not None:  # from_pil's copy of Pillow's storage: already the upload's bytes
-        return stored
+        return memoryview(stored)
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
     # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.
