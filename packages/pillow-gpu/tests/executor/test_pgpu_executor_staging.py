@@ -10,6 +10,7 @@ from PIL import ImageChops as PILImageChops
 from pillow_gpu import GpuBatchExecutor, Image, ImageChops
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.gpu._device import SharedDevice
+from pillow_gpu.gpu._slots import SlotPool
 
 Factory = Callable[..., GpuBatchExecutor]
 
@@ -78,6 +79,8 @@ def test_an_arena_above_a_quarter_of_the_pool_is_destroyed_not_pooled(
 ) -> None:
     size = (16, 16)
     key = _arena_key(device, 4, size)  # a 1024-byte arena
-    monkeypatch.setattr(device.slots, "max_bytes", 4 * 1024 - 4)  # a quarter is 1023 bytes
-    _run(make_executor(), _sources("L", size, seed=5))
+    executor = make_executor()
+    # A pool created after the executor: its bound is not widened (a quarter is 1023 bytes).
+    monkeypatch.setattr(device, "slots", SlotPool(max_bytes=4 * 1024 - 4))
+    _run(executor, _sources("L", size, seed=5))
     assert device.slots.take(key) is None

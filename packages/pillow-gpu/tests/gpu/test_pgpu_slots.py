@@ -89,3 +89,43 @@ def test_pool_is_bounded_and_evicts_the_oldest_shape(device: SharedDevice) -> No
     assert pool.idle_bytes == 0
     assert kept.buffers == []
     newer.destroy()
+
+
+def test_a_widening_raises_the_bound_until_it_is_narrowed(device: SharedDevice) -> None:
+    pool = SlotPool(max_bytes=1024)
+    outer = pool.widen(4 * 1024)
+    inner = pool.widen(2 * 1024)
+    assert pool.max_bytes == 4 * 1024  # the largest open widening
+    slots = [_slot(device, 1024) for _ in range(4)]
+    for name, slot in zip("abcd", slots, strict=True):
+        pool.give(name, slot)
+    assert pool.idle_bytes == 4 * 1024  # none destroyed while widened
+    pool.narrow(outer)
+    assert pool.max_bytes == 2 * 1024
+    assert pool.idle_bytes == 2 * 1024  # the two oldest shapes were destroyed
+    assert [slot.buffers == [] for slot in slots] == [True, True, False, False]
+    pool.narrow(outer)  # idempotent
+    pool.narrow(inner)
+    assert (pool.max_bytes, pool.idle_bytes) == (1024, 1024)
+    assert pool.take("d") is slots[3]
+    pool.clear()
+    slots[3].destroy()
+
+
+def test_an_open_executor_widens_the_device_pool_to_its_gpu_budget(
+    device: SharedDevice,
+) -> None:
+    import gc
+
+    from pillow_gpu.executor import GpuBatchExecutor
+
+    budget = device.slots.max_bytes + (3 << 30)  # above any other open executor's budget
+    executor = GpuBatchExecutor(gpu_bytes=budget)
+    assert device.slots.max_bytes == budget
+    executor.close()
+    assert device.slots.max_bytes < budget
+    collected = GpuBatchExecutor(gpu_bytes=budget)  # never closed: ended when collected
+    assert device.slots.max_bytes == budget
+    del collected
+    gc.collect()
+    assert device.slots.max_bytes < budget

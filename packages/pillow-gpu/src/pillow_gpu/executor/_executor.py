@@ -11,6 +11,7 @@ there is no background thread. Credits are taken at admission and returned in st
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from threading import RLock, get_ident
 from types import MappingProxyType, TracebackType
@@ -153,6 +154,10 @@ class GpuBatchExecutor(WorkQueues):
         # Launch early only once this many jobs wait: submissions as large as the job credits
         # allow with max_in_flight of them out (small images pay per submission, not per job).
         self._batch_target = max(1, max_jobs // max_in_flight)
+        # While open, the device keeps up to this executor's GPU budget of released slots for
+        # its next submissions (gpu._slots); ended by close() or when the executor is collected.
+        token = shared.slots.widen(credits.caps.gpu_bytes)
+        self._pool_widening = weakref.finalize(self, shared.slots.narrow, token)
 
     # -- public API ---------------------------------------------------------------------------
     def submit(self, image: Any) -> int:
@@ -231,6 +236,8 @@ class GpuBatchExecutor(WorkQueues):
         if self._closed and self._settled:
             return
         self._drive("close", self._cancel)
+        if self._settled:
+            self._pool_widening()
 
     @property
     def closed(self) -> bool:

@@ -11,6 +11,13 @@ are queued after every command that used the slot before. A reused slot zeroes i
 buffers. The executor's consumed staging arenas are pooled here too, as one-buffer slots keyed
 ``("arena", size)``. Idle slots are bounded by ``max_bytes``; the oldest are destroyed first.
 Idle slots are not charged to any executor's credits (they back no live job).
+
+The bound is :data:`IDLE_SLOT_BYTES`, raised while an executor is open to that executor's
+``gpu_bytes`` budget (:meth:`SlotPool.widen`): a batch whose working set exceeds the fixed
+bound (16 jobs of 1024x1024 RGB thumbnails hold about 85 MiB) otherwise destroyed slots at the
+end of every submission and created them again for the next one (on lavapipe, 2 cores, that
+cost 1.34x on such a batch). Closing the executor narrows the bound again and destroys what
+no longer fits.
 """
 
 from __future__ import annotations
@@ -83,10 +90,40 @@ class SlotPool:
     """Idle slots by program shape, at most ``max_bytes`` in all (thread-safe)."""
 
     def __init__(self, max_bytes: int = IDLE_SLOT_BYTES) -> None:
+        #: The bound now: the larger of the base bound and every open widening.
         self.max_bytes = max_bytes
+        self._base_bytes = max_bytes
+        self._widenings: dict[int, int] = {}
+        self._next_token = 0
         self._idle: dict[Hashable, list[Slot]] = {}
         self._bytes = 0
         self._lock = threading.Lock()
+
+    def widen(self, nbytes: int) -> int:
+        """Keep up to ``nbytes`` idle until :meth:`narrow` is called with the returned token."""
+        with self._lock:
+            self._next_token += 1
+            self._widenings[self._next_token] = nbytes
+            self.max_bytes = max([self._base_bytes, *self._widenings.values()])
+            return self._next_token
+
+    def narrow(self, token: int) -> None:
+        """End the widening ``token`` (idempotent); destroy the oldest slots beyond the bound."""
+        evicted: list[Slot] = []
+        with self._lock:
+            if self._widenings.pop(token, None) is None:
+                return
+            self.max_bytes = max([self._base_bytes, *self._widenings.values()])
+            while self._bytes > self.max_bytes and self._idle:
+                oldest = next(iter(self._idle))
+                shelf = self._idle[oldest]
+                victim = shelf.pop(0)
+                if not shelf:
+                    del self._idle[oldest]
+                self._bytes -= victim.nbytes
+                evicted.append(victim)
+        for victim in evicted:
+            victim.destroy()
 
     @property
     def idle_bytes(self) -> int:
