@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -57,17 +58,27 @@ def test_a_recycled_buffer_holds_only_the_new_snapshot(mode: str, size: tuple[in
     assert bytes(second) == _expected(image)
 
 
-def test_a_live_view_keeps_its_buffer_out_of_the_pool() -> None:
+VIEWS = {
+    "whole": memoryview,
+    "slice": lambda snapshot: memoryview(snapshot)[1000:2000],
+    "numpy": lambda snapshot: np.frombuffer(memoryview(snapshot), dtype=np.uint8),
+}
+
+
+@pytest.mark.parametrize("make_view", list(VIEWS.values()), ids=list(VIEWS))
+def test_a_live_view_keeps_its_buffer_out_of_the_pool(make_view: Any) -> None:
     source = _noise("L", (256, 256), 2)
     snapshot = stored_snapshot(source)
     assert snapshot is not None
-    view = memoryview(snapshot)
+    view = make_view(snapshot)
+    expected = bytes(view)
     del snapshot
     gc.collect()
     assert snapshot_pool().idle_bytes == 0
     other = stored_snapshot(PILImage.new("L", (256, 256), 9))
     assert other is not None
-    assert bytes(view) == source.tobytes()  # never overwritten by the later snapshot
+    assert bytes(view) == expected  # never overwritten by the later snapshot
+    del view
 
 
 def test_a_snapshot_is_read_only() -> None:

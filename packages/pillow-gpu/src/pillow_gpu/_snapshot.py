@@ -10,14 +10,13 @@ again. A :class:`Snapshot` of at least :data:`MIN_POOLED_BYTES` therefore takes 
 a pool of buffers that dead snapshots gave back (:data:`IDLE_SNAPSHOT_BYTES` at most, by
 exact size, least recently returned sizes dropped first).
 
-A buffer goes back only when nothing else refers to it (no view of it is alive), so a
-recycled buffer is never visible through an older snapshot.
+A buffer goes back only when no view of it is alive (only its snapshot refers to the buffer
+itself), so a recycled buffer is never visible through an older snapshot.
 """
 
 from __future__ import annotations
 
 import ctypes
-import sys
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -30,10 +29,6 @@ IDLE_SNAPSHOT_BYTES = 64 << 20
 #: Snapshots smaller than this use plain allocations (small ones are reused by the allocator
 #: itself, and a pooled buffer costs a little bookkeeping).
 MIN_POOLED_BYTES = 32 << 10
-
-# References to a snapshot's buffer when nothing outside it holds one: the snapshot's slot,
-# the local name in __del__ and getrefcount's argument.
-_UNSHARED_REFS = 3
 
 
 class SnapshotPool:
@@ -136,8 +131,17 @@ class Snapshot:
     def __repr__(self) -> str:
         return f"<Snapshot of {len(self._buffer)} bytes>"
 
-    # The pool and getrefcount are bound as defaults: they outlive module teardown at exit.
-    def __del__(self, _give: Any = _POOL.give, _refs: Any = sys.getrefcount) -> None:
+    # The pool is bound as a default: it outlives module teardown at exit.
+    def __del__(self, _give: Any = _POOL.give) -> None:
         buffer = self._buffer
-        if len(buffer) >= MIN_POOLED_BYTES and _refs(buffer) == _UNSHARED_REFS:
-            _give(buffer)
+        if len(buffer) < MIN_POOLED_BYTES:
+            return
+        # Only this object refers to the buffer itself; a view of it is an export, and a
+        # bytearray with exports refuses to resize: popping a byte (then putting it back) is
+        # an exact test that no view is alive, on every Python, without counting references.
+        try:
+            last = buffer.pop()
+        except BufferError:
+            return
+        buffer.append(last)
+        _give(buffer)
