@@ -128,4 +128,23 @@ def test_an_open_executor_widens_the_device_pool_to_its_gpu_budget(
     assert device.slots.max_bytes == budget
     del collected
     gc.collect()
+    drain = _slot(device, 256)
+    device.slots.give(("drain",), drain)  # the next pool call narrows the bound
     assert device.slots.max_bytes < budget
+    assert device.slots.take(("drain",)) is drain
+    drain.destroy()
+
+
+def test_an_expiry_never_waits_for_the_pool_lock(device: SharedDevice) -> None:
+    # A collection can run while this thread holds the pool's lock (any allocation under it);
+    # a collected executor's widening must then end without taking the lock.
+    pool = SlotPool(max_bytes=1024)
+    token = pool.widen(4 * 1024)
+    with pool._lock:
+        pool.expire(token)
+    assert pool.max_bytes == 4 * 1024
+    kept = _slot(device, 1024)
+    pool.give("a", kept)
+    assert pool.max_bytes == 1024
+    assert pool.take("a") is kept
+    kept.destroy()

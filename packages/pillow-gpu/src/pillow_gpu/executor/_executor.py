@@ -155,9 +155,10 @@ class GpuBatchExecutor(WorkQueues):
         # allow with max_in_flight of them out (small images pay per submission, not per job).
         self._batch_target = max(1, max_jobs // max_in_flight)
         # While open, the device keeps up to this executor's GPU budget of released slots for
-        # its next submissions (gpu._slots); ended by close() or when the executor is collected.
-        token = shared.slots.widen(credits.caps.gpu_bytes)
-        self._pool_widening = weakref.finalize(self, shared.slots.narrow, token)
+        # its next submissions (gpu._slots); ended by close(), or marked ended when the executor
+        # is collected (expire takes no lock: a collection may run inside the pool's lock).
+        self._pool_token = shared.slots.widen(credits.caps.gpu_bytes)
+        self._pool_widening = weakref.finalize(self, shared.slots.expire, self._pool_token)
 
     # -- public API ---------------------------------------------------------------------------
     def submit(self, image: Any) -> int:
@@ -236,8 +237,8 @@ class GpuBatchExecutor(WorkQueues):
         if self._closed and self._settled:
             return
         self._drive("close", self._cancel)
-        if self._settled:
-            self._pool_widening()
+        if self._settled and self._pool_widening.detach() is not None:
+            self._shared.slots.narrow(self._pool_token)
 
     @property
     def closed(self) -> bool:

@@ -94,6 +94,7 @@ class SlotPool:
         self.max_bytes = max_bytes
         self._base_bytes = max_bytes
         self._widenings: dict[int, int] = {}
+        self._expired: list[int] = []
         self._next_token = 0
         self._idle: dict[Hashable, list[Slot]] = {}
         self._bytes = 0
@@ -101,14 +102,29 @@ class SlotPool:
 
     def widen(self, nbytes: int) -> int:
         """Keep up to ``nbytes`` idle until :meth:`narrow` is called with the returned token."""
+        self._narrow_expired()
         with self._lock:
             self._next_token += 1
             self._widenings[self._next_token] = nbytes
             self.max_bytes = max([self._base_bytes, *self._widenings.values()])
             return self._next_token
 
+    def expire(self, token: int) -> None:
+        """Mark the widening ``token`` ended without locking (safe inside a garbage collection,
+        which may run while this thread holds the pool's lock); the next :meth:`give`,
+        :meth:`widen` or :meth:`narrow` narrows the bound."""
+        self._expired.append(token)  # one C call: atomic, takes no lock
+
+    def _narrow_expired(self) -> None:
+        while self._expired:
+            self._narrow(self._expired.pop())
+
     def narrow(self, token: int) -> None:
         """End the widening ``token`` (idempotent); destroy the oldest slots beyond the bound."""
+        self._narrow_expired()
+        self._narrow(token)
+
+    def _narrow(self, token: int) -> None:
         evicted: list[Slot] = []
         with self._lock:
             if self._widenings.pop(token, None) is None:
@@ -144,6 +160,7 @@ class SlotPool:
 
     def give(self, key: Hashable, slot: Slot) -> None:
         """Keep ``slot`` for reuse (evicting the oldest shapes), or destroy it if too large."""
+        self._narrow_expired()
         evicted: list[Slot] = []
         with self._lock:
             if slot.nbytes > self.max_bytes:
