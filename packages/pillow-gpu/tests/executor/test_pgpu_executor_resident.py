@@ -64,6 +64,24 @@ def test_dropping_the_last_handle_releases_its_reservation(make_executor: Factor
     assert credits_now(executor) == ZERO
 
 
+def test_a_handle_dropped_while_its_credits_are_locked_never_waits_nor_leaks(
+    make_executor: Factory,
+) -> None:
+    # A garbage collection can run a lease's finalizer inside any locked section of the
+    # executor's own thread; waiting for the lock there would deadlock. Holding the lock here
+    # stands for that: the release must return at once and be applied by the next call.
+    executor = make_executor()
+    (result,) = executor.run([(1, _blurred(make_image("L", (32, 32))))], output="gpu")
+    credits = executor._credits
+    held = credits.charged
+    assert held.gpu_bytes > 0
+    with credits._lock:
+        del result  # the last handle: its finalizer returns the charge
+        assert credits._returned  # queued, not applied, not waiting
+    assert credits_now(executor) == ZERO  # applied once the lock is free
+    assert not credits._returned
+
+
 def _pull_until_backpressure(results: Any, held: list[Any]) -> ResultBackpressure:
     while True:
         try:

@@ -2,9 +2,12 @@
 
 A :class:`Charge` is a reservation (GPU bytes, host bytes, job slots). :class:`Credits` holds
 the caps and what is charged now; it is shared with resident-output leases, which may return
-their charge after the executor is closed (so it is guarded by a lock). Each lease's share is
-a :class:`LeaseRecord`, so that :meth:`Credits.settle` (run when the executor closes) can set
-the charge to exactly what live leases hold, whatever interrupted the executor before.
+their charge after the executor is closed (so it is guarded by a lock). A lease returns its
+charge from a finalizer, which a garbage collection can run inside any locked section of the
+same thread, so that return never waits for the lock (:meth:`Credits.give_lease`). Each
+lease's share is a :class:`LeaseRecord`, so that :meth:`Credits.settle` (run when the executor
+closes) can set the charge to exactly what live leases hold, whatever interrupted the executor
+before.
 """
 
 from __future__ import annotations
@@ -64,10 +67,17 @@ class Credits:
         self._lock = threading.Lock()
         self._leases: list[LeaseRecord] = []
         self._prune_at = 64
+        #: Lease returns that found the lock held, applied by the next call that takes it.
+        self._returned: list[LeaseRecord] = []
 
     @property
     def charged(self) -> Charge:
-        """What is reserved now."""
+        """What is reserved now (lease returns queued meanwhile applied, if the lock is free)."""
+        if self._returned and self._lock.acquire(blocking=False):
+            try:
+                self._apply_returned()
+            finally:
+                self._lock.release()
         return self._charged
 
     def exceeded_cap(self, charge: Charge) -> str | None:
@@ -87,6 +97,7 @@ class Credits:
         land between the two), so a retry after an interrupt never charges twice.
         """
         with self._lock:
+            self._apply_returned()
             charged = self._charged + charge
             if not self.caps.covers(charged):
                 return False
@@ -101,6 +112,7 @@ class Credits:
         ``holder.credited`` is set to True together with the return (see :meth:`try_take`).
         """
         with self._lock:
+            self._apply_returned()
             left = self._charged - charge
             if not left.covers(ZERO):
                 msg = f"credit accounting error: returning {charge} from {self._charged}"
@@ -113,6 +125,7 @@ class Credits:
         """A record for a resident lease's ``charge`` (counted by :meth:`settle` once armed)."""
         record = LeaseRecord(charge)
         with self._lock:
+            self._apply_returned()
             if len(self._leases) >= self._prune_at:
                 self._leases = [lease for lease in self._leases if lease.state != RELEASED]
                 self._prune_at = max(64, 2 * len(self._leases))
@@ -120,19 +133,41 @@ class Credits:
         return record
 
     def give_lease(self, record: LeaseRecord) -> None:
-        """Return an armed lease's charge (once); an unarmed record is only retired."""
-        with self._lock:
-            if record.state == ARMED:
-                left = self._charged - record.charge
-                if not left.covers(ZERO):
-                    msg = f"credit accounting error: returning {record.charge} from {left}"
-                    raise AssertionError(msg)
-                self._charged = left
-            record.state = RELEASED
+        """Return an armed lease's charge (once); an unarmed record is only retired.
+
+        Called from a lease's finalizer, so it never waits for the lock: a garbage collection
+        may run that finalizer while this very thread holds the lock (inside any call below),
+        where waiting would deadlock. The return is then queued and applied, in order, by the
+        next call that takes the lock.
+        """
+        if not self._lock.acquire(blocking=False):
+            self._returned.append(record)  # one C call: atomic, takes no lock
+            return
+        try:
+            self._apply_returned()
+            self._release_lease(record)
+        finally:
+            self._lock.release()
+
+    def _release_lease(self, record: LeaseRecord) -> None:
+        if record.state == ARMED:
+            left = self._charged - record.charge
+            if not left.covers(ZERO):
+                msg = f"credit accounting error: returning {record.charge} from {left}"
+                raise AssertionError(msg)
+            self._charged = left
+        record.state = RELEASED
+
+    def _apply_returned(self) -> None:
+        """Apply queued lease returns (the caller holds the lock)."""
+        returned = self._returned
+        while returned:
+            self._release_lease(returned.pop(0))
 
     def settle(self) -> None:
         """Set the charge to what armed, unreleased leases hold (the executor holds nothing)."""
         with self._lock:
+            self._apply_returned()
             self._leases = [lease for lease in self._leases if lease.state != RELEASED]
             held = ZERO
             for lease in self._leases:
