@@ -64,7 +64,7 @@ class SnapshotPool:
         nbytes = len(buffer)
         if nbytes > self.max_bytes:
             return
-        fresh: list[bytearray] = []  # made before locking: nothing allocates under the lock
+        fresh: list[bytearray] = []  # a new size's shelf, made before locking
         if not self._lock.acquire(blocking=False):
             return
         try:
@@ -119,7 +119,7 @@ class Snapshot:
             buffer[nbytes:] = bytes(padded - nbytes)  # a recycled buffer's old tail
         target = (ctypes.c_char * padded).from_buffer(buffer)
         ctypes.memmove(target, address, nbytes)
-        del target  # releases the export before anyone counts the buffer's references
+        del target  # release the export: a buffer with exports is never given back
         return cls(buffer)
 
     def __buffer__(self, flags: int) -> memoryview:

@@ -115,31 +115,34 @@ class SlotPool:
         :meth:`widen` or :meth:`narrow` narrows the bound."""
         self._expired.append(token)  # one C call: atomic, takes no lock
 
-    def _narrow_expired(self) -> None:
-        while self._expired:
-            self._narrow(self._expired.pop())
-
     def narrow(self, token: int) -> None:
         """End the widening ``token`` (idempotent); destroy the oldest slots beyond the bound."""
+        self.expire(token)
         self._narrow_expired()
-        self._narrow(token)
 
-    def _narrow(self, token: int) -> None:
+    def _narrow_expired(self) -> None:
+        """End every expired widening: recompute the bound and destroy what exceeds it."""
+        if not self._expired:
+            return
         evicted: list[Slot] = []
         with self._lock:
-            if self._widenings.pop(token, None) is None:
-                return
+            while self._expired:
+                self._widenings.pop(self._expired.pop(), None)
             self.max_bytes = max([self._base_bytes, *self._widenings.values()])
             while self._bytes > self.max_bytes and self._idle:
-                oldest = next(iter(self._idle))
-                shelf = self._idle[oldest]
-                victim = shelf.pop(0)
-                if not shelf:
-                    del self._idle[oldest]
-                self._bytes -= victim.nbytes
-                evicted.append(victim)
+                evicted.append(self._pop_oldest())
         for victim in evicted:
             victim.destroy()
+
+    def _pop_oldest(self) -> Slot:
+        """Remove the oldest idle slot of the least recently used shape (lock held)."""
+        oldest = next(iter(self._idle))
+        shelf = self._idle[oldest]
+        victim = shelf.pop(0)
+        if not shelf:
+            del self._idle[oldest]
+        self._bytes -= victim.nbytes
+        return victim
 
     @property
     def idle_bytes(self) -> int:
@@ -169,15 +172,11 @@ class SlotPool:
                 mine = self._idle.pop(key, [])  # re-inserted last: most recently used
                 while self._bytes + slot.nbytes > self.max_bytes:
                     if self._idle:
-                        oldest = next(iter(self._idle))
-                        shelf = self._idle[oldest]
-                        victim = shelf.pop(0)
-                        if not shelf:
-                            del self._idle[oldest]
+                        evicted.append(self._pop_oldest())
                     else:
                         victim = mine.pop(0)
-                    self._bytes -= victim.nbytes
-                    evicted.append(victim)
+                        self._bytes -= victim.nbytes
+                        evicted.append(victim)
                 mine.append(slot)
                 self._idle[key] = mine
                 self._bytes += slot.nbytes
