@@ -16,6 +16,7 @@ __all__ = [
     "call_outcome",
     "make_image",
     "pillow_converts",
+    "rebuilt",
     "undated_info",
 ]
 
@@ -50,6 +51,35 @@ def assert_image_equal(actual: PILImage.Image, expected: PILImage.Image) -> None
         )
     if actual.mode == "RGB":
         assert actual.tobytes("raw", "RGBX") == expected.tobytes("raw", "RGBX"), "padding differs"
+
+
+def rebuilt(image: Any) -> Any:
+    """A new lazy handle on a copy of ``image``'s graph in which no node has a cached result.
+
+    ``to_pil()`` and ``evaluate()`` cache the root's pixels, after which the other returns that
+    cache: a test that checks both routes runs each on its own copy of the graph.
+    """
+    from pillow_gpu._graph import Node
+    from pillow_gpu.Image import Image
+
+    copies: dict[int, Node] = {}
+
+    def copy(node: Node) -> Node:
+        found = copies.get(id(node))
+        if found is None:
+            inputs = tuple(copy(child) for child in node.inputs)
+            found = Node(
+                op=node.op,
+                params=node.params,
+                inputs=inputs,
+                mode=node.mode,
+                size=node.size,
+                info=node.info,
+            )
+            copies[id(node)] = found
+        return found
+
+    return Image(copy(image.node))
 
 
 def call_outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
