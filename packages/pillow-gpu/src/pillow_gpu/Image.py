@@ -36,7 +36,16 @@ from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._rotate import rotate_call
 
-__all__ = ["Image", "from_pil", "frombytes", "merge", "new", "open"]
+__all__ = [
+    "Image",
+    "alpha_composite",
+    "composite",
+    "from_pil",
+    "frombytes",
+    "merge",
+    "new",
+    "open",
+]
 
 #: Targets whose ``convert`` reads ``dither``, ``palette`` and ``colors``.
 _DITHERED_TARGETS = ("P", "PA", "1")
@@ -398,39 +407,26 @@ class Image:
         Pillow's forms: ``box`` None, a 2-tuple corner or a 4-tuple region, ``paste(im, mask)``;
         an image source of another mode is converted as Pillow converts it. ``im`` is read now:
         a pillow-gpu source keeps meaning the node it has at this call, a PIL source is copied.
-        A colour fills the region (unmasked, non-palette modes; others raise ``Unsupported``).
+        A colour fills the region (non-palette modes; palette modes raise ``Unsupported``).
         Errors are Pillow's and leave this image unchanged.
         """
         self._node = self._pasted(im, box, mask)._node
 
     def _pasted(self, im: Any, box: Any = None, mask: Any = None) -> Image:
         """A new image with ``paste(im, box, mask)`` applied (this one is unchanged)."""
-        images = (Image, PILImage.Image)
-        region, mask = _edits.paste_box(im, box, mask, images)
-        if not isinstance(im, images):
-            color = _edits.check_fill(self.mode, im, region, masked=mask is not None)
-            clipped = _edits.fill_region(self.size, region)
-            if clipped is None:  # Pillow's fill writes nothing outside the image
-                return self.copy()
-            corner, size = clipped  # the same ink as Pillow's fill, written by Image.new
-            return self._pasted(new(self.mode, size, color), corner)
-        source = im if isinstance(im, Image) else from_pil(im)
-        _probe(lambda dst, src: dst.paste(src, (0, 0)) or dst, self.mode, source.mode)
-        if (region[2] - region[0], region[3] - region[1]) != source.size:
-            msg = "images do not match"
-            raise ValueError(msg)
-        extra = [source]
-        if mask is not None:
-            mask_image = mask if isinstance(mask, Image) else from_pil(mask)
-            _probe_image(self.mode).paste(
-                _probe_image(source.mode), (0, 0), _probe_image(mask_image.mode)
-            )
-            if mask_image.size != source.size:
-                msg = "images do not match"
-                raise ValueError(msg)
-            extra.append(mask_image)
-        params = {"box": (region[0], region[1]), "masked": mask is not None}
-        return self._derive("paste", params, extra=extra)
+        pasted: Image = _edits.pasted(self, im, box, mask, wrap=from_pil, new=new)
+        return pasted
+
+    def alpha_composite(
+        self,
+        im: Image | PILImage.Image,
+        dest: Sequence[int] = (0, 0),
+        source: Sequence[int] = (0, 0),
+    ) -> None:
+        """``PIL.Image.Image.alpha_composite`` in place: ``im`` (or its ``source`` box) over this
+        image at ``dest``; recorded as Pillow runs it (crops, ``alpha_composite``, paste)."""
+        overlay = im if isinstance(im, Image) else from_pil(im)
+        self._node = _edits.alpha_composited(self, overlay, dest, source, alpha_composite)._node
 
     def putpixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> None:
         """``PIL.Image.Image.putpixel`` in place: set one pixel (errors leave it unchanged)."""
@@ -567,6 +563,26 @@ def from_pil(image: PILImage.Image) -> Image:
     copy = image.copy()
     info = cast("Mapping[str, Any]", copy.info)
     return Image(Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info))
+
+
+def alpha_composite(im1: Image | PILImage.Image, im2: Image | PILImage.Image) -> Image:
+    """Record ``PIL.Image.alpha_composite``: ``im2`` over ``im1`` (RGBA or LA, one mode and
+    size)."""
+    first, second = (im if isinstance(im, Image) else from_pil(im) for im in (im1, im2))
+    _probe(PILImage.alpha_composite, first.mode, second.mode)
+    if first.size != second.size:
+        msg = "images do not match"
+        raise ValueError(msg)
+    return first._derive("alpha_composite", {}, extra=[second])
+
+
+def composite(
+    image1: Image | PILImage.Image, image2: Image | PILImage.Image, mask: Image | PILImage.Image
+) -> Image:
+    """Record ``PIL.Image.composite``: ``image1`` pasted over ``image2`` through ``mask``."""
+    image = image2.copy() if isinstance(image2, Image) else from_pil(image2)
+    image.paste(image1, None, mask)
+    return image
 
 
 def merge(mode: str, bands: Sequence[Image | PILImage.Image]) -> Image:

@@ -6,12 +6,13 @@ from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 
 from pillow_gpu._probes import _probe, _probe_mode
-from pillow_gpu.Image import Image
+from pillow_gpu.Image import Image, composite
 
 __all__ = [
     "add",
     "add_modulo",
     "blend",
+    "composite",
     "darker",
     "difference",
     "hard_light",

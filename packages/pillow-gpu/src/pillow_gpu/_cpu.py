@@ -61,7 +61,13 @@ def decode_leaf(node: Node) -> PILImage.Image:
 
 def _paste(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
     out = images[0].copy()
-    out.paste(images[1], params["box"], images[2] if params["masked"] else None)
+    out.paste(images[1], params["box"], images[2] if len(images) > 2 else None)
+    return out
+
+
+def _fill_masked(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
+    out = images[0].copy()
+    out.paste(params["color"], params["box"], images[1])
     return out
 
 
@@ -122,6 +128,9 @@ _OPS: dict[str, _Op] = {
     ),
     "reduce": lambda ims, p: ims[0].reduce(list(p["factor"]), p["box"]),  # type: ignore[arg-type]
     "paste": _paste,
+    "paste_masked": _paste,
+    "fill_masked": _fill_masked,
+    "alpha_composite": lambda ims, p: PILImage.alpha_composite(ims[0], ims[1]),
     "putpixel": _putpixel,
     "convert": lambda ims, p: ims[0].convert(p["mode"], p.get("matrix"), **convert_options(p)),
     "getchannel": lambda ims, p: ims[0].getchannel(p["channel"]),

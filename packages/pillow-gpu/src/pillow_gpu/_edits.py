@@ -13,9 +13,18 @@ from typing import Any
 
 from PIL import Image as PILImage
 
+from pillow_gpu._probes import _probe, _probe_image
 from pillow_gpu.errors import Unsupported
 
-__all__ = ["check_fill", "fill_region", "paste_box", "thumbnail_size"]
+__all__ = [
+    "alpha_composited",
+    "check_fill",
+    "fill_region",
+    "paste_box",
+    "paste_converts",
+    "pasted",
+    "thumbnail_size",
+]
 
 
 def paste_box(
@@ -50,31 +59,86 @@ def paste_box(
     return (x0, y0, x1, y1), mask
 
 
-def check_fill(mode: str, color: Any, box: tuple[int, int, int, int], masked: bool) -> Any:
-    """Pillow's checks of a colour fill ``paste(color, box)``; returns the colour to fill with.
+def pasted(
+    base: Any,
+    im: Any,
+    box: Any,
+    mask: Any,
+    *,
+    wrap: Callable[[PILImage.Image], Any],
+    new: Callable[[str, tuple[int, int], Any], Any],
+) -> Any:
+    """A new lazy image: ``base`` after Pillow 13's ``paste(im, box, mask)``.
 
-    The colour (a string included) is applied by Pillow itself to a 1x1 image, whose pixel is
-    the value returned. A fill is recorded as ``Image.new`` of
-    the colour pasted over the region, which is exact only without a mask and outside palette
-    modes; those raise :class:`~pillow_gpu.errors.Unsupported`.
+    Records, after Pillow's checks in its order: a colour fill as ``Image.new`` pasted over
+    the clipped region (``fill_masked`` with a mask); an image (``wrap`` makes a PIL one lazy)
+    converted as Pillow's paste converts it, as ``paste`` (``paste_masked`` with a mask).
+    """
+    images = (type(base), PILImage.Image)
+    region, mask = paste_box(im, box, mask, images)
+    mask_image = None if mask is None else mask if isinstance(mask, images[0]) else wrap(mask)
+    region_size = (region[2] - region[0], region[3] - region[1])
+    if not isinstance(im, images):
+        if mask_image is not None and mask_image.size != region_size:
+            msg = "images do not match"
+            raise ValueError(msg)
+        color = check_fill(base.mode, im, region, None if mask_image is None else mask_image.mode)
+        if mask_image is not None:
+            return base._derive("fill_masked", {"box": region, "color": color}, extra=[mask_image])
+        clipped = fill_region(base.size, region)
+        if clipped is None:  # Pillow's fill writes nothing outside the image
+            return base.copy()
+        corner, size = clipped  # the same ink as Pillow's fill, written by Image.new
+        return base._pasted(new(base.mode, size, color), corner)
+    source = im if isinstance(im, images[0]) else wrap(im)
+    _probe(lambda dst, src: dst.paste(src, (0, 0)) or dst, base.mode, source.mode)
+    if paste_converts(base.mode, source.mode):  # as Pillow's paste converts it
+        source = source.convert(base.mode)
+    if region_size != source.size:
+        msg = "images do not match"
+        raise ValueError(msg)
+    if mask_image is None:
+        return base._derive("paste", {"box": region[:2]}, extra=[source])
+    if mask_image.size != source.size:
+        msg = "images do not match"
+        raise ValueError(msg)
+    probe_mask = _probe_image(mask_image.mode)  # Pillow's mask-mode check
+    _probe_image(base.mode).paste(_probe_image(source.mode), (0, 0), probe_mask)
+    return base._derive("paste_masked", {"box": region[:2]}, extra=[source, mask_image])
+
+
+def paste_converts(mode: str, source_mode: str) -> bool:
+    """Whether Pillow's ``paste`` converts a ``source_mode`` image before pasting it into a
+    ``mode`` image: any other mode, except LA, RGBA and RGBa into RGB, whose stored words it
+    copies as they are."""
+    return source_mode != mode and not (mode == "RGB" and source_mode in ("LA", "RGBA", "RGBa"))
+
+
+def check_fill(mode: str, color: Any, box: tuple[int, int, int, int], mask_mode: str | None) -> Any:
+    """Pillow's checks of a colour fill ``paste(color, box[, mask])``; returns the colour.
+
+    The colour (a string included) and the mask's mode are applied by Pillow itself to a 1x1
+    image. The value returned is the colour to record: ``color`` itself where it is an
+    immutable value Pillow reads again the same way, else the pixel Pillow's fill stored. An
+    unmasked fill is recorded as ``Image.new`` of that colour pasted over the region, which
+    is exact outside palette modes; those raise :class:`~pillow_gpu.errors.Unsupported`.
     """
     probe = PILImage.new(mode, (1, 1))
-    probe.paste(color, (0, 0, 1, 1))  # Pillow's own colour checks (and string resolution)
-    if masked or mode in ("P", "PA"):
-        reason = (
-            "Pillow's masked colour fill blends alpha bands differently from a masked paste, "
-            "so it has no exact lazy equivalent"
-            if masked
-            else "a palette image's colour fill depends on its palette, which a lazy "
-            "Image.new does not carry"
-        )
+    mask = None if mask_mode is None else PILImage.new(mask_mode, (1, 1))
+    probe.paste(color, (0, 0, 1, 1), mask)  # Pillow's own colour and mask-mode checks
+    if mode in ("P", "PA"):
         raise Unsupported(
-            reason,
-            observed=f"paste({color!r}, {box}{', mask' if masked else ''}) on a {mode} image",
+            "a palette image's colour fill depends on its palette, which a lazy "
+            "Image.new does not carry",
+            observed=f"paste({color!r}, {box}{', mask' if mask_mode else ''}) on a {mode} image",
             fix="fill with PIL: pil = im.to_pil(); pil.paste(color, box, mask); "
             "im = Image.from_pil(pil)",
             stage="admission",
         )
+    if mask_mode is not None:
+        if isinstance(color, (str, int, float, tuple)):
+            return color  # replayed as given: Pillow's ink for an int differs from its pixel's
+        probe.paste(color, (0, 0, 1, 1))
     # The stored value Pillow's fill wrote (a 16-bit fill stores its low byte in both bytes,
     # 300 -> 0x2C2C); Image.new of it stores the same pixel.
     return probe.getpixel((0, 0))
@@ -111,3 +175,35 @@ def thumbnail_size(current: tuple[int, int], size: tuple[float, float]) -> tuple
     else:
         y = round_aspect(x / aspect, key=lambda n: 0 if n == 0 else abs(aspect - x / n))
     return x, y
+
+
+def alpha_composited(
+    base: Any, overlay: Any, dest: Any, source: Any, composite: Callable[[Any, Any], Any]
+) -> Any:
+    """``base`` after Pillow 13's in-place ``alpha_composite(overlay, dest, source)``.
+
+    Checks the arguments as Pillow does, in its order and with its messages, then records what
+    Pillow runs: the overlay's ``source`` box and the background under ``dest`` cropped where
+    they are not whole images, ``composite(background, overlay)``, and a paste of the result.
+    """
+    if not isinstance(source, (list, tuple)):
+        msg = "Source must be a list or tuple"
+        raise ValueError(msg)
+    if not isinstance(dest, (list, tuple)):
+        msg = "Destination must be a list or tuple"
+        raise ValueError(msg)
+    if len(source) not in (2, 4):
+        msg = "Source must be a sequence of length 2 or 4"
+        raise ValueError(msg)
+    crop_box = tuple(source) if len(source) == 4 else (*source, *overlay.size)
+    if len(dest) != 2:
+        msg = "Destination must be a sequence of length 2"
+        raise ValueError(msg)
+    if min(source) < 0:
+        msg = "Source must be non-negative"
+        raise ValueError(msg)
+    if crop_box != (0, 0, *overlay.size):
+        overlay = overlay.crop(crop_box)
+    box = (*dest, dest[0] + overlay.width, dest[1] + overlay.height)
+    background = base if box == (0, 0, *base.size) else base.crop(box)
+    return base._pasted(composite(background, overlay), box)

@@ -35,6 +35,7 @@ __all__ = [
     "image_of_snapshot",
     "stored_snapshot",
     "stored_view",
+    "stored_word",
 ]
 
 #: Modes whose upload bytes are their Pillow storage, with the Arrow format Pillow exports
@@ -129,14 +130,16 @@ def _data_address(array: _ArrowArray, pixels: int, nested: bool) -> int | None:
     return int(address) if address else None
 
 
-def _stored_block(image: PILImage.Image) -> tuple[int, int, tuple[Any, Any]] | None:
+def _stored_block(
+    image: PILImage.Image, expected: bytes | None = None
+) -> tuple[int, int, tuple[Any, Any]] | None:
     """(address, byte count, export capsules) of ``image``'s one storage block, or None.
 
     The memory stays valid while the returned capsules live. Only modes of
-    :data:`STORED_UPLOADS` are read; every layout detail is checked against what the mode
-    stores, so an unexpected export is never misread.
+    :data:`STORED_UPLOADS` are read (or any mode exported as ``expected``); every layout
+    detail is checked against what the mode stores, so an unexpected export is never misread.
     """
-    expected = STORED_UPLOADS.get(image.mode)
+    expected = STORED_UPLOADS.get(image.mode) if expected is None else expected
     if expected is None:
         return None
     try:
@@ -171,6 +174,17 @@ def stored_view(image: PILImage.Image) -> memoryview | None:
     data: Any = (ctypes.c_uint8 * nbytes).from_address(address)
     data.export = export  # released with the view
     return memoryview(data).cast("B").toreadonly()
+
+
+def stored_word(image: PILImage.Image) -> int | None:
+    """The four stored bytes of pixel (0, 0) of a four-byte-mode ``image`` as a little-endian
+    word (LA's and La's bytes 1 and 2 included, which ``tobytes()`` leaves out), or None where
+    Pillow does not export it as four bytes per pixel."""
+    block = _stored_block(image, b"+w:4")
+    if block is None or sys.byteorder != "little":
+        return None
+    address, _nbytes, _export = block  # the export keeps the storage alive during the read
+    return int(ctypes.c_uint32.from_address(address).value)
 
 
 def stored_snapshot(image: PILImage.Image) -> Snapshot | None:

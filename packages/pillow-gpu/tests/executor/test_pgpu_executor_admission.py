@@ -24,9 +24,10 @@ def _inverted(value: int = 7, size: tuple[int, int] = (8, 8)) -> Image.Image:
 
 
 def _masked_paste() -> Image.Image:
-    """A graph the planner rejects as Unsupported (masked paste has no proven route)."""
-    image = Image.new("L", (4, 4))
-    image.paste(Image.new("L", (2, 2)), (0, 0), Image.new("L", (2, 2)))
+    """A graph the planner rejects as Unsupported (masked paste of 16-bit images has no
+    proven route)."""
+    image = Image.new("I;16", (4, 4))
+    image.paste(Image.new("I;16", (2, 2)), (0, 0), Image.new("L", (2, 2)))
     return image
 
 

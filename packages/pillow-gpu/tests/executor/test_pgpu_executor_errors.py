@@ -42,8 +42,9 @@ def _inverted(value: int = 1) -> Image.Image:
 
 
 def _unsupported() -> Image.Image:
-    image = Image.new("L", (4, 4))
-    image.paste(Image.new("L", (2, 2)), (0, 0), Image.new("L", (2, 2)))
+    """A graph the planner refuses (a masked paste of 16-bit images has no proven route)."""
+    image = Image.new("I;16", (4, 4))
+    image.paste(Image.new("I;16", (2, 2)), (0, 0), Image.new("L", (2, 2)))
     return image
 
 

@@ -38,10 +38,14 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "filter-on-YCbCr": lambda: _leaf("YCbCr").filter(ImageFilter.BLUR),
     "convert-to-P": lambda: _leaf("RGB").convert("P"),
     "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),
-    "masked-paste": lambda: _edited(
-        _leaf("RGB"), "paste", _leaf("RGB", (2, 2)), (1, 1), _leaf("L", (2, 2))
+    # masked paste is proven for the 8-bit modes only (gpu.lowering.composite)
+    "masked-paste-I;16": lambda: _edited(
+        _leaf("I;16"), "paste", _leaf("I;16", (2, 2)), (1, 1), _leaf("L", (2, 2))
     ),
-    "paste-mode-mismatch": lambda: _edited(_leaf("RGBA"), "paste", _leaf("RGB", (2, 2)), (1, 1)),
+    "masked-fill-F": lambda: _edited(_leaf("F"), "paste", 1.5, (0, 0, 2, 2), _leaf("L", (2, 2))),
+    "masked-paste-into-P": lambda: _edited(
+        _leaf("P"), "paste", _leaf("P", (2, 2)), (1, 1), _leaf("L", (2, 2))
+    ),
     "resize-mks2013": lambda: _leaf("RGB").resize((4, 4), PILImage.Resampling.MKS2013),
     "point-with-mode": lambda: _leaf("L").point(list(range(256)), "L"),
     "chops-mode-mismatch": lambda: ImageChops.multiply(_leaf("RGBA"), _leaf("RGBX")),

@@ -66,6 +66,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "bands": 5,
         "boxblur": 2,
         "chops": 3,
+        "composite": 4,
         "contrast": 3,
         "convert": 2,
         "convert_matrix": 2,

@@ -9,12 +9,14 @@ from typing import Any
 from PIL import Image as PILImage
 from PIL import ImageOps
 
+from pillow_gpu._edits import paste_converts
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, WIDE_MODES, to_words
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import paste, remap
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
+from pillow_gpu.gpu.lowering.composite import refuse_hidden_bytes
 
 __all__ = ["LOWERINGS", "ROUTES", "expand_ink"]
 
@@ -42,15 +44,15 @@ def _expand(program: Program, node: Node, ins: Inputs) -> int:
 
 
 def _paste(program: Program, node: Node, ins: Inputs) -> int:
-    if node.params["masked"]:
-        raise unsupported(node, "masked paste is not proven exact on the GPU")
     (base, base_node), (src, src_node) = ins[0], ins[1]
-    if src_node.mode != base_node.mode:
+    if paste_converts(base_node.mode, src_node.mode):  # pragma: no cover - recorded converted
         raise unsupported(
             node,
             f"paste of a {src_node.mode} source into {base_node.mode} needs a conversion",
             fix="convert the source to the same mode first",
         )
+    if base_node.mode == "RGB":
+        refuse_hidden_bytes(node, src_node.mode, "a paste into RGB (Pillow copies the words)")
     return paste.paste(
         program, base, node.size, src=src, src_size=src_node.size, box=node.params["box"]
     )
@@ -94,7 +96,9 @@ ROUTES = (
         operation="paste (unmasked)",
         modes=_COPY_MODES,
         kernel="paste",
-        contexts="same source mode; any offset incl. negative; lazy sources",
+        contexts="any offset incl. negative; lazy sources; a source of another mode converted "
+        "as Pillow's paste converts it (RGBA and RGBa into RGB copied as stored; LA into RGB "
+        "refused: it copies LA's unowned bytes 1 and 2)",
     ),
     Route(operation="putpixel", modes=_COPY_MODES, kernel="paste", contexts="in-range coordinates"),
 )

@@ -56,6 +56,7 @@ __all__ = [
     "BILEVEL_SOURCES",
     "INDEXED_TARGETS",
     "INDEX_COPIES",
+    "MASK_INPUTS",
     "PALETTE_ALPHA_COPIES",
     "PALETTE_SOURCES",
     "ROUTES",
@@ -90,6 +91,9 @@ ToRgb = Callable[[Program, Node, list[tuple[int, Any]]], int]
 #: Operations that move stored P/1 bytes unchanged (the result keeps the palette, as in
 #: Pillow), so ``exif_transpose`` or a crop may come before the ``convert``.
 INDEX_COPIES = ("transpose", "crop")
+#: Operations that read a mode 1 image as a mask (its stored 0/255 byte): the mask's position
+#: among the node's inputs.
+MASK_INPUTS = {"paste_masked": 2, "fill_masked": 1}
 _FIX = (
     "convert to RGB/RGBA/L first (P and 1 images are admitted only as inputs of convert(), "
     "transpose and crop)"
@@ -97,10 +101,14 @@ _FIX = (
 
 
 def check_consumer(node: Node) -> None:
-    """Reject any operation other than ``convert`` and :data:`INDEX_COPIES` reading P or 1."""
+    """Reject any operation other than ``convert`` and :data:`INDEX_COPIES` reading P or 1
+    (a mode 1 image may be the mask of a masked paste or fill: :data:`MASK_INPUTS`)."""
     if node.cache.get() is not None:  # completed: uploaded as a leaf, its inputs unused
         return
-    for child in node.inputs:
+    mask_at = MASK_INPUTS.get(node.op)
+    for position, child in enumerate(node.inputs):
+        if child.mode == "1" and position == mask_at:
+            continue
         if child.mode in INDEXED_MODES and node.op not in ("convert", *INDEX_COPIES):
             raise unsupported(
                 node,

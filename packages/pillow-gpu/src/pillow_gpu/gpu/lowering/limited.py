@@ -43,7 +43,8 @@ __all__ = [
     "lower_limited_convert",
 ]
 
-#: Operations that move YCbCr/La/RGBa words unchanged or read/write their bands by byte
+#: Operations that move YCbCr/La/RGBa words unchanged, read/write their bands by byte, or
+#: blend them byte by byte with a mask (masked paste and fill)
 #: (resize: NEAREST or the same-size copy; transform: AFFINE with NEAREST).
 LIMITED_COPIES = (
     "convert",
@@ -51,6 +52,8 @@ LIMITED_COPIES = (
     "crop",
     "expand",
     "paste",
+    "paste_masked",
+    "fill_masked",
     "putpixel",
     "resize",
     "transform",
