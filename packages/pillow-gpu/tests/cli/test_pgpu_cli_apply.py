@@ -240,3 +240,35 @@ def test_an_output_the_format_cannot_hold_is_reported_at_save(
     assert "observed: cannot write mode RGBA as JPEG; fix: " in captured.err
     assert (out / "gray.jpg").exists()
     assert "1 written, 1 failed" in captured.out
+
+
+def test_flatten_turns_a_folder_with_transparency_into_jpegs_like_pillow(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RGBA and LA PNGs, a palette PNG with a transparent index and an RGB JPEG, written as
+    JPEG files (which cannot hold alpha) after pasting their transparency over orange."""
+    folder = tmp_path / "in"
+    _write(folder, "rgba.png", "RGBA", (40, 30), 1)
+    _write(folder, "la.png", "LA", (33, 21), 2)
+    make_image("RGB", (28, 19), 3).quantize(16).save(folder / "palette.png", transparency=5)
+    make_image("RGB", (25, 25), 4).save(folder / "photo.jpg", quality=90)
+    out = tmp_path / "out"
+    chain = "exif_transpose,flatten:#ff8000,thumbnail:16x16"
+    code = main(["apply", chain, str(folder), "-o", str(out), "--format", "jpg", "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "4 written, 0 failed, 0 refused" in captured.out
+    assert "4 on the GPU (byte-exact)" in captured.out
+    for source in sorted(folder.iterdir()):
+        with PILImage.open(source) as opened:
+            image = PILImageOps.exif_transpose(opened)
+        if image.mode in ("RGBA", "LA") or "transparency" in image.info:
+            rgba = image.convert("RGBA")
+            image = PILImage.new("RGB", rgba.size, "#ff8000")
+            image.paste(rgba, (0, 0), rgba)
+        else:
+            image = image.convert("RGB")
+        image.thumbnail((16, 16))
+        expected = tmp_path / f"{source.stem}.expected.jpg"
+        image.save(expected)
+        assert (out / f"{source.stem}.jpg").read_bytes() == expected.read_bytes()

@@ -13,8 +13,9 @@ from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image
-from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu._testing import assert_image_equal, make_image, rebuilt
 from pillow_gpu.cli._chain import STEPS, ChainError, admitted_modes, describe_steps, parse_chain
+from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._layout import NATIVE_MODES
 
 VALID = {
@@ -123,6 +124,7 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "mode_filter": ("mode_filter:5", lambda im: im.filter(PILImageFilter.ModeFilter(5))),
     "sharpness": ("sharpness:1.7", lambda im: PILImageEnhance.Sharpness(im).enhance(1.7)),
     "expand": ("expand:3", lambda im: PILImageOps.expand(im, 3)),
+    "flatten": ("flatten", lambda im: im.convert("RGB")),
     "crop": ("crop:2", lambda im: PILImageOps.crop(im, 2)),
 }
 
@@ -161,6 +163,52 @@ def test_resize_step_uses_the_named_filter(name: str) -> None:
     result = parse_chain(f"resize:11x23:{name}").apply(Image.from_pil(source)).to_pil()
     expected = source.resize((11, 23), PILImage.Resampling[name.upper()])
     assert_image_equal(result, expected)
+
+
+def _flattened(image: PILImage.Image, color: str) -> PILImage.Image:
+    background = PILImage.new("RGB", image.size, color)
+    rgba = image.convert("RGBA")
+    background.paste(rgba, (0, 0), rgba)
+    return background
+
+
+#: flatten's sources: (mode, whether Pillow's way is the paste over the colour).
+FLATTEN_SOURCES = {
+    "RGBA": True,
+    "LA": True,
+    "RGBa": True,
+    "P-transparency": True,
+    "P": False,
+    "L": False,
+    "RGB": False,
+    "CMYK": False,
+}
+
+
+@pytest.mark.parametrize("color", ["white", "#ff8000"])
+@pytest.mark.parametrize("source_name", list(FLATTEN_SOURCES))
+def test_flatten_step_pastes_transparency_over_the_colour(source_name: str, color: str) -> None:
+    mode = source_name.split("-", maxsplit=1)[0]
+    if mode == "P":
+        source = make_image("RGB", (19, 17), seed=6).quantize(32)
+        if source_name == "P-transparency":
+            source.info["transparency"] = 3
+    elif mode == "RGBa":
+        source = make_image("RGBA", (19, 17), seed=6).convert(mode)
+    else:
+        source = make_image(mode, (19, 17), seed=6)
+    expected = _flattened(source, color) if FLATTEN_SOURCES[source_name] else source.convert("RGB")
+    chain = parse_chain(f"flatten:{color}")
+    lazy = chain.apply(Image.from_pil(source))
+    assert_image_equal(evaluate(rebuilt(lazy)), expected)  # on the GPU
+    assert_image_equal(lazy.to_pil(), expected)
+    assert_image_equal(chain.apply_pil(source), expected)  # the CPU fallback's live Pillow
+    assert admitted_modes(chain).admitted == NATIVE_MODES
+
+
+def test_flatten_step_refuses_a_colour_pillow_does_not_know() -> None:
+    with pytest.raises(ChainError, match="invalid COLOR"):
+        parse_chain("flatten:notacolour")
 
 
 def test_describe_steps_lists_every_step_with_its_call() -> None:
@@ -215,6 +263,7 @@ _ARGUMENTS = {
     "FACTOR": st.floats(-2, 4, allow_nan=False).map(repr),
     "CUTOFF": st.floats(0, 60, allow_nan=False).map(repr),
     "DITHER": st.sampled_from(["none", "None", "floydsteinberg", "Floyd-Steinberg"]),
+    "COLOR": st.sampled_from(["white", "Black", "#ff8000", "#0a0B0c"]),
     "WIDTHxHEIGHT": st.tuples(st.integers(1, 99), st.integers(1, 99)).map(
         lambda wh: f"{wh[0]}x{wh[1]}"
     ),

@@ -115,11 +115,27 @@ def _invert(image: Any, ops: Any, filters: Any) -> Any:
     return ops.invert(image)
 
 
+def _flatten_thumbnail(image: Any, ops: Any, filters: Any) -> Any:
+    """What a user writes before saving a JPEG: transparency pasted over white through its
+    own alpha (images without it just converted), then a thumbnail."""
+    image = ops.exif_transpose(image)
+    if {"A", "a"} & set(image.getbands()) or "transparency" in image.info:
+        rgba = image.convert("RGBA")
+        new = PILImage.new if isinstance(image, PILImage.Image) else Image.new
+        flat = new("RGB", rgba.size, "white")
+        flat.paste(rgba, (0, 0), rgba)
+    else:
+        flat = image.convert("RGB")
+    flat.thumbnail((128, 128))
+    return flat
+
+
 PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "exif_transpose>convert(RGB)>thumbnail(128)>GaussianBlur(1)": _thumbnail_blur,
     "convert(L)>autocontrast>MedianFilter(3)": _gray_autocontrast_median,
     "resize(64x64)>UnsharpMask": _resize_unsharp,
     "ImageOps.invert": _invert,
+    "exif_transpose>flatten(white)>thumbnail(128)": _flatten_thumbnail,
 }
 #: Pipelines whose work grows with the file's size (no shrinking step first).
 FULL_SIZE = frozenset({"convert(L)>autocontrast>MedianFilter(3)", "ImageOps.invert"})
@@ -138,6 +154,7 @@ EVERYDAY = (
     "exif_transpose>convert(RGB)>thumbnail(128)>GaussianBlur(1)",
     "convert(L)>autocontrast>MedianFilter(3)",
     "resize(64x64)>UnsharpMask",
+    "exif_transpose>flatten(white)>thumbnail(128)",
 )
 EVERYDAY_GOAL = 0.95
 _EXACT = ("exact", "exact-pixels:load-time-info")

@@ -27,6 +27,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
+from PIL import ImageColor
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageOps as PILImageOps
 
@@ -115,6 +116,12 @@ def _dither(text: str) -> str:
     return name
 
 
+def _color(text: str) -> str:
+    """A colour Pillow names (``white``, ``#ff8000``, ``hsl(30,100%,50%)`` without commas)."""
+    ImageColor.getrgb(text)  # Pillow's own parser: ValueError for an unknown colour
+    return text
+
+
 def _filter(text: str) -> str:
     name = text.lower()
     if name not in _FILTERS:
@@ -127,15 +134,16 @@ def _filter(text: str) -> str:
 class _Modules:
     """The modules a step calls: pillow-gpu's (recording) or Pillow's (running)."""
 
+    image: ModuleType
     ops: ModuleType
     chops: ModuleType
     enhance: ModuleType
 
 
 #: pillow-gpu's modules: steps record lazy operations.
-_LAZY = _Modules(ops=ImageOps, chops=ImageChops, enhance=ImageEnhance)
+_LAZY = _Modules(image=Image, ops=ImageOps, chops=ImageChops, enhance=ImageEnhance)
 #: Pillow's modules: steps run on live images (the CPU fallback).
-_LIVE = _Modules(ops=PILImageOps, chops=PILImageChops, enhance=PILImageEnhance)
+_LIVE = _Modules(image=PILImage, ops=PILImageOps, chops=PILImageChops, enhance=PILImageEnhance)
 
 #: ``build(modules, image, *args)``: the step on a lazy or a live image.
 _Builder = Callable[..., Any]
@@ -175,6 +183,17 @@ def _convert(modules: _Modules, image: Any, mode: str, dither: str = "floydstein
     if image.mode == mode:
         return image.copy()
     return image.convert(mode, dither=_DITHERS[dither])
+
+
+def _flatten(modules: _Modules, image: Any, color: str = "white") -> Any:
+    # Transparency (an alpha band, or info["transparency"]) pasted over the colour through its
+    # own alpha, as Pillow users flatten before saving a JPEG; other images are convert("RGB").
+    if not {"A", "a"} & set(image.getbands()) and "transparency" not in image.info:
+        return image.copy() if image.mode == "RGB" else image.convert("RGB")
+    rgba = image if image.mode == "RGBA" else image.convert("RGBA")
+    background = modules.image.new("RGB", rgba.size, color)
+    background.paste(rgba, (0, 0), rgba)
+    return background
 
 
 def _thumbnail(image: Any, size: tuple[int, int], resample: int) -> Any:
@@ -393,6 +412,14 @@ _SPECS: tuple[StepSpec, ...] = (
         call="ImageEnhance.Sharpness(image).enhance(FACTOR)",
         parsers=(("FACTOR", _number),),
         build=_enhancer("Sharpness"),
+    ),
+    StepSpec(
+        name="flatten",
+        call="Image.new('RGB', size, COLOR).paste(rgba, (0, 0), rgba) of image.convert('RGBA'): "
+        "transparency onto COLOR (default white); images without it convert('RGB')",
+        parsers=(("COLOR", _color),),
+        defaults=("white",),
+        build=_flatten,
     ),
     StepSpec(
         name="expand",
