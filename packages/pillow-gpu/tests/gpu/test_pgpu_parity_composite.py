@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from pillow_gpu import GpuBatchExecutor, Image, ImageChops
@@ -327,3 +329,55 @@ def test_masked_paste_of_16_bit_images_is_refused_at_admission() -> None:
         evaluate(rebuilt(lazy))
     assert caught.value.stage == "admission"
     assert_image_equal(lazy.to_pil(), expected)  # the CPU route runs it as Pillow does
+
+
+@st.composite
+def _composite_sequences(draw: st.DrawFn) -> tuple[str, tuple[int, int], list[tuple[Any, ...]]]:
+    """A base mode and size, and 1..4 compositing calls on it: (kind, arguments...)."""
+    mode = draw(st.sampled_from(BLEND_MODES))
+    size = (draw(st.integers(1, 24)), draw(st.integers(1, 24)))
+    calls: list[tuple[Any, ...]] = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["paste", "fill", "composite"]))
+        patch = (draw(st.integers(1, 12)), draw(st.integers(1, 12)))
+        corner = (draw(st.integers(-14, 26)), draw(st.integers(-14, 26)))
+        seed = draw(st.integers(0, 2**16))
+        if kind == "paste":
+            calls.append((kind, patch, corner, draw(st.sampled_from(PASTE_MASKS)), seed))
+        elif kind == "fill":
+            mask_mode = draw(st.sampled_from(FILL_MASKS))
+            if mode in ("LA", "La") and mask_mode == "L":
+                mask_mode = "RGBA"  # the L-mask fill of LA/La is refused (byte 1); see above
+            calls.append((kind, patch, corner, mask_mode, seed))
+        elif mode in ("LA", "RGBA"):
+            calls.append((kind, seed))
+    return mode, size, calls
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(_composite_sequences())
+def test_random_compositing_sequences_match_pillow(
+    case: tuple[str, tuple[int, int], list[tuple[Any, ...]]],
+) -> None:
+    mode, size, calls = case
+    expected = _image(mode, size, seed=30, holes=True)
+    lazy = Image.from_pil(expected)
+    for call in calls:
+        if call[0] == "composite":
+            above = _image(mode, size, seed=call[1], holes=True)
+            expected = PILImage.alpha_composite(expected, above)
+            lazy = Image.alpha_composite(lazy, above)
+            continue
+        kind, patch, corner, mask_mode, seed = call
+        mask = _mask(mask_mode, patch, seed)
+        if kind == "paste":
+            source: Any = _image(mode, patch, seed=seed + 1, holes=True)
+            box: Any = corner
+        else:
+            rng = np.random.default_rng(seed)
+            source = tuple(int(v) for v in rng.integers(0, 256, len(expected.getbands())))
+            source = source[0] if len(source) == 1 else source
+            box = (*corner, corner[0] + patch[0], corner[1] + patch[1])
+        expected.paste(source, box, mask)
+        lazy.paste(source, box, mask)
+    _both(lazy, expected)
