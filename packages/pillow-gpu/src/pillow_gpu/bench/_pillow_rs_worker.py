@@ -42,7 +42,12 @@ def _chains(pil: Any) -> dict[str, Callable[[str, list[Any]], Any]]:
         size = (max(1, width // 4), max(1, height // 4))
         return images[0].resize(size, image_mod.Resampling.BICUBIC)
 
+    def composite(mode: str, images: list[Any]) -> Any:
+        mask = images[0].getchannel("A" if "A" in images[0].getbands() else 0)
+        return image_mod.composite(images[0], images[1], mask)
+
     return {
+        "composite": composite,
         "invert_median3": lambda mode, im: invert(mode, im[0]).filter(flt.MedianFilter(3)),
         "gaussian_blur2": lambda mode, im: im[0].filter(flt.GaussianBlur(2)),
         "grayscale_invert": lambda mode, im: ops.invert(ops.grayscale(im[0])),

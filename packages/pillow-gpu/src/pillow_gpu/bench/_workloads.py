@@ -97,6 +97,22 @@ def _lazy_chops_invert(mode: str, images: Sequence[Image.Image]) -> Image.Image:
     return ImageChops.invert(images[0])
 
 
+def _composite_mask(image: PILImage.Image | Image.Image) -> PILImage.Image | Image.Image:
+    """The alpha band of ``image`` (its first band where it has none)."""
+    bands = image.getbands()
+    return image.getchannel("A" if "A" in bands else 0)
+
+
+def _pil_composite(mode: str, images: Sequence[PILImage.Image]) -> PILImage.Image:
+    mask = _composite_mask(images[0])
+    return PILImage.composite(images[0], images[1], mask)  # type: ignore[arg-type]
+
+
+def _lazy_composite(mode: str, images: Sequence[Image.Image]) -> Image.Image:
+    mask = _composite_mask(images[0])
+    return Image.composite(images[0], images[1], mask)
+
+
 def _thumbnail_size(image: PILImage.Image | Image.Image) -> tuple[int, int]:
     return max(1, image.width // 4), max(1, image.height // 4)
 
@@ -156,6 +172,14 @@ WORKLOADS: Mapping[str, Workload] = {
             inputs=2,
             pillow=_pil_multiply,
             lazy=_lazy_multiply,
+        ),
+        Workload(
+            name="composite",
+            description="Image.composite(a, b, mask): a over b through a's alpha band (its "
+            "first band where it has none), a masked paste",
+            inputs=2,
+            pillow=_pil_composite,
+            lazy=_lazy_composite,
         ),
     )
 }
