@@ -48,13 +48,13 @@ def masked_paste(
     constants = {"OP": op, "MASK_BYTE": mask_byte, "USE_INK": int(src is None)}
     if src is None and mask_mode == "L" and alpha_byte is not None:
         constants["ALPHA_BYTE"] = alpha_byte
-    program.dispatch(
-        "composite",
-        words=(*size, width, height, x, y, ink, 0),
-        bindings=(base, base if src is None else src, mask, dst),
-        grid=size,
-        invocation_work=4,  # the per-byte loop
-        constants=constants,
+    _dispatch(
+        program,
+        size,
+        (*size, width, height, x, y, ink),
+        (base, base if src is None else src, mask, dst),
+        constants,
+        whole=region == (0, 0, *size),
     )
     return dst
 
@@ -62,12 +62,39 @@ def masked_paste(
 def alpha_composite(program: Program, dst_image: int, src: int, size: tuple[int, int]) -> int:
     """``Image.alpha_composite(dst_image, src)`` of two same-size RGBA or LA images."""
     dst = program.image(size)
+    words = (*size, *size, 0, 0, 0)
+    bindings = (dst_image, src, src, dst)
+    _dispatch(program, size, words, bindings, {"OP": _ALPHA_COMPOSITE}, whole=True)
+    return dst
+
+
+def _dispatch(
+    program: Program,
+    size: tuple[int, int],
+    words: tuple[int, ...],
+    bindings: tuple[int, ...],
+    constants: dict[str, int],
+    *,
+    whole: bool,
+) -> None:
+    """One ``composite`` dispatch; over the whole image, four words per invocation on a
+    linear grid (the grid's column count is the last parameter word)."""
+    if whole:
+        program.dispatch(
+            "composite",
+            words=words,
+            bindings=bindings,
+            grid=(-(-size[0] * size[1] // 4), 1),
+            invocation_work=16,  # four words' per-byte loops
+            linear=True,
+            constants={**constants, "FLAT": 1},
+        )
+        return
     program.dispatch(
         "composite",
-        words=(*size, *size, 0, 0, 0, 0),
-        bindings=(dst_image, src, src, dst),
+        words=(*words, 0),
+        bindings=bindings,
         grid=size,
-        invocation_work=4,
-        constants={"OP": _ALPHA_COMPOSITE},
+        invocation_work=4,  # the per-byte loop
+        constants=constants,
     )
-    return dst

@@ -20,13 +20,16 @@
 // the byte loop has left it so far (the loop runs over bytes 0..3 in order).
 struct Params {
     width: i32, height: i32, src_w: i32, src_h: i32,
-    ox: i32, oy: i32, ink: u32, _pad: u32,
+    ox: i32, oy: i32, ink: u32, groups_x: u32,
 }
 
 override OP: u32 = 0u;
 override MASK_BYTE: u32 = 0u;
 override USE_INK: u32 = 0u;
 override ALPHA_BYTE: u32 = 4u;  // 4: no alpha byte
+// FLAT = 1: the rectangle is the whole image (every operand has its size), and one invocation
+// composes four consecutive words on a linear grid of `groups_x` columns.
+override FLAT: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> base: array<u32>;
@@ -93,11 +96,37 @@ fn over(d: u32, s: u32) -> u32 {
     return result | ((((a >> 8u) + a) >> 8u) << 24u);
 }
 
+// The composed word at image word `at` (inside the rectangle, whose word is `inner`).
+fn composed(old: u32, lane: vec3<u32>, inner: u32) -> u32 {
+    var source = p.ink;
+    if (USE_INK == 0u) {
+        source = src[lane_start(arrayLength(&src), lane.x, lane.y) + inner];
+    }
+    if (OP == 3u) {
+        return over(old, source);
+    }
+    let m = byte_of(mask[lane_start(arrayLength(&mask), lane.x, lane.y) + inner], MASK_BYTE);
+    return masked(old, source, m);
+}
+
 @compute @workgroup_size(16, 16)
 fn main(
     @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
+    let lane = vec3<u32>(id.z, groups.z, 0u);
+    let lb = lane_start(arrayLength(&base), id.z, groups.z);
+    let ld = lane_start(arrayLength(&dst), id.z, groups.z);
+    if (FLAT == 1u) {
+        let first = 4u * ((wid.y * p.groups_x + wid.x) * 256u + lid);
+        let words = u32(p.width * p.height);
+        for (var k = first; k < min(first + 4u, words); k++) {
+            dst[ld + k] = composed(base[lb + k], lane, k);
+        }
+        return;
+    }
     let x = i32(id.x);
     let y = i32(id.y);
     if (x >= p.width || y >= p.height) {
@@ -106,19 +135,9 @@ fn main(
     let i = u32(y * p.width + x);
     let sx = x - p.ox;
     let sy = y - p.oy;
-    var v = base[lane_start(arrayLength(&base), id.z, groups.z) + i];
+    var v = base[lb + i];
     if (sx >= 0 && sy >= 0 && sx < p.src_w && sy < p.src_h) {
-        let at = u32(sy * p.src_w + sx);
-        var source = p.ink;
-        if (USE_INK == 0u) {
-            source = src[lane_start(arrayLength(&src), id.z, groups.z) + at];
-        }
-        if (OP == 3u) {
-            v = over(v, source);
-        } else {
-            let m = byte_of(mask[lane_start(arrayLength(&mask), id.z, groups.z) + at], MASK_BYTE);
-            v = masked(v, source, m);
-        }
+        v = composed(v, lane, u32(sy * p.src_w + sx));
     }
-    dst[lane_start(arrayLength(&dst), id.z, groups.z) + i] = v;
+    dst[ld + i] = v;
 }
