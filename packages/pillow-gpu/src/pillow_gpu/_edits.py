@@ -79,6 +79,7 @@ def pasted(
     mask_image = None if mask is None else mask if isinstance(mask, images[0]) else wrap(mask)
     region_size = (region[2] - region[0], region[3] - region[1])
     if not isinstance(im, images):
+        PILImage.new(base.mode, (1, 1)).paste(im, (0, 0, 1, 1))  # the colour first, as Pillow
         if mask_image is not None and mask_image.size != region_size:
             msg = "images do not match"
             raise ValueError(msg)

@@ -206,8 +206,11 @@ ERRORS: dict[str, Callable[[Any, Any], Any]] = {
     "paste-mask-mode-I": lambda m, im: _pasted(im("RGB", 4), im("RGB", 2), im("I", 2)),
     "paste-mask-size": lambda m, im: _pasted(im("RGB", 4), im("RGB", 2), im("L", 3)),
     "fill-mask-mode-LA": lambda m, im: _pasted(im("RGB", 4), (1, 2, 3), im("LA", 2)),
+    "fill-ok": lambda m, im: _pasted(im("RGB", 4), (1, 2, 3), im("L", 2)),
     "fill-mask-size": lambda m, im: _pasted(im("RGB", 4), (1, 2, 3), im("L", 3)),
-    "composite-sizes-differ": lambda m, im: m.composite(im("RGB", 4), im("RGB", 3), im("L", 4)),
+    "fill-bad-colour-and-mask-size": lambda m, im: _pasted(im("RGB", 4), "nocolour", im("P", 3)),
+    "fill-mask-size-and-mode": lambda m, im: _pasted(im("RGB", 4), (1, 2, 3), im("P", 3)),
+    "composite-clips": lambda m, im: m.composite(im("RGB", 4), im("RGB", 3), im("L", 4)),
 }
 
 
@@ -218,7 +221,7 @@ def _in_place(im: Callable[[str, int], Any], dest: Any, source: Any) -> Any:
 
 
 def _pasted(base: Any, source: Any, mask: Any) -> Any:
-    box = (0, 0, *mask.size) if not hasattr(source, "size") else None
+    box = None if hasattr(source, "size") else (0, 0, 2, 2)  # a fill's region is 2x2
     base.paste(source, box, mask)
     return base
 
