@@ -79,11 +79,7 @@ def pasted(
     mask_image = None if mask is None else mask if isinstance(mask, images[0]) else wrap(mask)
     region_size = (region[2] - region[0], region[3] - region[1])
     if not isinstance(im, images):
-        PILImage.new(base.mode, (1, 1)).paste(im, (0, 0, 1, 1))  # the colour first, as Pillow
-        if mask_image is not None and mask_image.size != region_size:
-            msg = "images do not match"
-            raise ValueError(msg)
-        color = check_fill(base.mode, im, region, None if mask_image is None else mask_image.mode)
+        color = check_fill(base.mode, im, region, mask_image)
         if mask_image is not None:
             return base._derive("fill_masked", {"box": region, "color": color}, extra=[mask_image])
         clipped = fill_region(base.size, region)
@@ -115,31 +111,36 @@ def paste_converts(mode: str, source_mode: str) -> bool:
     return source_mode != mode and not (mode == "RGB" and source_mode in ("LA", "RGBA", "RGBa"))
 
 
-def check_fill(mode: str, color: Any, box: tuple[int, int, int, int], mask_mode: str | None) -> Any:
-    """Pillow's checks of a colour fill ``paste(color, box[, mask])``; returns the colour.
+def check_fill(mode: str, color: Any, box: tuple[int, int, int, int], mask: Any) -> Any:
+    """Pillow's checks of a colour fill ``paste(color, box, mask)``; returns the colour.
 
-    The colour (a string included) and the mask's mode are applied by Pillow itself to a 1x1
-    image. The value returned is the colour to record: ``color`` itself where it is an
-    immutable value Pillow reads again the same way, else the pixel Pillow's fill stored. An
-    unmasked fill is recorded as ``Image.new`` of that colour pasted over the region, which
+    In the order of Pillow's C paste: the colour (a string included) applied by Pillow itself
+    to a 1x1 image, then ``mask`` (None, or an image) against the box's size and Pillow's mask
+    modes. The value returned is the colour to record: with a mask, ``color`` itself where it
+    is an immutable value Pillow reads again the same way, else the pixel Pillow's fill stored.
+    An unmasked fill is recorded as ``Image.new`` of that colour pasted over the region, which
     is exact outside palette modes; those raise :class:`~pillow_gpu.errors.Unsupported`.
     """
     probe = PILImage.new(mode, (1, 1))
-    mask = None if mask_mode is None else PILImage.new(mask_mode, (1, 1))
-    probe.paste(color, (0, 0, 1, 1), mask)  # Pillow's own colour and mask-mode checks
+    probe.paste(color, (0, 0, 1, 1))  # Pillow's own colour checks (and string resolution)
+    if mask is not None:
+        if mask.size != (box[2] - box[0], box[3] - box[1]):
+            msg = "images do not match"
+            raise ValueError(msg)
+        # Pillow's mask-mode check, on a copy: an RGBa mask of 0 still adds the ink
+        probe.copy().paste(color, (0, 0, 1, 1), PILImage.new(mask.mode, (1, 1)))
     if mode in ("P", "PA"):
         raise Unsupported(
             "a palette image's colour fill depends on its palette, which a lazy "
             "Image.new does not carry",
-            observed=f"paste({color!r}, {box}{', mask' if mask_mode else ''}) on a {mode} image",
+            observed=f"paste({color!r}, {box}{', mask' if mask is not None else ''}) on a "
+            f"{mode} image",
             fix="fill with PIL: pil = im.to_pil(); pil.paste(color, box, mask); "
             "im = Image.from_pil(pil)",
             stage="admission",
         )
-    if mask_mode is not None:
-        if isinstance(color, (str, int, float, tuple)):
-            return color  # replayed as given: Pillow's ink for an int differs from its pixel's
-        probe.paste(color, (0, 0, 1, 1))
+    if mask is not None and isinstance(color, (str, int, float, tuple)):
+        return color  # replayed as given: Pillow's ink for an int differs from its pixel's
     # The stored value Pillow's fill wrote (a 16-bit fill stores its low byte in both bytes,
     # 300 -> 0x2C2C); Image.new of it stores the same pixel.
     return probe.getpixel((0, 0))

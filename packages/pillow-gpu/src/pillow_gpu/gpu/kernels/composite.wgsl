@@ -96,16 +96,17 @@ fn over(d: u32, s: u32) -> u32 {
     return result | ((((a >> 8u) + a) >> 8u) << 24u);
 }
 
-// The composed word at image word `at` (inside the rectangle, whose word is `inner`).
-fn composed(old: u32, lane: vec3<u32>, inner: u32) -> u32 {
+// The word composed from the base word `old` and the source and mask words at `inner`, the
+// word's index in the rectangle, of stack lane `lane` of `lanes`.
+fn composed(old: u32, lane: u32, lanes: u32, inner: u32) -> u32 {
     var source = p.ink;
     if (USE_INK == 0u) {
-        source = src[lane_start(arrayLength(&src), lane.x, lane.y) + inner];
+        source = src[lane_start(arrayLength(&src), lane, lanes) + inner];
     }
     if (OP == 3u) {
         return over(old, source);
     }
-    let m = byte_of(mask[lane_start(arrayLength(&mask), lane.x, lane.y) + inner], MASK_BYTE);
+    let m = byte_of(mask[lane_start(arrayLength(&mask), lane, lanes) + inner], MASK_BYTE);
     return masked(old, source, m);
 }
 
@@ -116,14 +117,13 @@ fn main(
     @builtin(local_invocation_index) lid: u32,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let lane = vec3<u32>(id.z, groups.z, 0u);
     let lb = lane_start(arrayLength(&base), id.z, groups.z);
     let ld = lane_start(arrayLength(&dst), id.z, groups.z);
     if (FLAT == 1u) {
         let first = 4u * ((wid.y * p.groups_x + wid.x) * 256u + lid);
         let words = u32(p.width * p.height);
         for (var k = first; k < min(first + 4u, words); k++) {
-            dst[ld + k] = composed(base[lb + k], lane, k);
+            dst[ld + k] = composed(base[lb + k], id.z, groups.z, k);
         }
         return;
     }
@@ -137,7 +137,7 @@ fn main(
     let sy = y - p.oy;
     var v = base[lb + i];
     if (sx >= 0 && sy >= 0 && sx < p.src_w && sy < p.src_h) {
-        v = composed(v, lane, u32(sy * p.src_w + sx));
+        v = composed(v, id.z, groups.z, u32(sy * p.src_w + sx));
     }
     dst[ld + i] = v;
 }

@@ -79,7 +79,7 @@ def fill_ink(mode: str, color: object) -> int:
     Pillow's storage so LA's bytes 1 and 2 are Pillow's too."""
     probe = PILImage.new(mode, (1, 1))
     probe.paste(color, (0, 0, 1, 1))  # type: ignore[arg-type]
-    word = stored_word(probe) if mode != "L" else None
+    word = stored_word(probe)  # None for L, whose one byte to_words reads
     return int(to_words(probe)[0]) if word is None else word
 
 
