@@ -10,7 +10,8 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageOps
-from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu._testing import assert_image_equal, make_image, rebuilt
+from pillow_gpu.gpu import evaluate
 
 
 def _thumbnail(*args: Any) -> Callable[[Any], Any]:
@@ -141,8 +142,20 @@ def test_thumbnail_twice_on_a_drafted_leaf_drafts_once_as_pillow() -> None:
         assert_image_equal(lazy.to_pil(), expected)
 
 
-def test_pad_of_a_palette_image_is_rejected_with_why_observed_fix() -> None:
-    source = make_image("L", (19, 17)).convert("P")
-    with pytest.raises(ValueError, match=r"why: .*palette.*; observed: mode P; fix: convert"):
-        ImageOps.pad(Image.from_pil(source), (30, 10))
-    assert ImageOps.pad(Image.from_pil(source), (19, 17)).size == (19, 17)  # no fill needed
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("mode", ["P", "PA"])
+@pytest.mark.parametrize("color", [None, 3, (3, 200)], ids=["none", "index", "pair"])
+def test_pad_of_a_palette_image_keeps_its_palette(mode: str, color: Any) -> None:
+    """Pillow fills a palette image's borders with ``color`` as an index and keeps the
+    palette (and only ``info["transparency"]``): an ``expand`` of the contained image."""
+    source = make_image("RGB", (19, 17)).quantize(9).convert(mode)
+    source.info.update({"transparency": 2, "dpi": (72, 72)})
+    if mode == "P" and isinstance(color, tuple):
+        color = 5
+    nearest = PILImage.Resampling.NEAREST  # Pillow interpolates PA indices with the others
+    expected = PILImageOps.pad(source, (30, 10), nearest, color, (0.3, 0.5))
+    lazy = ImageOps.pad(Image.from_pil(source), (30, 10), nearest, color, (0.3, 0.5))
+    for actual in (lazy.to_pil(), evaluate(rebuilt(lazy))):  # Pillow's replay and the GPU
+        assert_image_equal(actual, expected)
+        assert actual.getpalette() == expected.getpalette()
+        assert lazy.info == actual.info == expected.info == {"transparency": 2}

@@ -70,6 +70,8 @@ BILINEAR = PILImage.Resampling.BILINEAR
 HAMMING = PILImage.Resampling.HAMMING
 BICUBIC = PILImage.Resampling.BICUBIC
 LANCZOS = PILImage.Resampling.LANCZOS
+#: Modes Pillow resizes and transforms with NEAREST whatever filter is asked for.
+_NEAREST_ONLY = ("1", "P")
 
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 
@@ -248,6 +250,8 @@ class Image:
         if box[2] - box[0] < 0 or box[3] - box[1] < 0:
             msg = "box can't be empty"
             raise ValueError(msg)
+        if self.mode in _NEAREST_ONLY:  # Pillow resizes palette and bilevel images NEAREST
+            resample = NEAREST
         params = {
             "size": out_size,
             "resample": int(resample),
@@ -309,6 +313,8 @@ class Image:
         PILImage._check_size(size)
         _probe(lambda im: im.transform((1, 1), method, data, resample, fill, fillcolor), self.mode)
         out_size = (int(size[0]), int(size[1]))
+        if self.mode in _NEAREST_ONLY:  # Pillow transforms palette and bilevel images NEAREST
+            resample = NEAREST
         params = {
             "size": out_size,
             "method": int(method),

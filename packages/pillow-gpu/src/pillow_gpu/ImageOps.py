@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
 from PIL import Image as PILImage
-from PIL import ImageColor
 from PIL import ImageOps as PILImageOps
 
 from pillow_gpu import _cpu
@@ -276,7 +275,8 @@ def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) ->
     out.paste(source, (left, top))
     size = (width, height) if edges is None else (edges[0], edges[1])
     params = {"border": (left, top, right, bottom), "fill": fill}
-    return image._derive("expand", params, size=size)
+    info = {key: image.info[key] for key in ("transparency",) if key in image.info}  # Pillow's
+    return image._derive("expand", params, size=size, info=info)
 
 
 def crop(image: Image, border: int = 0) -> Image:
@@ -346,24 +346,6 @@ def cover(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
     return image.resize(_aspect_size(image, size, cover=True), resample=method)
 
 
-def _new_with_fill(image: Image, size: tuple[int, int], fill: _Color) -> Image:
-    """Pillow's ``_new_with_fill`` for modes without a palette (the new image keeps
-    ``transparency`` from ``image.info``)."""
-    if image.mode in ("P", "PA"):
-        msg = (
-            "why: pad() fills palette images with the source palette, which a lazy Image.new "
-            f"does not carry; observed: mode {image.mode}; fix: convert to RGB or RGBA first, "
-            "or call PIL.ImageOps.pad on to_pil()"
-        )
-        raise ValueError(msg)
-    color = ImageColor.getcolor(fill, image.mode) if isinstance(fill, str) else fill
-    out = new(image.mode, size, color)
-    if "transparency" not in image.info:
-        return out
-    info = {"transparency": image.info["transparency"]}
-    return Image(Node(op="new", params=out.node.params, mode=out.mode, size=out.size, info=info))
-
-
 def pad(
     image: Image,
     size: tuple[int, int],
@@ -371,19 +353,22 @@ def pad(
     color: _Color = None,
     centering: tuple[float, float] = (0.5, 0.5),
 ) -> Image:
-    """Record ``ImageOps.pad``: ``contain``, then paste onto an ``Image.new`` of ``color``.
+    """Record ``ImageOps.pad``: ``contain``, then ``color`` borders up to ``size``.
 
-    String colours are resolved with ``ImageColor.getcolor(color, mode)`` as Pillow does.
+    Pillow pastes the contained image at ``(x, 0)`` or ``(0, y)`` onto ``_new_with_fill`` of
+    ``size``, which is exactly ``ImageOps.expand`` of the borders around it (the palette, and
+    only ``info["transparency"]``, carried as Pillow carries them).
     """
     resized = contain(image, size, method)
     if resized.size == size:
         return resized
-    out = _new_with_fill(resized, size, color)
     if resized.width != size[0]:
         x = round((size[0] - resized.width) * max(0, min(centering[0], 1)))
-        return out._pasted(resized, (x, 0))
-    y = round((size[1] - resized.height) * max(0, min(centering[1], 1)))
-    return out._pasted(resized, (0, y))
+        border = (x, 0, size[0] - resized.width - x, 0)
+    else:
+        y = round((size[1] - resized.height) * max(0, min(centering[1], 1)))
+        border = (0, y, 0, size[1] - resized.height - y)
+    return expand(resized, border, color)
 
 
 def scale(image: Image, factor: float, resample: int = _BICUBIC) -> Image:

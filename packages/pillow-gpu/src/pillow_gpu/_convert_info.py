@@ -59,7 +59,13 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
         return None
     if node.op in _PALETTE_REPLAYS:  # operations that rebuild the palette: Pillow's own steps
         return _PALETTE_REPLAYS[node.op](source, node.params, size)
-    return source  # crop, transpose, paste, putpixel, resize: the palette is kept
+    if node.op in _PALETTE_KEPT:
+        return source
+    return None  # an operation not known to keep the palette: unknown
+
+
+#: Operations whose result keeps the palette of their first input, as Pillow's do.
+_PALETTE_KEPT = ("crop", "transpose", "paste", "putpixel", "resize", "point")
 
 
 def _expand_palette(
@@ -78,7 +84,18 @@ def _transform_palette(
     return source.transform(size, params["method"], data, fillcolor=params["fillcolor"])
 
 
-_PALETTE_REPLAYS = {"expand": _expand_palette, "transform": _transform_palette}
+def _invert_palette(
+    source: PILImage.Image, params: Mapping[str, Any], size: tuple[int, int]
+) -> PILImage.Image:
+    # ImageOps.invert of a P image inverts its palette's colour entries (ImageOps._lut).
+    return ImageOps.invert(source)
+
+
+_PALETTE_REPLAYS = {
+    "expand": _expand_palette,
+    "transform": _transform_palette,
+    "invert": _invert_palette,
+}
 
 
 def fixed_palette(node: Node) -> bool:

@@ -14,7 +14,8 @@ The rule, from the code and the docs (README, docs/executor.md): each case ends 
 of these outcomes; anything else fails the test and is listed by file and pipeline.
 
 ``exact``
-    The GPU result equals Pillow's: ``mode``, ``size``, ``tobytes()`` and ``info``.
+    The GPU result equals Pillow's: ``mode``, ``size``, ``tobytes()``, ``info`` and, for P and
+    PA results, the palette (its mode and entries).
 ``exact-pixels:load-time-info``
     Mode, size and bytes equal; ``info`` equals Pillow's except for keys Pillow's plugin adds
     only while decoding (PNG text chunks after the image data, animation ``duration`` and
@@ -130,12 +131,20 @@ def _flatten_thumbnail(image: Any, ops: Any, filters: Any) -> Any:
     return flat
 
 
+def _thumbnail_own_mode(image: Any, ops: Any, filters: Any) -> Any:
+    """A thumbnail in the file's own mode (a GIF stays P, a fax TIFF 1), as saved back."""
+    image = ops.exif_transpose(image)
+    image.thumbnail((128, 128))
+    return image
+
+
 PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "exif_transpose>convert(RGB)>thumbnail(128)>GaussianBlur(1)": _thumbnail_blur,
     "convert(L)>autocontrast>MedianFilter(3)": _gray_autocontrast_median,
     "resize(64x64)>UnsharpMask": _resize_unsharp,
     "ImageOps.invert": _invert,
     "exif_transpose>flatten(white)>thumbnail(128)": _flatten_thumbnail,
+    "exif_transpose>thumbnail(128)": _thumbnail_own_mode,
 }
 #: Pipelines whose work grows with the file's size (no shrinking step first).
 FULL_SIZE = frozenset({"convert(L)>autocontrast>MedianFilter(3)", "ImageOps.invert"})
@@ -155,6 +164,7 @@ EVERYDAY = (
     "convert(L)>autocontrast>MedianFilter(3)",
     "resize(64x64)>UnsharpMask",
     "exif_transpose>flatten(white)>thumbnail(128)",
+    "exif_transpose>thumbnail(128)",
 )
 EVERYDAY_GOAL = 0.95
 _EXACT = ("exact", "exact-pixels:load-time-info")
@@ -297,13 +307,22 @@ def _pillow_result(path: Path, pipeline: str) -> PILImage.Image:
     return result
 
 
+def _palette(image: PILImage.Image) -> bytes:
+    """What a P or PA image's indices mean: its palette's mode and entries (else nothing)."""
+    if image.mode not in ("P", "PA") or image.palette is None:
+        return b""
+    return image.palette.mode.encode() + b":" + bytes(image.getpalette(None) or ())
+
+
 def _digest(image: PILImage.Image) -> str:
-    return hashlib.sha256(image.tobytes()).hexdigest()
+    return hashlib.sha256(image.tobytes() + _palette(image)).hexdigest()
 
 
 def _byte_diff(got: PILImage.Image, want: PILImage.Image) -> str:
     a, b = got.tobytes(), want.tobytes()
     differ = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
+    if not differ and len(a) == len(b):
+        return f"palettes differ: gpu {_palette(got)[:60]!r} vs pillow {_palette(want)[:60]!r}"
     if not differ:
         return f"byte lengths {len(a)} vs {len(b)}"
     first = differ[0]

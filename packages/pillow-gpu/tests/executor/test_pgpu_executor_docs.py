@@ -35,6 +35,11 @@ def test_doc_example_runs(index: int, tmp_path: Path, monkeypatch: pytest.Monkey
         for name, image in sources.items():
             with PILImage.open(f"{name}-gray.png.inverted.png") as saved:
                 assert saved.tobytes() == PILImageOps.invert(image).tobytes()
+    if '".palette.png"' in BLOCKS[index]:  # errors="deliver": the gray files were written
+        for name, image in sources.items():
+            with PILImage.open(f"{name}-gray.png.palette.png") as saved:
+                assert saved.mode == "P"
+                assert saved.tobytes() == image.convert("P").tobytes()
     if "result-{result.input_key}.png" in BLOCKS[index]:
         assert len(list(tmp_path.glob("result-*.png"))) == 100
         with PILImage.open("result-7.png") as saved:

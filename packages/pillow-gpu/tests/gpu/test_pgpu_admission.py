@@ -28,7 +28,7 @@ def _edited(image: Image.Image, method: str, *args: Any) -> Image.Image:
 REJECTED: dict[str, Callable[[], Any]] = {
     "mode-P": lambda: ImageChops.invert(_leaf("P")),
     "mode-PA": lambda: _leaf("PA").reduce(2),
-    "mode-1": lambda: _leaf("1").resize((2, 2)),
+    "mode-1": lambda: ImageChops.invert(_leaf("1")),
     # 16/32-bit images are admitted for copies and convert() only (gpu.lowering.wide)
     "mode-I": lambda: _leaf("I").filter(ImageFilter.MedianFilter(3)),
     "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
@@ -153,7 +153,7 @@ def test_workgroup_limit_is_checked_at_planning() -> None:
 
 def test_error_can_be_bound_to_a_job() -> None:
     with pytest.raises(Unsupported) as caught:
-        plan_graph(_leaf("P"))
+        plan_graph(_leaf("RGB").convert("P"))  # Floyd-Steinberg
     bound = caught.value.with_job(7, "key")
     assert isinstance(bound, Unsupported)
     assert isinstance(bound, GpuError)

@@ -68,6 +68,23 @@ def test_expand(mode: str, border: int | tuple[int, ...], fill: int | str) -> No
     assert_image_equal(evaluate(ImageOps.expand(Image.from_pil(source), border, fill)), expected)
 
 
+@pytest.mark.parametrize(
+    "info",
+    [{}, {"dpi": (72, 72), "comment": b"scan"}, {"dpi": (300, 300), "transparency": (1, 2, 3)}],
+    ids=["none", "dpi-comment", "dpi-transparency"],
+)
+def test_expand_keeps_only_the_info_pillow_carries_over(info: dict) -> None:
+    """Pillow's expand is a new image (keeping only ``transparency``) with the source pasted."""
+    source = make_image("RGB", (19, 17))
+    source.info.update(info)
+    expected = PILImageOps.expand(source, 2, "red")
+    lazy = ImageOps.expand(Image.from_pil(source), 2, "red")
+    assert lazy.info == expected.info  # known before anything runs
+    actual = evaluate(lazy)
+    assert_image_equal(actual, expected)
+    assert actual.info == expected.info == lazy.to_pil().info
+
+
 OFFSETS = {
     "origin": (0, 0),
     "inside": (4, 5),

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import GpuBatchExecutor, Image, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageFilter, ImageOps
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
@@ -227,25 +227,48 @@ def test_exif_transpose_of_palette_and_bilevel_files(
     assert_image_equal(_gpu(lazy), expected)
 
 
-# name -> (graph, the words its error must contain)
+def _put(image: Image.Image, value: Any) -> Image.Image:
+    image.putpixel((0, 0), value)
+    return image
+
+
+def _masked_paste(image: Image.Image) -> Image.Image:
+    image.paste(image.copy(), (0, 0), Image.new("L", image.size, 128))
+    return image
+
+
+# name -> (graph, the words its error must contain); each is an operation Pillow runs
 REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
-    "expand-of-P": (
-        lambda: ImageOps.expand(Image.from_pil(_source("rgb256")), 2).convert("RGB"),
-        "operation 'expand' on a mode P image has no GPU route",
+    "chops-invert-of-P": (
+        lambda: ImageChops.invert(Image.from_pil(_source("rgb256"))),
+        "operation 'chops_invert' on a mode P image has no GPU route",
     ),
-    "P-transpose-root": (
-        lambda: Image.from_pil(_source("rgb256")).transpose(PILImage.Transpose.ROTATE_90),
-        "returned from the GPU only as the result of a convert",
+    "masked-paste-of-P": (
+        lambda: _masked_paste(Image.from_pil(_source("rgb256"))),
+        "operation 'paste_masked' on a mode P image has no GPU route",
     ),
-    "resize-of-1": (
-        lambda: Image.new("1", (4, 4)).resize((2, 2)).convert("L"),
-        "operation 'resize' on a mode 1 image has no GPU route",
+    "point-to-L-of-P": (
+        lambda: Image.from_pil(_source("rgb256")).point(list(range(256)), "L"),
+        "operation 'point_mode' on a mode P image has no GPU route",
     ),
-    "invert-of-1": (
-        lambda: ImageOps.invert(Image.new("1", (4, 4))),
-        "operation 'invert' on a mode 1 image has no GPU route",
+    "filter-of-1": (
+        lambda: Image.new("1", (4, 4)).filter(ImageFilter.MedianFilter(3)),
+        "operation 'filter' on a mode 1 image has no GPU route",
     ),
-    "P-root": (lambda: Image.from_pil(_source("rgb256")), "only as the result of a convert"),
+    "perspective-of-P": (
+        lambda: Image.from_pil(_source("rgb256")).transform(
+            (4, 4), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)
+        ),
+        "only for AFFINE with NEAREST .pure copies., not PERSPECTIVE",
+    ),
+    "putpixel-colour-of-P": (
+        lambda: _put(Image.from_pil(_source("rgb256")), (1, 2, 3)),
+        "Pillow looks the colour up in the image's own palette",
+    ),
+    "expand-colour-of-P": (
+        lambda: ImageOps.expand(Image.from_pil(_source("rgb256")), 1, fill="red"),
+        "Pillow looks the colour up in the image's own palette",
+    ),
     "convert-to-P": (lambda: Image.new("RGB", (4, 4)).convert("P"), "dithers"),
 }
 
@@ -256,7 +279,7 @@ def test_other_uses_are_unsupported(name: str) -> None:
     with pytest.raises(Unsupported, match=words) as caught:
         plan_graph(graph())
     assert (caught.value.kind, caught.value.stage) == ("Unsupported", "admission")
-    assert "fix: convert to" in str(caught.value)
+    assert "fix: " in str(caught.value)
 
 
 def test_batch_executor_runs_palette_files(tmp_path: Path, executor: GpuBatchExecutor) -> None:

@@ -247,15 +247,15 @@ REFUSALS = {
     ),
     "L->P ADAPTIVE": ("L", lambda im: im.convert("P", palette=ADAPTIVE), "quantizer"),
     "RGBA->P": ("RGBA", lambda im: im.convert("P", dither=NONE), r"quantize\(\)"),
-    "P upload as result": (
+    "P upload, perspective transform": (
         "P",
-        lambda im: im.transpose(PILImage.Transpose.ROTATE_90),
-        "only as the result of a convert",
+        lambda im: im.transform((5, 5), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)),
+        "only for AFFINE with NEAREST",
     ),
-    "resize of a P result": (
+    "point to 1 of a P result": (
         "RGB",
-        lambda im: im.convert("P", dither=NONE).resize((5, 5)),
-        "operation 'resize' on a mode P image",
+        lambda im: im.convert("P", dither=NONE).point(list(range(256)), "1"),
+        "operation 'point_mode' on a mode P image",
     ),
 }
 

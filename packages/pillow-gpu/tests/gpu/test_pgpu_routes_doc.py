@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, PALETTE_ALPHA_MODES, WIDE_MODES
+from pillow_gpu.gpu._layout import (
+    INDEXED_MODES,
+    LIMITED_MODES,
+    NATIVE_MODES,
+    PALETTE_ALPHA_MODES,
+    WIDE_MODES,
+)
 from pillow_gpu.gpu._routes import ROUTES, render_routes_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "routes.md"
@@ -22,6 +28,7 @@ def test_every_route_names_native_limited_or_wide_modes_only() -> None:
         assert set(route.modes) <= {
             *NATIVE_MODES,
             *LIMITED_MODES,
+            *INDEXED_MODES,
             *PALETTE_ALPHA_MODES,
             *WIDE_MODES,
         }

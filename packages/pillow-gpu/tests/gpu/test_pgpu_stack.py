@@ -45,6 +45,14 @@ def _same(chain: Callable[[Any], Any]) -> Chain:
 
 
 #: (lazy chain, Pillow chain) by id: every lane-aware kernel, plus kernels that are not.
+def _on_canvas(image: Any) -> Any:
+    canvas = (Image if isinstance(image, Image.Image) else PILImage).new(
+        image.mode, (24, 20), "white"
+    )
+    canvas.paste(image, (5, 7))
+    return canvas
+
+
 CHAINS: dict[str, Chain] = {
     "chops_invert": (ImageChops.invert, PILImageChops.invert),
     "solarize_gray": (  # a lookup after a conversion (output L)
@@ -121,10 +129,11 @@ CHAINS: dict[str, Chain] = {
         lambda im: ImageChops.invert(im.transpose(Image.Transpose.ROTATE_90)),
         lambda im: PILImageChops.invert(im.transpose(PILImage.Transpose.ROTATE_90)),
     ),
-    "pad": (  # a filled canvas, the resized image pasted on it
+    "pad": (  # the resized image with borders (an expand)
         lambda im: ImageOps.pad(im, (24, 24)),
         lambda im: PILImageOps.pad(im, (24, 24)),
     ),
+    "canvas": _same(_on_canvas),  # a filled canvas, the image pasted on it
     # an RGB -> L matrix conversion
     "matrix": _same(lambda im: im.convert("RGB").convert("L", (0.2, 0.5, 0.3, 4))),
     "ycbcr": _same(lambda im: im.convert("RGB").convert("YCbCr").convert("RGB")),
@@ -199,7 +208,7 @@ def test_lane_aware_kernels_stack_their_dispatches(device: SharedDevice) -> None
     # unsharp masking
     lane_aware = [("RGB", "solarize_gray"), ("L", "to_la_invert"), ("RGBA", "to_la_invert")]
     filters = ("resize", "resize_nearest", "reduce", "rotate", "sharpen", "unsharp")
-    filters += ("transpose_invert", "pad")
+    filters += ("transpose_invert", "pad", "canvas")
     lane_aware += [(mode, chain) for mode in MODES for chain in filters]
     lane_aware += [("RGB", "merge_reversed"), ("RGBA", "merge_reversed")]
     conversions = ("matrix", "ycbcr", "wide", "palette", "hsv", "mode3")

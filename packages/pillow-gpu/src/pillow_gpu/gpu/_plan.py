@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
-from pillow_gpu._convert_info import palette_of
+from pillow_gpu._convert_info import palette_of, probe
 from pillow_gpu._graph import Node
 from pillow_gpu._snapshot import Snapshot
 from pillow_gpu.errors import DecodeError, DeviceError
@@ -209,6 +209,7 @@ def _host_pixels(node: Node) -> bytes | memoryview:
     stored: Snapshot | None = node.params.get("stored") if node.op == "pil" else None
     if stored is not None:  # from_pil's copy of Pillow's storage: already the upload's bytes
         return memoryview(stored)
+    header = _header_palette(node)
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
     # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.
@@ -226,4 +227,35 @@ def _host_pixels(node: Node) -> bytes | memoryview:
             fix="do not change files between Image.open() and evaluation",
             stage="decode",
         )
+    if header is not None and header != _palette_state(image):
+        raise DecodeError(
+            "the decoded palette differs from the file header's, which the GPU tables and the "
+            "result's palette were planned from",
+            observed=f"mode {node.mode} {node.params.get('format')} palette {header[0]} of "
+            f"{len(header[1]) // max(1, len(header[0]))} entries, decoded another",
+            fix="evaluate this file with to_pil(), or convert it with Pillow first",
+            stage="decode",
+        )
     return upload_bytes(image)
+
+
+def _palette_state(image: PILImage.Image) -> tuple[str, bytes]:
+    """The mode and entries of a P or PA image's palette, as Pillow applies them."""
+    palette = image.palette
+    return (palette.mode if palette else ""), bytes(image.getpalette(None) or ())
+
+
+def _header_palette(node: Node) -> tuple[str, bytes] | None:
+    """An undecoded P/PA file's palette as its header gave it (None for other leaves)."""
+    if node.op != "open" or node.mode not in ("P", "PA") or node.cache.get() is not None:
+        return None
+    header = probe(node)
+    try:
+        return None if header is None else _palette_state(header)
+    except ValueError as error:  # admission applies it first; a file changed since then
+        raise DecodeError(
+            "the file header's palette cannot be applied by Pillow",
+            observed=f"ValueError: {error}",
+            fix="check the file; evaluate it with to_pil() to see Pillow's error",
+            stage="decode",
+        ) from error

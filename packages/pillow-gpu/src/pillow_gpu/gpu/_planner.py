@@ -65,7 +65,7 @@ from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering.indexed import (
-    INDEX_COPIES,
+    INDEX_OPERATIONS,
     check_consumer,
     check_palette_alpha,
     check_palette_alpha_root,
@@ -82,11 +82,12 @@ MAX_PIXELS = 4096 * 4096
 
 def _check_image(node: Node, limits: DeviceLimits | None) -> None:
     uploaded = node.is_leaf or node.cache.get() is not None
-    if node.mode in INDEXED_MODES and not uploaded and node.op not in ("convert", *INDEX_COPIES):
+    if node.mode in INDEXED_MODES and not uploaded and node.op not in INDEX_OPERATIONS:
         raise unsupported(
             node,
             f"a mode {node.mode} result of {node.op!r} is not a native GPU layout (P and 1 "
-            "images are admitted as uploads and as results of convert(), transpose and crop)",
+            "images are admitted as uploads and as results of convert(), the copies, point() "
+            "and ImageOps.invert)",
             fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
         )
     layouts = (*NATIVE_MODES, *LIMITED_MODES, *INDEXED_MODES, *PALETTE_ALPHA_MODES, *WIDE_MODES)

@@ -17,12 +17,15 @@ __all__ = ["IDENTITY", "look_up", "lower", "tables_for"]
 
 IDENTITY = np.arange(256, dtype=np.int64)
 _ZERO = np.zeros(256, dtype=np.int64)
+#: The band of each stored byte: the native layouts', and P and 1 words, which repeat their
+#: one stored byte (the index, 1's 0/255) in all four bytes.
+_BYTE_BANDS = {**BYTE_BANDS, "P": (0, 0, 0, 0), "1": (0, 0, 0, 0)}
 
 
 def _from_band_tables(
     mode: str, bands: Sequence[npt.NDArray[np.int64]], padding: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
-    rows = [padding if band is None else bands[band] for band in BYTE_BANDS[mode]]
+    rows = [padding if band is None else bands[band] for band in _BYTE_BANDS[mode]]
     return np.stack(rows)
 
 
@@ -50,7 +53,7 @@ def tables_for(op: str, mode: str, params: Mapping[str, Any]) -> npt.NDArray[np.
         if mode == "LA":
             bands = [scaled, kept]
         return _from_band_tables(mode, bands, scaled)
-    nbands = len(BYTE_BANDS[mode]) - BYTE_BANDS[mode].count(None)
+    nbands = len(set(_BYTE_BANDS[mode]) - {None})
     if op == "invert":
         band = 255 - IDENTITY
     elif op == "solarize":

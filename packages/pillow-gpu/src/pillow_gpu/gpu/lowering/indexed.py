@@ -17,6 +17,13 @@ Pillow's ``rgb2bit`` (RGBa, CMYK and YCbCr through RGB); P -> 1 is the palette's
 whatever the dither. Floyd-Steinberg dithering (Pillow's default), ADAPTIVE palettes and
 RGBA -> P (a ``quantize``) depend on other pixels and are refused.
 
+P and 1 images also go through the copies (:data:`INDEX_COPIES`: transpose, crop, expand,
+paste, putpixel, resize and transform, which Pillow runs NEAREST for them), ``point`` (a table
+of the stored byte) and ``ImageOps.invert`` (1: a table; P: Pillow inverts the palette and
+keeps the indices, so no kernel runs). A P result is admitted wherever its palette is known
+before it runs (:func:`~pillow_gpu._convert_info.palette_of`: the file header's, ``from_pil``'s,
+a fixed ``convert`` palette, or one Pillow rebuilds from those).
+
 PA images (:func:`check_palette_alpha`) keep the index in bytes 0..2 and alpha in byte 3.
 Pillow's ``pa2*`` converters read the palette entry of the index and either drop the alpha
 (L, RGB, CMYK, YCbCr, HSV, 1, P, I, F) or copy it to byte 3 (LA, RGBA, RGBX); the palette's
@@ -56,6 +63,8 @@ __all__ = [
     "BILEVEL_SOURCES",
     "INDEXED_TARGETS",
     "INDEX_COPIES",
+    "INDEX_OPERATIONS",
+    "INDEX_POINTWISE",
     "MASK_INPUTS",
     "PALETTE_ALPHA_COPIES",
     "PALETTE_SOURCES",
@@ -88,48 +97,60 @@ _THRESHOLD = np.where(np.arange(256) >= 128, 255, 0)  # Pillow's l2bit
 #: (the step Pillow takes first for CMYK, YCbCr, RGBa and HSV sources of P, PA and 1).
 ToRgb = Callable[[Program, Node, list[tuple[int, Any]]], int]
 
-#: Operations that move stored P/1 bytes unchanged (the result keeps the palette, as in
-#: Pillow), so ``exif_transpose`` or a crop may come before the ``convert``.
-INDEX_COPIES = ("transpose", "crop")
+#: Operations that move stored P, PA and 1 words unchanged (resize: NEAREST, which Pillow
+#: forces for P and 1, or the same-size copy; transform: AFFINE with NEAREST). The result keeps
+#: the palette, or gets the one Pillow rebuilds (expand, transform; see ``_convert_info``).
+INDEX_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "transform")
+#: Per-pixel operations on P and 1 images: ``point`` maps the stored byte (a P result keeps
+#: the palette); ``ImageOps.invert`` maps 1's stored byte, and a P image's palette (Pillow's
+#: ``ImageOps._lut``), keeping its indices.
+INDEX_POINTWISE = ("point", "invert")
+#: Everything that may read or produce a P or 1 image on the GPU.
+INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE)
 #: Operations that read a mode 1 image as a mask (its stored 0/255 byte): the mask's position
 #: among the node's inputs.
 MASK_INPUTS = {"paste_masked": 2, "fill_masked": 1}
 _FIX = (
-    "convert to RGB/RGBA/L first (P and 1 images are admitted only as inputs of convert(), "
-    "transpose and crop)"
+    "convert to RGB/RGBA/L first (P and 1 images are admitted as inputs of convert(), the "
+    f"copies {', '.join(INDEX_COPIES)} (NEAREST), point() and ImageOps.invert)"
 )
 
 
 def check_consumer(node: Node) -> None:
-    """Reject any operation other than ``convert`` and :data:`INDEX_COPIES` reading P or 1
-    (a mode 1 image may be the mask of a masked paste or fill: :data:`MASK_INPUTS`)."""
+    """Reject any operation other than :data:`INDEX_OPERATIONS` reading P or 1 (a mode 1
+    image may be the mask of a masked paste or fill: :data:`MASK_INPUTS`), and a copy's
+    parameters Pillow resolves through the palette."""
     if node.cache.get() is not None:  # completed: uploaded as a leaf, its inputs unused
         return
     mask_at = MASK_INPUTS.get(node.op)
     for position, child in enumerate(node.inputs):
         if child.mode == "1" and position == mask_at:
             continue
-        if child.mode in INDEXED_MODES and node.op not in ("convert", *INDEX_COPIES):
+        if child.mode in INDEXED_MODES and node.op not in INDEX_OPERATIONS:
             raise unsupported(
                 node,
                 f"operation {node.op!r} on a mode {child.mode} image has no GPU route: palette "
-                "and bilevel images are admitted only as inputs of convert(), transpose and crop",
+                "and bilevel images are admitted only as inputs of convert(), the copies, "
+                "point() and ImageOps.invert",
                 fix=_FIX,
             )
+    if node.mode in INDEXED_MODES and node.op in INDEX_COPIES:
+        _check_copy(node, fix=_FIX)
 
 
 def _carrier(node: Node) -> PILImage.Image:
     """A 256 x 1 image with the palette (C level included) and info of ``node``'s pixels."""
-    carrier = probe(node, (256, 1))
-    if carrier is None:  # uploaded leaves, or INDEX_COPIES of one (see the planner's _check_image)
-        raise unsupported(node, f"the palette of this mode {node.mode} image is not recorded")
     values = range(256) if node.mode == "P" else (0, 255, *([0] * 254))
     try:
-        carrier.putdata(list(values))
+        carrier = probe(node, (256, 1))  # replays what Pillow does to the palette (e.g. invert)
+        if carrier is not None:
+            carrier.putdata(list(values))
     except ValueError as error:  # a palette Pillow cannot apply (e.g. more than 256 entries)
         raise unsupported(
             node, f"the palette of this image cannot be applied by Pillow: {error}"
         ) from error
+    if carrier is None:  # a palette that depends on the pixels (a quantizer's)
+        raise unsupported(node, f"the palette of this mode {node.mode} image is not recorded")
     return carrier
 
 
@@ -141,9 +162,8 @@ def palette_table(
     converted = _carrier(node).convert(mode, **(options or {}))
     words = to_words(converted).astype(np.int64)
     table = np.stack([(words >> (8 * byte)) & 255 for byte in range(4)])
-    if node.mode == "1":  # stored values are 0 or 255 only
-        table[:, 255] = table[:, 1]
-        table[:, 1:255] = 0
+    if node.mode == "1":  # Pillow's bit2* converters read any non-zero stored byte as 255
+        table[:, 1:] = table[:, 1:2]
     return table
 
 
@@ -237,37 +257,76 @@ def lower_to_indexed(
 
 
 def check_root(root: Node) -> None:
-    """Admit a P result only when it comes from a ``convert`` (through copies).
+    """Admit a P result whose palette is known before it runs (Pillow's, see palette_of).
 
-    Its palette is then Pillow's fixed one (WEB or gray, with any transparency colour Pillow
-    adds), known without pixels. A 1 result is its stored 0/255 bytes alone: always admitted.
+    A 1 result is its stored bytes alone: always admitted.
     """
     if root.mode == "1":
         return
-    node = root
-    while node.op in INDEX_COPIES and node.cache.get() is None:
-        node = node.inputs[0]
-    if node.op != "convert":
+    _check_palette(
+        root, 'convert to RGB/RGBA/L first, e.g. image.convert("RGB"), or evaluate with to_pil()'
+    )
+
+
+def _check_palette(root: Node, fix: str) -> None:
+    """Reject a P or PA result whose palette is unknown, or one Pillow cannot apply."""
+    try:
+        image = probe(root)  # replays what Pillow does to the palette (e.g. invert)
+        if image is not None and palette_of(root) is not None:
+            image.getpalette(None)  # Pillow applies a pending palette here, as when it loads
+    except ValueError as error:  # e.g. a file's palette of more than 256 entries
         raise unsupported(
-            root,
-            f"a mode {root.mode} image is returned from the GPU only as the result of a "
-            f"convert() to {root.mode} (here it comes from {node.op!r})",
-            fix='convert to RGB/RGBA/L first, e.g. image.convert("RGB"), or evaluate with to_pil()',
+            root, f"the palette of this image cannot be applied by Pillow: {error}", fix=fix
+        ) from error
+    if image is None or palette_of(root) is None:
+        raise unsupported(
+            root, f"the palette of this {root.mode} result is not known before it runs", fix=fix
         )
-    if palette_of(root) is None:
-        raise unsupported(root, "the palette of this P result is not known before it runs")
 
 
-#: Operations that move stored PA words unchanged (resize: NEAREST or the same-size copy;
-#: transform: AFFINE with NEAREST); the result's palette is Pillow's (kept, or rebuilt by
-#: expand and transform as Pillow rebuilds it, see ``_convert_info``).
-PALETTE_ALPHA_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "transform")
+#: Operations that move stored PA words unchanged: the copies of P and 1.
+PALETTE_ALPHA_COPIES = INDEX_COPIES
 _PA_FIX = 'convert to RGBA first (e.g. image.convert("RGBA")), or evaluate with to_pil()'
 
 
 def _palette_colour(value: object) -> bool:
     # A colour Pillow looks up (or adds) in the image's palette: a name, or 3 or 4 values.
     return isinstance(value, str) or (isinstance(value, (tuple, list)) and len(value) in (3, 4))
+
+
+def _check_copy(node: Node, fix: str) -> None:
+    """Reject a copy of a P, PA or 1 image that is not a pure copy of stored words."""
+    params = node.params
+    if node.op == "resize":
+        source = node.inputs[0]
+        same = node.size == source.size and tuple(params["box"]) == (0, 0, *source.size)
+        if not same and params["resample"] != PILImage.Resampling.NEAREST:
+            raise unsupported(
+                node,
+                f"resize of a {node.mode} image is proven only for NEAREST (Pillow's other "
+                "filters interpolate the palette indices)",
+                fix="use Image.Resampling.NEAREST, or " + fix,
+            )
+    if node.op == "transform":
+        affine = params["method"] == PILImage.Transform.AFFINE
+        if not affine or params["resample"] != PILImage.Resampling.NEAREST:
+            method = PILImage.Transform(params["method"]).name
+            raise unsupported(
+                node,
+                f"transform of a {node.mode} image is proven only for AFFINE with NEAREST "
+                f"(pure copies), not {method}",
+                fix="use Image.Transform.AFFINE (Image.rotate), or " + fix,
+            )
+    colour = params.get("fill") if node.op == "expand" else params.get("value")
+    palette = node.mode in ("P", "PA")
+    if palette and node.op in ("expand", "putpixel") and _palette_colour(colour):
+        raise unsupported(
+            node,
+            f"{node.op} of a {node.mode} image with the colour {colour!r}: Pillow looks the "
+            "colour up in the image's own palette (palette.getcolor, which may add an entry)",
+            fix="pass a palette index (or an (index, alpha) pair for PA), or evaluate with "
+            "to_pil()",
+        )
 
 
 def check_palette_alpha(node: Node) -> None:
@@ -285,33 +344,7 @@ def check_palette_alpha(node: Node) -> None:
             f"for convert() and the copies {', '.join(PALETTE_ALPHA_COPIES)} (NEAREST)",
             fix=_PA_FIX,
         )
-    params = node.params
-    if node.op == "resize":
-        source = node.inputs[0]
-        same = node.size == source.size and tuple(params["box"]) == (0, 0, *source.size)
-        if not same and params["resample"] != PILImage.Resampling.NEAREST:
-            raise unsupported(
-                node,
-                "resize of a PA image is proven only for NEAREST (Pillow's other filters "
-                "interpolate the palette indices)",
-                fix="use Image.Resampling.NEAREST, or " + _PA_FIX,
-            )
-    if node.op == "transform":
-        affine = params["method"] == PILImage.Transform.AFFINE
-        if not affine or params["resample"] != PILImage.Resampling.NEAREST:
-            raise unsupported(
-                node,
-                "transform of a PA image is proven only for AFFINE with NEAREST (pure copies)",
-                fix="use Image.Transform.AFFINE with Image.Resampling.NEAREST, or " + _PA_FIX,
-            )
-    colour = params.get("fill") if node.op == "expand" else params.get("value")
-    if node.op in ("expand", "putpixel") and _palette_colour(colour):
-        raise unsupported(
-            node,
-            f"{node.op} of a PA image with the colour {colour!r}: Pillow looks the colour up "
-            "in the image's own palette (palette.getcolor, which may add an entry)",
-            fix="pass a palette index or an (index, alpha) pair, or evaluate with to_pil()",
-        )
+    _check_copy(node, fix=_PA_FIX)
 
 
 #: Every (index, alpha) pair: index = column, alpha = row of a 256 x 256 PA carrier.
@@ -384,12 +417,9 @@ def lower_to_palette_alpha(
 
 def check_palette_alpha_root(root: Node) -> None:
     """Admit a PA result whose palette is known before it runs (Pillow's, see palette_of)."""
-    if palette_of(root) is None:
-        raise unsupported(
-            root,
-            "the palette of this PA result is not known before it runs",
-            fix='convert to RGBA first, e.g. image.convert("RGBA"), or evaluate with to_pil()',
-        )
+    _check_palette(
+        root, 'convert to RGBA first, e.g. image.convert("RGBA"), or evaluate with to_pil()'
+    )
 
 
 def _columns(sources: tuple[str, ...]) -> tuple[str, ...]:
@@ -403,8 +433,30 @@ ROUTES = (
         modes=INDEXED_TARGETS,
         kernel="lut",
         contexts="an uploaded P/1 leaf, a completed result or a convert() to P/1 as input, or "
-        "a transpose or crop of one (exif_transpose); Pillow's 256-entry table (palette, "
-        "transparency) built by live Pillow; other operations on P/1 are refused",
+        "a P/1 copy, point or invert of one; Pillow's 256-entry table (palette, "
+        "transparency) built by live Pillow",
+    ),
+    Route(
+        operation="P and 1 copies: transpose, crop, expand, paste, putpixel, resize, "
+        "transform AFFINE (so thumbnail, rotate, exif_transpose, ImageOps.contain/fit/mirror)",
+        modes=INDEXED_MODES,
+        kernel="remap / paste / resize_nearest / affine_nearest",
+        contexts="uploaded as Pillow's stored byte (P: the index, 1: 0/255) and widened by "
+        "unpack; the stored bytes copied, resize and transform NEAREST whatever filter is "
+        "asked for (as Pillow forces it); expand and putpixel with an index (a palette colour, "
+        "3/4 values or a name, refused), transform with any fillcolor (as Image.new converts "
+        "it); P results carry the palette and info Pillow gives them (the file header's, "
+        "from_pil's, or rebuilt by expand and transform as Pillow rebuilds it); a P result "
+        "whose palette depends on the pixels (a quantizer's) refused",
+    ),
+    Route(
+        operation="P and 1: Image.point, ImageOps.invert",
+        modes=INDEXED_MODES,
+        kernel="lut (P invert: none)",
+        contexts="point: a table of 256 values of the stored byte (a callable tabled as Pillow "
+        "does), the palette kept; invert: 1 as 255 - x of the stored byte, P as Pillow's "
+        "ImageOps._lut (the palette's colour entries inverted, alpha kept, the indices "
+        "unchanged: no dispatch)",
     ),
     Route(
         operation="convert to P (from the modes marked)",

@@ -1,6 +1,7 @@
 """Lowerings of per-byte table operations: invert, point, solarize, posterize, Brightness.
 
-Each becomes one lookup of a (4, 256) host table built by :mod:`pillow_gpu.gpu.kernels.lut`.
+Each becomes one lookup of a (4, 256) host table built by :mod:`pillow_gpu.gpu.kernels.lut`
+(``ImageOps.invert`` of a P image changes only its palette: no lookup).
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ _IMAGEOPS_MODES = ("L", "RGB")
 
 
 def _lut(program: Program, node: Node, ins: Inputs) -> int:
-    if node.op in ("invert", "solarize", "posterize"):
+    if node.op == "invert" and ins[0][1].mode == "P":
+        return ins[0][0]  # Pillow inverts the palette (ImageOps._lut); the indices are kept
+    if node.op == "invert":
+        require_mode(node, (*_IMAGEOPS_MODES, "1"), "ImageOps.invert")
+    elif node.op in ("solarize", "posterize"):
         require_mode(node, _IMAGEOPS_MODES, f"ImageOps.{node.op}")
     table = lut.tables_for(node.op, ins[0][1].mode, node.params)
     return lut.lower(program, ins[0][0], node.size, table)
