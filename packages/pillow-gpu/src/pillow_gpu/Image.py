@@ -20,11 +20,10 @@ executor keeps the graph it had). ``copy()`` returns a new handle on the same no
 from __future__ import annotations
 
 import contextlib
-import io
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any, Literal, cast
+from typing import IO, Any, cast
 
 from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode
@@ -32,30 +31,61 @@ from PIL import ImageFilter, ImageMode
 from pillow_gpu import _cpu, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._graph import Node
-from pillow_gpu._pillow_memory import stored_snapshot
+from pillow_gpu._leaves import (
+    from_pil,
+    fromarray,
+    fromarrow,
+    frombuffer,
+    frombytes,
+    linear_gradient,
+    new,
+    open,
+    radial_gradient,
+)
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
+from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
 
 __all__ = [
     "Image",
     "alpha_composite",
+    "blend",
     "composite",
+    "eval",
     "from_pil",
+    "fromarray",
+    "fromarrow",
+    "frombuffer",
     "frombytes",
+    "linear_gradient",
     "merge",
     "new",
     "open",
+    "radial_gradient",
 ]
 
 #: Targets whose ``convert`` reads ``dither``, ``palette`` and ``colors``.
 _DITHERED_TARGETS = ("P", "PA", "1")
 
-# Re-exported Pillow constants, so ``Image.Transpose.ROTATE_90`` etc. work as in Pillow.
+# Re-exported Pillow names, so ``Image.Transpose.ROTATE_90``, ``except
+# Image.UnidentifiedImageError`` or ``Image.getmodebands("RGB")`` work as in Pillow.
 Transpose = PILImage.Transpose
 Resampling = PILImage.Resampling
 Transform = PILImage.Transform
 Dither = PILImage.Dither
 Palette = PILImage.Palette
+Quantize = PILImage.Quantize
+Exif = PILImage.Exif
+UnidentifiedImageError = PILImage.UnidentifiedImageError
+DecompressionBombError = PILImage.DecompressionBombError
+DecompressionBombWarning = PILImage.DecompressionBombWarning
+ImagePointHandler = PILImage.ImagePointHandler
+ImageTransformHandler = PILImage.ImageTransformHandler
+getmodebase = PILImage.getmodebase
+getmodetype = PILImage.getmodetype
+getmodebandnames = PILImage.getmodebandnames
+getmodebands = PILImage.getmodebands
+registered_extensions = PILImage.registered_extensions
 AFFINE = PILImage.Transform.AFFINE
 FLIP_LEFT_RIGHT = PILImage.Transpose.FLIP_LEFT_RIGHT
 FLIP_TOP_BOTTOM = PILImage.Transpose.FLIP_TOP_BOTTOM
@@ -76,18 +106,23 @@ _NEAREST_ONLY = ("1", "P")
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 
 
-class Image:
+class Image(ImageQueries):
     """A lazy image: a handle on one node of an immutable operation graph.
 
     The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
     handle at a new node, as Pillow changes its image; every other operation returns a new
-    handle and leaves this one as it is.
+    handle and leaves this one as it is. Pillow's read-only queries (``getpixel``,
+    ``histogram``, ``getexif``, ``numpy.asarray(image)``, ...) come from
+    :class:`~pillow_gpu._queries.ImageQueries`.
     """
 
-    __slots__ = ("_node",)
+    __slots__ = ("_file_format", "_node")
 
-    def __init__(self, node: Node) -> None:
+    def __init__(
+        self, node: Node, file_format: tuple[str | None, str | None] = (None, None)
+    ) -> None:
         self._node = node
+        self._file_format = file_format
 
     # -- metadata (never evaluates) -------------------------------------------------------
     @property
@@ -114,6 +149,17 @@ class Image:
     def info(self) -> dict[str, Any]:
         """A copy of the metadata dictionary the result will carry."""
         return dict(self._node.info)
+
+    @property
+    def format(self) -> str | None:
+        """The file format of an image made by ``open`` (kept by in-place edits, as in
+        Pillow), else None (a copy or an operation's result)."""
+        return self._file_format[0]
+
+    @property
+    def format_description(self) -> str | None:
+        """Pillow's description of :attr:`format`, e.g. ``"Portable network graphics"``."""
+        return self._file_format[1]
 
     @property
     def node(self) -> Node:
@@ -543,34 +589,6 @@ class Image:
         return self._derive("filter", {"filter": recorded})
 
 
-def from_pil(image: PILImage.Image) -> Image:
-    """Wrap a private copy of a ``PIL.Image.Image`` as a lazy leaf.
-
-    The copy is of the pixels as they are now: changing ``image`` afterwards changes no graph
-    recorded from it. Most modes keep it as a copy of Pillow's storage (the bytes the upload
-    sends, :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others as ``image.copy()``.
-    """
-    if not isinstance(image, PILImage.Image):
-        msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
-        raise TypeError(msg)
-    image.load()
-    stored = stored_snapshot(image)
-    if stored is not None:
-        # Pillow's copy() copies the info dict and each list in it; so does this.
-        copied = {
-            key: list(value) if isinstance(value, list) else value
-            for key, value in image.info.items()
-        }
-        kept = cast("Mapping[str, Any]", copied)  # Pillow types some keys as (int, int)
-        node = Node(
-            op="pil", params={"stored": stored}, mode=image.mode, size=image.size, info=kept
-        )
-        return Image(node)
-    copy = image.copy()
-    info = cast("Mapping[str, Any]", copy.info)
-    return Image(Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info))
-
-
 def alpha_composite(im1: Image | PILImage.Image, im2: Image | PILImage.Image) -> Image:
     """Record ``PIL.Image.alpha_composite``: ``im2`` over ``im1`` (RGBA or LA, one mode and
     size)."""
@@ -606,58 +624,15 @@ def merge(mode: str, bands: Sequence[Image | PILImage.Image]) -> Image:
     return images[0]._derive("merge", {"mode": probe.mode}, mode=probe.mode, extra=images[1:])
 
 
-def new(
-    mode: str, size: tuple[int, int], color: float | str | tuple[float, ...] | None = 0
-) -> Image:
-    """Record ``PIL.Image.new``: a constant image, filled on the device when evaluated."""
-    PILImage.new(mode, (1, 1), color)
-    if len(size) != 2 or size[0] < 0 or size[1] < 0:
-        PILImage.new(mode, size, color)  # Pillow raises its own error for the size
-    width, height = (int(value) for value in size)
-    return Image(Node(op="new", params={"color": color}, mode=mode, size=(width, height)))
+def blend(im1: Image, im2: Image, alpha: float) -> Image:
+    """Record ``PIL.Image.blend`` (also ``ImageChops.blend``); modes and sizes must match."""
+    _probe(lambda a, b: PILImage.blend(a, b, alpha), im1.mode, im2.mode)
+    if im1.size != im2.size:
+        msg = "images do not match"
+        raise ValueError(msg)
+    return im1._derive("blend", {"alpha": float(alpha)}, extra=[im2])
 
 
-def frombytes(
-    mode: str, size: tuple[int, int], data: bytes, decoder_name: str = "raw", *args: Any
-) -> Image:
-    """``PIL.Image.frombytes``: the bytes are unpacked at once, as Pillow does."""
-    return from_pil(PILImage.frombytes(mode, size, data, decoder_name, *args))
-
-
-def _header_palette(header: PILImage.Image) -> tuple[str, str | None, bytes] | None:
-    """The header's palette as (mode, rawmode, data), for GPU tables planned before decode."""
-    palette = header.palette
-    if palette is None or header.mode not in ("P", "PA"):
-        return None
-    return palette.mode, palette.rawmode, bytes(palette.palette)
-
-
-def open(
-    fp: str | os.PathLike[str] | IO[bytes],
-    mode: Literal["r"] = "r",
-    formats: list[str] | tuple[str, ...] | None = None,
-) -> Image:
-    """Lazy ``PIL.Image.open``: reads the header now, decodes only when evaluated."""
-    data: bytes | None = None
-    path: str | None = None
-    if isinstance(fp, (str, os.PathLike)):
-        path = os.fspath(fp)
-        source: Any = path
-    else:
-        data = fp.read()
-        source = io.BytesIO(data)
-    with PILImage.open(source, mode, formats) as header:
-        node = Node(
-            op="open",
-            params={
-                "path": path,
-                "data": data,
-                "format": header.format,
-                "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or ""),
-                "palette": _header_palette(header),
-            },
-            mode=header.mode,
-            size=header.size,
-            info=cast("Mapping[str, Any]", header.info),
-        )
-    return Image(node)
+def eval(image: Image, *args: Any) -> Image:
+    """``PIL.Image.eval``: ``image.point(args[0])``, as Pillow records it."""
+    return image.point(args[0])

@@ -1,24 +1,33 @@
-"""Lazy counterparts of ``PIL.ImageChops`` (and ``Image.blend`` as :func:`blend`)."""
+"""Lazy counterparts of ``PIL.ImageChops`` (and ``Image.blend`` as :func:`blend`).
+
+``logical_and``, ``logical_or`` and ``logical_xor`` (mode 1 only, as in Pillow) are recorded
+for Pillow's route; the GPU planner refuses them.
+"""
 
 from __future__ import annotations
 
-from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 
 from pillow_gpu._probes import _probe, _probe_mode
-from pillow_gpu.Image import Image, composite
+from pillow_gpu.Image import Image, blend, composite, new
 
 __all__ = [
     "add",
     "add_modulo",
     "blend",
     "composite",
+    "constant",
     "darker",
     "difference",
+    "duplicate",
     "hard_light",
     "invert",
     "lighter",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
     "multiply",
+    "offset",
     "overlay",
     "screen",
     "soft_light",
@@ -103,10 +112,50 @@ def subtract_modulo(image1: Image, image2: Image) -> Image:
     return _chop("subtract_modulo", image1, image2)
 
 
-def blend(image1: Image, image2: Image, alpha: float) -> Image:
-    """Record ``Image.blend`` / ``ImageChops.blend``; modes and sizes must match."""
-    _probe(lambda a, b: PILImage.blend(a, b, alpha), image1.mode, image2.mode)
-    if image1.size != image2.size:
-        msg = "images do not match"
-        raise ValueError(msg)
-    return image1._derive("blend", {"alpha": float(alpha)}, extra=[image2])
+def constant(image: Image, value: int) -> Image:
+    """Record ``ImageChops.constant``: an L image of ``image``'s size filled with ``value``."""
+    return new("L", image.size, value)
+
+
+def duplicate(image: Image) -> Image:
+    """``ImageChops.duplicate``: a copy (``image.copy()``)."""
+    return image.copy()
+
+
+def offset(image: Image, xoffset: int, yoffset: int | None = None) -> Image:
+    """Record ``ImageChops.offset``: the image shifted by the offsets, wrapping around.
+
+    Recorded as the crops of ``image`` pasted over it (every pixel is written; the palette and
+    ``info`` are ``image``'s, as Pillow keeps them), so it runs on the GPU's copy routes.
+    """
+    yoffset = xoffset if yoffset is None else yoffset
+    _probe(lambda im: PILImageChops.offset(im, xoffset, yoffset), image.mode)
+    width, height = image.size
+    if not width or not height:
+        return image.copy()
+    right, down = int(xoffset) % width, int(yoffset) % height
+    out = image.copy()
+    for box, at in (  # source box -> where it lands
+        ((width - right, height - down, width, height), (0, 0)),
+        ((0, height - down, width - right, height), (right, 0)),
+        ((width - right, 0, width, height - down), (0, down)),
+        ((0, 0, width - right, height - down), (right, down)),
+    ):
+        if box[2] > box[0] and box[3] > box[1]:
+            out.paste(image.crop(box), at)
+    return out
+
+
+def logical_and(image1: Image, image2: Image) -> Image:
+    """Record ``ImageChops.logical_and`` (mode 1; Pillow's route only)."""
+    return _chop("logical_and", image1, image2)
+
+
+def logical_or(image1: Image, image2: Image) -> Image:
+    """Record ``ImageChops.logical_or`` (mode 1; Pillow's route only)."""
+    return _chop("logical_or", image1, image2)
+
+
+def logical_xor(image1: Image, image2: Image) -> Image:
+    """Record ``ImageChops.logical_xor`` (mode 1; Pillow's route only)."""
+    return _chop("logical_xor", image1, image2)

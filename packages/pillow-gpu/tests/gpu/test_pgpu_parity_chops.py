@@ -8,7 +8,8 @@ from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from pillow_gpu import Image, ImageChops
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
-from pillow_gpu.gpu import evaluate
+from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu import evaluate, plan_graph
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -82,3 +83,46 @@ def test_same_source_on_both_sides_is_uploaded_once() -> None:
 
     assert len(plan_graph(lazy).uploads) == 1
     assert_image_equal(evaluate(lazy), PILImageChops.multiply(source, PILImageChops.invert(source)))
+
+
+OFFSETS = [(3, None), (-4, 2), (13, 9), (0, 0), (27, -30), (1, 8)]
+
+
+@pytest.mark.parametrize("shift", OFFSETS, ids=[f"{x}_{y}" for x, y in OFFSETS])
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "P", "1", "I;16", "F"])
+def test_offset_wraps_as_pillow(mode: str, shift: tuple[int, int | None]) -> None:
+    """ImageChops.offset: crops pasted over the image, on the GPU and on Pillow's route."""
+    source = make_image("RGB", (13, 9))
+    source = source.quantize(5) if mode == "P" else source.convert(mode)
+    source.info["comment"] = b"kept"
+    expected = PILImageChops.offset(source, *shift)
+    for actual in (
+        evaluate(ImageChops.offset(Image.from_pil(source), *shift)),
+        ImageChops.offset(Image.from_pil(source), *shift).to_pil(),
+    ):
+        assert_image_equal(actual, expected)
+        assert (actual.getpalette(), actual.info) == (expected.getpalette(), expected.info)
+
+
+def test_constant_and_duplicate() -> None:
+    source = make_image("RGB", (13, 9))
+    assert_image_equal(
+        evaluate(ImageChops.constant(Image.from_pil(source), 77)),
+        PILImageChops.constant(source, 77),
+    )
+    assert_image_equal(
+        evaluate(ImageChops.duplicate(Image.from_pil(source))), PILImageChops.duplicate(source)
+    )
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_chops_run_on_pillows_route_and_are_refused_on_the_gpu(name: str) -> None:
+    first = make_image("L", (13, 9)).convert("1", dither=PILImage.Dither.NONE)
+    second = make_image("L", (13, 9), seed=3).convert("1", dither=PILImage.Dither.NONE)
+    lazy = getattr(ImageChops, name)(Image.from_pil(first), Image.from_pil(second))
+    with pytest.raises(Unsupported, match="operation 'chop' on a mode 1 image") as caught:
+        plan_graph(lazy)
+    assert caught.value.stage == "admission"
+    assert_image_equal(lazy.to_pil(), getattr(PILImageChops, name)(first, second))
+    with pytest.raises(ValueError, match="image has wrong mode"):  # Pillow's mode check
+        getattr(ImageChops, name)(Image.from_pil(make_image("L", (4, 4))), Image.new("L", (4, 4)))

@@ -209,7 +209,7 @@ def _host_pixels(node: Node) -> bytes | memoryview:
     stored: Snapshot | None = node.params.get("stored") if node.op == "pil" else None
     if stored is not None:  # from_pil's copy of Pillow's storage: already the upload's bytes
         return memoryview(stored)
-    header = _header_palette(node)
+    header = _recorded_palette(node)
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
     # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.
@@ -245,7 +245,7 @@ def _palette_state(image: PILImage.Image) -> tuple[str, bytes]:
     return (palette.mode if palette else ""), bytes(image.getpalette(None) or ())
 
 
-def _header_palette(node: Node) -> tuple[str, bytes] | None:
+def _recorded_palette(node: Node) -> tuple[str, bytes] | None:
     """An undecoded P/PA file's palette as its header gave it (None for other leaves)."""
     if node.op != "open" or node.mode not in ("P", "PA") or node.cache.get() is not None:
         return None

@@ -13,6 +13,7 @@ from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
 __all__ = ["LOWERINGS", "ROUTES"]
 
+_CPU_FIX = "evaluate this graph with to_pil() (Pillow's route)"
 #: Modes ImageEnhance.Color is proven for (L and LA: an exact copy).
 _COLOR_MODES = ("L", "LA", "RGB", "RGBA")
 
@@ -29,6 +30,8 @@ def _chop(program: Program, node: Node, ins: Inputs) -> int:
         name, table = "blend", chops.blend_table(node.params["alpha"])
     else:
         name = node.params["name"]
+        if name not in chops.OPS:
+            raise unsupported(node, f"ImageChops.{name} has no GPU route", fix=_CPU_FIX)
         table = None
         if name in ("add", "subtract"):
             table = chops.scaled_table(name, node.params["scale"], node.params["offset"])

@@ -1,0 +1,141 @@
+"""Pillow's read-only queries, answered for a lazy image.
+
+Pixel queries (``getpixel``, ``getbbox``, ``getextrema``, ``histogram``, ``entropy``,
+``getcolors``, ``getdata``, ``get_flattened_data``, ``getprojection``, and NumPy's and Arrow's
+array interfaces, so ``numpy.asarray(image)`` works) read the result's pixels. Like
+``tobytes()`` they complete the graph once with Pillow, or read the pixels
+``pillow_gpu.gpu.evaluate`` or a batch executor has already cached on it, and answer with
+Pillow's own method, so values, types and errors are Pillow's.
+
+Metadata queries read no pixels: ``getpalette`` and ``has_transparency_data`` come from the
+palette and ``info`` known before evaluation (the same probe the GPU tables use); ``getexif``
+reads an opened file's header as ``PIL.Image.open(...).getexif()`` does, and for any other
+image the ``info`` it carries, as Pillow's ``getexif`` of an image made in memory does.
+
+``close()`` and the context manager exist for code written as ``with Image.open(path) as
+im:``; a lazy image holds no open file (``open`` read the header and closed it; the decoder
+reopens the file when the graph is evaluated), so closing releases nothing and the image stays
+usable, unlike Pillow's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image as PILImage
+
+from pillow_gpu import _cpu
+from pillow_gpu._convert_info import probe
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from pillow_gpu._graph import Node
+
+__all__ = ["ImageQueries"]
+
+
+def _pil(image: Any) -> Any:
+    """A lazy image's pixels as a PIL image (Pillow's masks and arguments pass through)."""
+    node = getattr(image, "node", None)
+    return _cpu.evaluate(node) if node is not None else image
+
+
+class ImageQueries:
+    """The read-only part of ``PIL.Image.Image`` for a handle on a graph node."""
+
+    __slots__ = ()
+    _node: Node
+
+    def _pixels(self) -> PILImage.Image:
+        """The completed result (evaluated with Pillow once, or the cached GPU result)."""
+        return _cpu.evaluate(self._node)
+
+    # -- pixel queries ---------------------------------------------------------------------
+    def getpixel(self, xy: tuple[int, int] | list[int]) -> Any:
+        """``PIL.Image.Image.getpixel``: the value of one pixel (completes the graph)."""
+        return self._pixels().getpixel(xy)
+
+    def getbbox(self, *, alpha_only: bool = True) -> tuple[int, int, int, int] | None:
+        """``PIL.Image.Image.getbbox``: the box of the non-zero region (completes the graph)."""
+        return self._pixels().getbbox(alpha_only=alpha_only)
+
+    def getextrema(self) -> Any:
+        """``PIL.Image.Image.getextrema``: each band's (min, max) (completes the graph)."""
+        return self._pixels().getextrema()
+
+    def histogram(self, mask: Any = None, extrema: tuple[float, float] | None = None) -> list[int]:
+        """``PIL.Image.Image.histogram`` (a lazy ``mask`` is completed too)."""
+        return self._pixels().histogram(_pil(mask), extrema)
+
+    def entropy(self, mask: Any = None, extrema: tuple[float, float] | None = None) -> float:
+        """``PIL.Image.Image.entropy`` (a lazy ``mask`` is completed too)."""
+        return self._pixels().entropy(_pil(mask), extrema)
+
+    def getcolors(self, maxcolors: int = 256) -> Any:
+        """``PIL.Image.Image.getcolors``: (count, colour) pairs, or None past ``maxcolors``."""
+        return self._pixels().getcolors(maxcolors)
+
+    def getdata(self, band: int | None = None) -> Any:
+        """``PIL.Image.Image.getdata``: Pillow's sequence of pixel values."""
+        return self._pixels().getdata(band)
+
+    def get_flattened_data(self, band: int | None = None) -> Any:
+        """``PIL.Image.Image.get_flattened_data``: the pixel values as a tuple."""
+        return self._pixels().get_flattened_data(band)
+
+    def getprojection(self) -> tuple[list[int], list[int]]:
+        """``PIL.Image.Image.getprojection``: the non-zero columns and rows."""
+        return self._pixels().getprojection()
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """NumPy's array interface of the result: ``numpy.asarray(image)`` as for Pillow."""
+        return self._pixels().__array_interface__
+
+    def __arrow_c_schema__(self) -> object:
+        """The Arrow schema capsule of the result, as Pillow exports it."""
+        return self._pixels().__arrow_c_schema__()
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        """The Arrow array capsules of the result (a copy kept alive by Pillow's image)."""
+        return self._pixels().__arrow_c_array__(requested_schema)
+
+    # -- metadata queries (no pixels) ------------------------------------------------------
+    def _probe(self) -> PILImage.Image:
+        """A 1x1 image of this mode, palette and info; the completed pixels when unknown."""
+        found = probe(self._node)
+        return self._pixels() if found is None else found
+
+    def getpalette(self, rawmode: str | None = "RGB") -> list[int] | None:
+        """``PIL.Image.Image.getpalette``: the palette of a P or PA image, else None."""
+        return self._probe().getpalette(rawmode)
+
+    @property
+    def has_transparency_data(self) -> bool:
+        """Pillow's ``has_transparency_data``: an alpha band, an RGBA palette or
+        ``info["transparency"]``."""
+        return self._probe().has_transparency_data
+
+    def getexif(self) -> PILImage.Exif:
+        """``PIL.Image.Image.getexif``: an opened file's from its header, else from ``info``."""
+        node = self._node
+        if node.op == "open":
+            with _cpu.open_encoded(node.params) as header:
+                return header.getexif()
+        return self._probe().getexif()
+
+    # -- files -----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Nothing to close: a lazy image holds no open file (it stays usable)."""
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

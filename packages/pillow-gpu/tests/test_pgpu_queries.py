@@ -1,0 +1,310 @@
+"""Pillow's read-only queries and constructors on lazy images, against live Pillow.
+
+What code written for ``PIL.Image`` calls besides operations: ``with Image.open(path) as im``,
+``im.format``, ``im.getexif()``, ``im.getpixel``, ``numpy.asarray(im)``, ``im.histogram()``,
+``Image.fromarray``, ... Each query runs on a lazy graph and on Pillow's own result of the same
+calls, and must answer the same (values, types and exceptions).
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageChops, ImageOps
+from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu.gpu import evaluate
+
+_PIL = SimpleNamespace(Image=PILImage, ImageOps=PILImageOps)
+_GPU = SimpleNamespace(Image=Image, ImageOps=ImageOps)
+
+#: Sources: every family of modes, the palette with transparency included.
+MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "P", "1", "I;16", "I", "F")
+
+
+def _source(mode: str) -> PILImage.Image:
+    if mode == "P":
+        image = make_image("RGB", (13, 9)).quantize(7)
+        image.info["transparency"] = 2
+        return image
+    if mode == "1":
+        return make_image("L", (13, 9)).convert("1", dither=PILImage.Dither.NONE)
+    if mode in ("I;16", "I", "F"):
+        return make_image("L", (13, 9)).convert(mode if mode != "I;16" else "I").convert(mode)
+    image = make_image(mode, (13, 9))
+    if mode in ("LA", "RGBA"):  # a transparent border, so getbbox has something to find
+        alpha = PILImage.new("L", image.size, 0)
+        alpha.paste(255, (2, 1, 10, 7))
+        image.putalpha(alpha)
+    return image
+
+
+def _graph(image: Any, ns: Any) -> Any:
+    """The same calls on either side: a flip, so the answer is a computed result's."""
+    return ns.ImageOps.mirror(image)
+
+
+QUERIES: dict[str, Callable[[Any], Any]] = {
+    "getpixel": lambda im: im.getpixel((3, 2)),
+    "getpixel-negative": lambda im: im.getpixel((-1, -2)),
+    "getbbox": lambda im: im.getbbox(),
+    "getbbox-all-bands": lambda im: im.getbbox(alpha_only=False),
+    "getextrema": lambda im: im.getextrema(),
+    "histogram": lambda im: im.histogram(),
+    "entropy": lambda im: im.entropy(),
+    "getcolors": lambda im: im.getcolors(),
+    "getcolors-too-many": lambda im: im.getcolors(3),
+    "getdata": lambda im: list(im.getdata()),
+    "getdata-band-0": lambda im: list(im.getdata(0)),
+    "get_flattened_data": lambda im: im.get_flattened_data(),
+    "getprojection": lambda im: im.getprojection(),
+    "numpy": lambda im: (np.asarray(im).dtype, np.asarray(im).shape, np.asarray(im).tobytes()),
+    "getpalette": lambda im: im.getpalette(),
+    "getpalette-rgba": lambda im: im.getpalette("RGBA"),
+    "has_transparency_data": lambda im: im.has_transparency_data,
+}
+
+
+def _answer(call: Callable[[], Any]) -> Any:
+    """The value, or the exception's type and message (Pillow's own errors must match)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call()
+    except Exception as error:
+        return type(error), str(error)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("mode", MODES)
+def test_query_answers_as_pillow(mode: str, query: str) -> None:
+    source, ask = _source(mode), QUERIES[query]
+    expected = _answer(lambda: ask(_graph(source.copy(), _PIL)))
+    assert _answer(lambda: ask(_graph(Image.from_pil(source), _GPU))) == expected
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "P"])
+def test_queries_read_the_gpu_result_once_evaluated(mode: str) -> None:
+    """After ``evaluate`` the queries read the GPU's cached pixels (no Pillow replay)."""
+    source = _source(mode)
+    lazy = _graph(Image.from_pil(source), _GPU)
+    evaluate(lazy)
+    assert lazy.is_evaluated
+    expected = _graph(source, _PIL)
+    assert lazy.histogram() == expected.histogram()
+    assert lazy.getpixel((0, 0)) == expected.getpixel((0, 0))
+    assert np.array_equal(np.asarray(lazy), np.asarray(expected))
+
+
+def test_histogram_and_entropy_take_a_lazy_mask() -> None:
+    source = _source("RGB")
+    mask = PILImage.new("L", source.size, 0)
+    mask.paste(255, (0, 0, 6, 4))
+    lazy_mask = ImageOps.invert(Image.from_pil(mask))
+    lazy = Image.from_pil(source)
+    assert lazy.histogram(lazy_mask) == source.histogram(PILImageOps.invert(mask))
+    assert lazy.entropy(lazy_mask) == source.entropy(PILImageOps.invert(mask))
+
+
+# -- files: context manager, format, getexif -----------------------------------------------
+def _photo(tmp_path: Path, name: str) -> Path:
+    exif = PILImage.Exif()
+    # A TIFF Pillow transposes while loading is refused lazily (test_pgpu_parity_exif_*)
+    exif[0x0112] = 1 if name.endswith(".tif") else 6  # orientation
+    exif[0x010F] = "Camera maker"
+    exif[0x0132] = "2026:12:04 09:00:00"
+    path = tmp_path / name
+    image = make_image("RGB", (40, 30))
+    if name.endswith(".tif"):
+        image.save(path, exif=exif)
+    else:
+        image.save(path, exif=exif.tobytes())
+    return path
+
+
+@pytest.mark.parametrize("name", ["photo.jpg", "photo.png", "photo.webp", "photo.tif"])
+def test_getexif_of_a_file_and_of_results(tmp_path: Path, name: str) -> None:
+    """An opened file's EXIF (header), and its transposed or converted result's (info)."""
+    path = _photo(tmp_path, name)
+    with PILImage.open(path) as opened:
+        expected = [
+            dict(opened.getexif()),
+            dict(PILImageOps.exif_transpose(opened).getexif()),
+            dict(opened.convert("L").getexif()),
+        ]
+    lazy = Image.open(path)
+    actual = [
+        dict(lazy.getexif()),
+        dict(ImageOps.exif_transpose(lazy).getexif()),
+        dict(lazy.convert("L").getexif()),
+    ]
+    assert actual == expected
+    assert expected[0][0x010F] == "Camera maker"  # the file carried what the test wrote
+
+
+def _thumbnail_in_with(path: Path, ns: Any) -> tuple[Any, ...]:
+    """Code written for Pillow: open in a with block, edit in place, save, read attributes."""
+    buffer = io.BytesIO()
+    with ns.Image.open(path) as im:
+        opened = (im.format, im.format_description)
+        im.thumbnail((16, 16))
+        after_edit = im.format
+        copied, derived = im.copy().format, im.rotate(90).format
+        im.save(buffer, format="PNG")
+    return opened, after_edit, copied, derived, buffer.getvalue()
+
+
+@pytest.mark.parametrize("name", ["photo.jpg", "photo.png"])
+def test_with_open_and_format_as_in_pillow(tmp_path: Path, name: str) -> None:
+    path = _photo(tmp_path, name)
+    assert _thumbnail_in_with(path, _GPU) == _thumbnail_in_with(path, _PIL)
+    assert _thumbnail_in_with(path, _PIL)[0][0] in ("JPEG", "PNG")
+
+
+def test_close_leaves_a_lazy_image_usable(tmp_path: Path) -> None:
+    """A lazy image holds no open file; closing it (or leaving its with block) frees nothing
+    and it still evaluates, reopening the file."""
+    path = _photo(tmp_path, "photo.png")
+    image = Image.open(path)
+    image.close()
+    with PILImage.open(path) as opened:
+        assert_image_equal(image.to_pil(), opened)
+
+
+# -- constructors and module functions ------------------------------------------------------
+CONSTRUCTORS: dict[str, Callable[[Any], Any]] = {
+    "fromarray-gray": lambda ns: ns.Image.fromarray(np.arange(60, dtype=np.uint8).reshape(6, 10)),
+    "fromarray-rgb": lambda ns: ns.Image.fromarray(
+        np.arange(180, dtype=np.uint8).reshape(6, 10, 3)
+    ),
+    "fromarray-float": lambda ns: ns.Image.fromarray(np.linspace(0, 1, 24, dtype=np.float32)),
+    "fromarray-bool": lambda ns: ns.Image.fromarray(np.eye(5, dtype=bool)),
+    "fromarray-mode-l": lambda ns: ns.Image.fromarray(np.full((3, 4), 7, np.uint8), "L"),
+    "frombuffer": lambda ns: ns.Image.frombuffer("L", (4, 3), bytes(range(12)), "raw", "L", 0, 1),
+    "fromarrow": lambda ns: ns.Image.fromarrow(_source("RGBA"), "RGBA", (13, 9)),
+    "linear_gradient": lambda ns: ns.Image.linear_gradient("L"),
+    "radial_gradient": lambda ns: ns.Image.radial_gradient("L"),
+}
+
+
+@pytest.mark.parametrize("name", CONSTRUCTORS)
+def test_constructors_give_pillows_image(name: str) -> None:
+    expected = CONSTRUCTORS[name](_PIL)
+    actual = CONSTRUCTORS[name](_GPU)
+    assert isinstance(actual, Image.Image)
+    assert_image_equal(actual.to_pil(), expected)
+
+
+def test_fromarray_copies_the_array_now() -> None:
+    array = np.zeros((4, 4), dtype=np.uint8)
+    lazy = Image.fromarray(array)
+    array[:] = 200
+    assert lazy.getpixel((0, 0)) == 0
+
+
+def test_fromarray_errors_are_pillows() -> None:
+    bad = np.zeros((2, 2, 7), dtype=np.uint8)
+    with pytest.raises(TypeError) as expected:
+        PILImage.fromarray(bad)
+    with pytest.raises(TypeError, match=str(expected.value)):
+        Image.fromarray(bad)
+
+
+@pytest.mark.usefixtures("device")
+def test_blend_and_eval_record_on_the_gpu_route() -> None:
+    first, second = _source("RGB"), make_image("RGB", (13, 9), seed=4)
+    lazy_blend = Image.blend(Image.from_pil(first), Image.from_pil(second), 0.3)
+    assert_image_equal(evaluate(lazy_blend), PILImage.blend(first, second, 0.3))
+    assert ImageChops.blend is Image.blend
+    lazy_eval = Image.eval(Image.from_pil(first), lambda v: 255 - v)
+    assert_image_equal(evaluate(lazy_eval), PILImage.eval(first, lambda v: 255 - v))
+
+
+def test_pillow_names_are_re_exported() -> None:
+    for name in (
+        "UnidentifiedImageError",
+        "DecompressionBombError",
+        "DecompressionBombWarning",
+        "Exif",
+        "Quantize",
+        "getmodebands",
+        "getmodebase",
+        "getmodetype",
+        "getmodebandnames",
+        "registered_extensions",
+    ):
+        assert getattr(Image, name) is getattr(PILImage, name), name
+
+
+#: Public ``PIL.Image.Image`` names a lazy image does not have, and why. Anything else Pillow
+#: has (now or in a later release) must exist on ``pillow_gpu.Image.Image``.
+NOT_PROVIDED = {
+    "apply_transparency": "edits the palette in place; convert('RGBA') records the same",
+    "draft": "thumbnail() drafts JPEGs itself; a lazy open has no decoder to configure",
+    "effect_spread": "random pixel moves: no reproducible graph",
+    "frombytes": "in-place refill of an image; use Image.frombytes()",
+    "getim": "the C image capsule: use to_pil()",
+    "im": "the C image: use to_pil()",
+    "putdata": "in-place pixel upload; build the image with Image.fromarray()",
+    "putpalette": "in-place palette change (and L -> P mode change); use to_pil()",
+    "quantize": "the palette depends on every pixel; use to_pil().quantize()",
+    "readonly": "Pillow's buffer flag; a graph is always read-only",
+    "remap_palette": "rebuilds the palette from its pixels; use to_pil()",
+    "seek": "one frame per lazy image (the first); use Pillow to iterate frames",
+    "tell": "one frame per lazy image (the first); use Pillow to iterate frames",
+    "show": "opens a viewer; use to_pil().show()",
+    "tobitmap": "X11 bitmap export; use to_pil()",
+    "toqimage": "Qt export; use to_pil()",
+    "toqpixmap": "Qt export; use to_pil()",
+    "verify": "checks a file Pillow has open; Image.open() already read the header",
+    "getxmp": "needs the decoder's XMP parsing; use to_pil() or PIL.Image.open",
+}
+
+
+def test_every_pillow_image_method_is_provided_or_listed() -> None:
+    pillow = {name for name in dir(PILImage.Image) if not name.startswith("_")}
+    lazy = {name for name in dir(Image.Image) if not name.startswith("_")}
+    assert sorted(pillow - lazy - set(NOT_PROVIDED)) == []
+    assert sorted(set(NOT_PROVIDED) & lazy) == []  # the list stays honest
+
+
+#: Public names of Pillow's operation modules a lazy counterpart does not have, and why.
+MODULES_NOT_PROVIDED = {
+    "ImageOps": {
+        "deform": "a mesh transform (Image.transform MESH) has no lazy recording",
+        "Protocol": "a typing name",
+        "SupportsGetMesh": "a typing name",
+        "TYPE_CHECKING": "a typing name",
+    },
+    "ImageFilter": {
+        "Color3DLUT": "3D lookup filters have no lazy recording",
+        "TYPE_CHECKING": "a typing name",
+        "cast": "a typing name",
+    },
+    "ImageChops": {},
+    "ImageEnhance": {},
+}
+
+
+@pytest.mark.parametrize("module", MODULES_NOT_PROVIDED)
+def test_every_pillow_module_function_is_provided_or_listed(module: str) -> None:
+    pillow = importlib.import_module(f"PIL.{module}")
+    lazy = importlib.import_module(f"pillow_gpu.{module}")
+    public = {
+        name
+        for name in dir(pillow)
+        if not name.startswith("_") and not isinstance(getattr(pillow, name), type(pillow))
+    }
+    listed = MODULES_NOT_PROVIDED[module]
+    assert sorted(public - set(dir(lazy)) - set(listed)) == []
+    assert sorted(set(listed) & set(dir(lazy))) == []
