@@ -107,13 +107,18 @@ def pillow_gpu_tour(size: int, batch: int) -> None:
                     raise SystemExit(f"demo: {path.name} from pillow-gpu apply differs from Pillow")
         print(f"pillow-gpu apply: {len(list(outputs.iterdir()))} files written, equal to Pillow")
 
-    palette = Image.from_pil(source.convert("P"))
+    palette = source.convert("P")  # Pillow's Floyd-Steinberg: each pixel depends on others
+    mirrored = evaluate(ImageOps.mirror(Image.from_pil(palette)))
+    expected = PILImageOps.mirror(palette)
+    if (mirrored.tobytes(), mirrored.getpalette()) != (expected.tobytes(), expected.getpalette()):
+        raise SystemExit("demo: a mirrored palette image differs from Pillow")
+    print("palette image mirrored in its own mode: bytes and palette equal to Pillow")
     try:
-        evaluate(ImageOps.mirror(palette))
+        evaluate(Image.from_pil(source).convert("P"))
     except Unsupported as error:
         print(f"refused at admission (kind={error.kind}): {error}")
     else:
-        raise SystemExit("demo: a P-mode graph was admitted; it must be refused")
+        raise SystemExit("demo: a dithered convert('P') was admitted; it must be refused")
 
 
 def pixtreme_infer_tour() -> None:

@@ -98,6 +98,7 @@ class _Row:
     result: bytes | np.ndarray | None = None
     mode: str = ""
     size: tuple[int, int] = (0, 0)
+    palette: tuple[str, bytes] = ("", b"")  # (mode, entries) of a P or PA numpy result
     format: str = ""
     error: Failure | None = None
 
@@ -105,8 +106,10 @@ class _Row:
 def to_pil(row: Mapping[str, Any]) -> PILImage.Image:
     """Rebuild the ``PIL.Image.Image`` of a good ``format="numpy"`` output row.
 
-    ``pixels`` holds Pillow's ``tobytes()`` of the result (a palette is not carried: use an
-    encoded format such as PNG for palette results).
+    ``pixels`` holds Pillow's ``tobytes()`` of the result; a P or PA result's palette is in
+    ``palette`` (its entries) and ``palette_mode`` (``"RGB"`` or ``"RGBA"``), empty otherwise.
+    Other ``info`` (a transparency colour, EXIF, ...) is not carried: use an encoded format
+    to keep it.
     """
     if row.get("error_kind"):
         msg = _usage(
@@ -117,7 +120,10 @@ def to_pil(row: Mapping[str, Any]) -> PILImage.Image:
         raise ValueError(msg)
     pixels = np.asarray(row["pixels"], dtype=np.uint8)
     size = (int(row["width"]), int(row["height"]))
-    return PILImage.frombytes(str(row["mode"]), size, pixels.tobytes())
+    image = PILImage.frombytes(str(row["mode"]), size, pixels.tobytes())
+    if row.get("palette_mode"):
+        image.putpalette(bytes(row["palette"]), str(row["palette_mode"]))
+    return image
 
 
 class PillowGpuMapper:
@@ -245,6 +251,9 @@ class PillowGpuMapper:
         row.mode, row.size = image.mode, image.size
         if self.numpy:
             row.result = np.frombuffer(image.tobytes(), dtype=np.uint8)
+            if image.palette is not None and image.mode in ("P", "PA"):
+                palette_mode = image.palette.mode
+                row.palette = palette_mode, bytes(image.getpalette(palette_mode) or ())
             return
         options = {}
         if self.quality is not None and row.format in QUALITY_FORMATS:
@@ -267,7 +276,12 @@ class PillowGpuMapper:
             pixels = np.empty(len(rows), dtype=object)
             for index, row in enumerate(rows):
                 pixels[index] = row.result if row.error is None else empty
-            result = {"pixels": pixels}
+            palettes = np.array([row.palette[1] for row in rows], dtype=object)
+            result = {
+                "pixels": pixels,
+                "palette": palettes,
+                "palette_mode": strings([row.palette[0] for row in rows]),
+            }
         else:
             encoded = [row.result if row.error is None else b"" for row in rows]
             result = {"bytes": np.array(encoded, dtype=object)}

@@ -201,14 +201,21 @@ def test_callable_chain_to_numpy_rows_with_a_key_column(cluster: None, mixed: Pa
             except OSError:  # a mode Pillow's ImageOps.invert refuses
                 assert row["error_kind"] != "", name
                 continue
-        if expected.mode == "P":  # inverted in its palette; numpy rows carry the indices only
+        if expected.mode == "P":  # inverted in its palette, which the row carries
             assert expected.getpalette() != palette
+            assert (row["palette_mode"], bytes(row["palette"])) == (
+                expected.palette.mode,
+                bytes(expected.getpalette(expected.palette.mode)),
+            )
+        else:
+            assert (row["palette_mode"], bytes(row["palette"])) == ("", b"")
         assert row["error_kind"] == "", (name, row["error_message"])
         assert row["format"] == "numpy"
         assert row["pixels"].dtype == np.uint8
         rebuilt = to_pil(row)
         assert (rebuilt.mode, rebuilt.size) == (expected.mode, expected.size), name
         assert rebuilt.tobytes() == expected.tobytes(), name
+        assert rebuilt.getpalette() == expected.getpalette(), name
 
 
 def test_to_pil_refuses_an_error_row() -> None:
