@@ -260,8 +260,8 @@ NOT_PROVIDED = {
     "quantize": "the palette depends on every pixel; use to_pil().quantize()",
     "readonly": "Pillow's buffer flag; a graph is always read-only",
     "remap_palette": "rebuilds the palette from its pixels; use to_pil()",
-    "seek": "one frame per lazy image (the first); use Pillow to iterate frames",
-    "tell": "one frame per lazy image (the first); use Pillow to iterate frames",
+    "seek": "a lazy image is one frame: pillow_gpu.ImageSequence reads the others",
+    "tell": "a lazy image is one frame: pillow_gpu.ImageSequence reads the others",
     "show": "opens a viewer; use to_pil().show()",
     "tobitmap": "X11 bitmap export; use to_pil()",
     "toqimage": "Qt export; use to_pil()",
@@ -293,6 +293,7 @@ MODULES_NOT_PROVIDED = {
     },
     "ImageChops": {},
     "ImageEnhance": {},
+    "ImageSequence": {},
 }
 
 

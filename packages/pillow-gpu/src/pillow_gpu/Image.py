@@ -190,7 +190,15 @@ class Image(ImageQueries):
     def save(
         self, fp: str | os.PathLike[str] | IO[bytes], format: str | None = None, **params: Any
     ) -> None:
-        """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``."""
+        """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``.
+
+        Lazy images in ``append_images`` (the frames of ``save_all=True``) are completed too.
+        """
+        frames = params.get("append_images")
+        if frames is not None:
+            params["append_images"] = [
+                _cpu.evaluate(frame.node) if isinstance(frame, Image) else frame for frame in frames
+            ]
         _cpu.evaluate(self._node).save(fp, format, **params)
 
     def load(self) -> None:

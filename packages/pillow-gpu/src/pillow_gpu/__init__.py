@@ -7,7 +7,15 @@ Pillow's modules; ``pillow_gpu.gpu.evaluate(image)`` runs a graph on the GPU;
 
 from importlib.metadata import PackageNotFoundError, version
 
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps, errors
+from pillow_gpu import (
+    Image,
+    ImageChops,
+    ImageEnhance,
+    ImageFilter,
+    ImageOps,
+    ImageSequence,
+    errors,
+)
 from pillow_gpu.executor import (
     BatchError,
     BatchFailure,
@@ -34,6 +42,7 @@ __all__ = [
     "ImageEnhance",
     "ImageFilter",
     "ImageOps",
+    "ImageSequence",
     "QueueFull",
     "ResultBackpressure",
     "__version__",

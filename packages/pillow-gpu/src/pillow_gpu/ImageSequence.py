@@ -1,0 +1,90 @@
+"""Lazy counterpart of ``PIL.ImageSequence``: the frames of an animated or multi-page file.
+
+A lazy image is one frame (an opened file's first), so frames are read the way Pillow reads
+them: :class:`Iterator` opens the file once and decodes frame after frame as it is advanced,
+each frame becoming its own lazy image (a copy of Pillow's decoded frame, with its mode,
+palette and ``info``; ``from_pil``), ready to be thumbnailed or filtered on the GPU. Frames are
+decoded in order, so going through a file costs what Pillow's own loop costs; indexing
+(``Iterator(im)[i]``) decodes up to frame ``i``. An image that is not an opened file (an
+operation's result, ``Image.new``, ``from_pil``) has one frame: itself.
+
+Unlike Pillow's iterator, which seeks and returns the same image object, each frame is a new
+image, so keeping frames in a list keeps them all. Save an animation with
+``frames[0].save(path, save_all=True, append_images=frames[1:])``: lazy frames in
+``append_images`` are completed first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING
+
+from PIL import ImageSequence as PILImageSequence
+
+from pillow_gpu import _cpu
+from pillow_gpu._leaves import from_pil
+
+if TYPE_CHECKING:
+    from pillow_gpu.Image import Image
+
+__all__ = ["Iterator", "all_frames"]
+
+
+def _is_file(im: Image) -> bool:
+    return im.node.op == "open"
+
+
+def _frames(im: Image, start: int = 0) -> Generator[Image]:
+    """Every frame of ``im`` from ``start`` on, each decoded when it is asked for."""
+    if not _is_file(im):
+        if start == 0:
+            yield im
+        return
+    with _cpu.open_encoded(im.node.params) as opened:
+        for index, frame in enumerate(PILImageSequence.Iterator(opened)):
+            if index >= start:
+                yield from_pil(frame)
+
+
+class Iterator:
+    """Loop over the frames of ``im`` (``for frame in Iterator(im)``) or index them."""
+
+    def __init__(self, im: Image) -> None:
+        if not hasattr(im, "node"):
+            msg = f"Iterator needs a lazy pillow_gpu image; observed {type(im).__name__}"
+            raise TypeError(msg)
+        self.im = im
+        self._frames: Generator[Image] | None = None
+
+    def __getitem__(self, ix: int) -> Image:
+        """Frame ``ix`` (decoding the frames before it); IndexError past the last one."""
+        frames = _frames(self.im, ix)
+        try:
+            return next(frames)
+        except StopIteration:
+            msg = "end of sequence"
+            raise IndexError(msg) from None
+        finally:
+            frames.close()  # the file is closed now, not when the generator is collected
+
+    def __iter__(self) -> Iterator:
+        return self
+
+    def __next__(self) -> Image:
+        if self._frames is None:
+            self._frames = _frames(self.im)
+        return next(self._frames)
+
+    def close(self) -> None:
+        """Close the file of a loop left before its end (also done when it is collected)."""
+        if self._frames is not None:
+            self._frames.close()
+
+
+def all_frames(
+    im: Image | list[Image], func: Callable[[Image], Image] | None = None
+) -> list[Image]:
+    """Every frame of ``im`` (or of each image of a list), with ``func`` applied if given."""
+    images = im if isinstance(im, list) else [im]
+    frames = [frame for image in images for frame in Iterator(image)]
+    return [func(frame) for frame in frames] if func else frames

@@ -1,0 +1,113 @@
+"""Every multi-frame file of the corpus (animated GIF, APNG, FLI, multi-page TIFF, MPO, ICNS,
+...) read frame by frame with ``pillow_gpu.ImageSequence`` against ``PIL.ImageSequence``.
+
+For each file Pillow opens that has more than one frame (up to :data:`MAX_FRAMES` frames, files
+up to :data:`MAX_PIXELS` pixels; larger headers are the bombs of the main corpus test), the
+frames must be Pillow's (mode, size, bytes, palette, info), and a file whose frames Pillow
+cannot decode must fail at the same frame with the same exception type. Each frame is then
+mirrored on the GPU: the result equals Pillow's mirror of that frame or is a documented
+refusal (``Unsupported``/``Limit``); the shares are printed.
+"""
+
+from __future__ import annotations
+
+import collections
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
+from PIL import ImageSequence as PILImageSequence
+from pillow_gpu import Image, ImageOps, ImageSequence
+from pillow_gpu.errors import Limit, Unsupported
+from pillow_gpu.gpu import evaluate
+from pillow_gpu.gpu._device import SharedDevice
+
+#: Frames compared per file.
+MAX_FRAMES = 8
+#: Largest header (pixels) whose frames are read.
+MAX_PIXELS = 1 << 22
+
+
+def _state(image: PILImage.Image) -> tuple[Any, ...]:
+    return image.mode, image.size, image.tobytes(), image.getpalette(), dict(image.info)
+
+
+def _pillow_frames(path: Path) -> list[Any]:
+    """Pillow's frames (as states), ending with the exception type where decoding fails."""
+    found: list[Any] = []
+    with PILImage.open(path) as opened:
+        try:
+            for index, frame in enumerate(PILImageSequence.Iterator(opened)):
+                if index == MAX_FRAMES:
+                    break
+                found.append(_state(frame.copy()))
+        except Exception as error:  # the exception type is the answer
+            found.append(type(error))
+    return found
+
+
+def _lazy_frames(path: Path) -> tuple[list[Any], list[Image.Image]]:
+    found: list[Any] = []
+    frames: list[Image.Image] = []
+    sequence = ImageSequence.Iterator(Image.open(path))
+    try:
+        for index, frame in enumerate(sequence):
+            if index == MAX_FRAMES:
+                break
+            found.append(_state(frame.to_pil()))
+            frames.append(frame)
+    except Exception as error:  # the exception type is the answer
+        found.append(type(error))
+    finally:
+        sequence.close()
+    return found, frames
+
+
+def _multi_frame(pillow_corpus: Path) -> list[Path]:
+    files = []
+    for path in sorted(pillow_corpus.rglob("*")):
+        try:
+            with PILImage.open(path) as opened:
+                frames = getattr(opened, "n_frames", 1)
+                pixels = opened.size[0] * opened.size[1]
+        except Exception:  # files Pillow cannot open have no frames
+            continue
+        if frames > 1 and pixels <= MAX_PIXELS:
+            files.append(path)
+    return files
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_frames_match_pillow(pillow_corpus: Path, device: SharedDevice) -> None:
+    failures: list[str] = []
+    outcomes: collections.Counter[str] = collections.Counter()
+    with warnings.catch_warnings():  # Pillow's warnings about odd files, on both sides
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", PILImage.DecompressionBombWarning)
+        files = _multi_frame(pillow_corpus)
+        for path in files:
+            name = path.relative_to(pillow_corpus).as_posix()
+            expected = _pillow_frames(path)
+            actual, frames = _lazy_frames(path)
+            if actual != expected:
+                failures.append(f"{name}: frames differ from Pillow's ({len(actual)} vs "
+                                f"{len(expected)}, last {actual[-1:]!s:.80} vs "
+                                f"{expected[-1:]!s:.80})")  # fmt: skip
+                continue
+            for index, frame in enumerate(frames):
+                try:
+                    mirrored = evaluate(ImageOps.mirror(frame))
+                except (Unsupported, Limit) as error:
+                    outcomes[f"refused:{error.kind}"] += 1
+                    continue
+                if _state(mirrored) != _state(PILImageOps.mirror(frame.to_pil())):
+                    failures.append(f"{name} frame {index}: GPU mirror differs from Pillow's")
+                else:
+                    outcomes["exact"] += 1
+    print(f"\ncorpus frames: {len(files)} multi-frame files, GPU mirror {dict(outcomes)}")
+    assert len(files) >= 50, "the corpus should hold many multi-frame files"
+    assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:40])
+    assert outcomes["exact"] > 0

@@ -1,0 +1,146 @@
+"""Frames of animated and multi-page files (``pillow_gpu.ImageSequence``) against Pillow.
+
+Files are written by Pillow's encoders: an animated GIF (per-frame palettes, a transparent
+index, disposal), an animated PNG, a three-page TIFF and a single-frame PNG. Every frame read
+lazily must equal Pillow's frame (mode, bytes, palette, info); each thumbnailed on the GPU
+must equal Pillow's thumbnail of that frame; and an animation saved from lazy frames must be
+byte-identical to the one Pillow saves from its own.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageSequence as PILImageSequence
+from pillow_gpu import GpuBatchExecutor, Image, ImageSequence
+from pillow_gpu._testing import assert_image_equal, make_image
+
+
+def _frames_rgb(count: int, size: tuple[int, int] = (37, 23)) -> list[PILImage.Image]:
+    return [make_image("RGB", size, seed=seed) for seed in range(count)]
+
+
+def _write(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    frames = _frames_rgb(4)
+    if name == "anim.gif":
+        quantized = [frame.quantize(16 + 8 * index) for index, frame in enumerate(frames)]
+        quantized[0].save(
+            path,
+            save_all=True,
+            append_images=quantized[1:],
+            duration=[40, 80, 40, 120],
+            loop=0,
+            transparency=3,
+            disposal=2,
+        )
+    elif name == "anim.png":
+        rgba = [frame.convert("RGBA") for frame in frames]
+        rgba[0].save(path, save_all=True, append_images=rgba[1:], duration=50, loop=2)
+    elif name == "pages.tif":
+        pages = [frames[0], frames[1].convert("L"), frames[2].convert("RGBA")]
+        pages[0].save(path, save_all=True, append_images=pages[1:])
+    else:
+        frames[0].save(path)
+    return path
+
+
+FILES = ("anim.gif", "anim.png", "pages.tif", "still.png")
+
+
+def _pillow_frames(path: Path, work: Callable[[Any], Any] = lambda im: im) -> list[Any]:
+    with PILImage.open(path) as opened:
+        return [work(frame.copy()) for frame in PILImageSequence.Iterator(opened)]
+
+
+def _same(actual: PILImage.Image, expected: PILImage.Image) -> None:
+    assert_image_equal(actual, expected)
+    assert actual.getpalette() == expected.getpalette()
+    assert actual.info == expected.info
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_frames_are_pillows(tmp_path: Path, name: str) -> None:
+    path = _write(tmp_path, name)
+    expected = _pillow_frames(path)
+    lazy = Image.open(path)
+    frames = list(ImageSequence.Iterator(lazy))
+    assert len(frames) == len(expected) == lazy.n_frames
+    assert lazy.is_animated == (len(expected) > 1)
+    assert len(expected) == (1 if name == "still.png" else 3 if name == "pages.tif" else 4)
+    for frame, want in zip(frames, expected, strict=True):
+        assert isinstance(frame, Image.Image)
+        _same(frame.to_pil(), want)
+    last = len(expected) - 1
+    _same(ImageSequence.Iterator(lazy)[last].to_pil(), expected[last])
+    with pytest.raises(IndexError, match="end of sequence"):
+        ImageSequence.Iterator(lazy)[len(expected)]
+
+
+def _thumbnail(image: Any) -> Any:
+    image.thumbnail((16, 16))
+    return image
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("name", FILES)
+def test_every_frame_thumbnailed_on_the_gpu(tmp_path: Path, name: str) -> None:
+    path = _write(tmp_path, name)
+    expected = _pillow_frames(path, _thumbnail)
+    frames = ImageSequence.all_frames(Image.open(path), _thumbnail)
+    with GpuBatchExecutor() as executor:
+        results = {r.input_key: r.image for r in executor.run(enumerate(frames))}
+    assert sorted(results) == list(range(len(expected)))
+    for index, want in enumerate(expected):
+        _same(results[index], want)
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("name", ["anim.gif", "anim.png"])
+def test_animation_saved_from_lazy_frames_is_pillows_file(tmp_path: Path, name: str) -> None:
+    path = _write(tmp_path, name)
+    expected, actual = io.BytesIO(), io.BytesIO()
+    frames = _pillow_frames(path, _thumbnail)
+    frames[0].save(expected, format=frames[0].format or path.suffix[1:], save_all=True,
+                   append_images=frames[1:])  # fmt: skip
+    lazy = ImageSequence.all_frames(Image.open(path), _thumbnail)
+    lazy[0].save(actual, format=path.suffix[1:], save_all=True, append_images=lazy[1:])
+    assert actual.getvalue() == expected.getvalue()
+
+
+def test_an_image_that_is_not_a_file_is_one_frame() -> None:
+    lazy = Image.new("RGB", (5, 4), "red").rotate(90)
+    assert list(ImageSequence.Iterator(lazy)) == [lazy]
+    assert (lazy.n_frames, lazy.is_animated) == (1, False)
+    assert ImageSequence.Iterator(lazy)[0] is lazy
+    with pytest.raises(IndexError, match="end of sequence"):
+        ImageSequence.Iterator(lazy)[1]
+    assert ImageSequence.all_frames([lazy, lazy]) == [lazy, lazy]
+
+
+def test_a_loop_left_early_closes_its_file(tmp_path: Path) -> None:
+    """filterwarnings=error: a file left open would fail this test as a ResourceWarning."""
+    path = _write(tmp_path, "anim.gif")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        for index, _frame in enumerate(ImageSequence.Iterator(Image.open(path))):
+            if index == 1:
+                break
+        gc.collect()
+        frames = ImageSequence.Iterator(Image.open(path))
+        next(frames)
+        frames.close()
+        gc.collect()
+
+
+def test_iterator_needs_a_lazy_image() -> None:
+    with pytest.raises(TypeError, match="needs a lazy pillow_gpu image; observed ndarray"):
+        ImageSequence.Iterator(np.zeros((2, 2)))  # type: ignore[arg-type]
