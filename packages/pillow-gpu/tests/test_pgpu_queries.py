@@ -293,7 +293,7 @@ MODULES_NOT_PROVIDED = {
     },
     "ImageChops": {},
     "ImageEnhance": {},
-    "ImageSequence": {},
+    "ImageSequence": {"TYPE_CHECKING": "a typing name"},
 }
 
 

@@ -19,32 +19,15 @@ executor keeps the graph it had). ``copy()`` returns a new handle on the same no
 
 from __future__ import annotations
 
-import contextlib
-import operator
 import os
-from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any, cast
+from collections.abc import Sequence
+from typing import IO, Any, Literal
 
 from PIL import Image as PILImage
-from PIL import ImageFilter, ImageMode
 
-from pillow_gpu import _cpu, _edits
-from pillow_gpu._convert_info import convert_info, default_mode
-from pillow_gpu._graph import Node
-from pillow_gpu._leaves import (
-    from_pil,
-    fromarray,
-    fromarrow,
-    frombuffer,
-    frombytes,
-    linear_gradient,
-    new,
-    open,
-    radial_gradient,
-)
-from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
-from pillow_gpu._queries import ImageQueries
-from pillow_gpu._rotate import rotate_call
+from pillow_gpu._image import Image, alpha_composite
+from pillow_gpu._leaves import new_node, open_node, pil_node
+from pillow_gpu._probes import _probe, _probe_image
 
 __all__ = [
     "Image",
@@ -63,9 +46,6 @@ __all__ = [
     "open",
     "radial_gradient",
 ]
-
-#: Targets whose ``convert`` reads ``dither``, ``palette`` and ``colors``.
-_DITHERED_TARGETS = ("P", "PA", "1")
 
 # Re-exported Pillow names, so ``Image.Transpose.ROTATE_90``, ``except
 # Image.UnidentifiedImageError`` or ``Image.getmodebands("RGB")`` work as in Pillow.
@@ -100,512 +80,6 @@ BILINEAR = PILImage.Resampling.BILINEAR
 HAMMING = PILImage.Resampling.HAMMING
 BICUBIC = PILImage.Resampling.BICUBIC
 LANCZOS = PILImage.Resampling.LANCZOS
-#: Modes Pillow resizes and transforms with NEAREST whatever filter is asked for.
-_NEAREST_ONLY = ("1", "P")
-
-_SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
-
-
-class Image(ImageQueries):
-    """A lazy image: a handle on one node of an immutable operation graph.
-
-    The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
-    handle at a new node, as Pillow changes its image; every other operation returns a new
-    handle and leaves this one as it is. Pillow's read-only queries (``getpixel``,
-    ``histogram``, ``getexif``, ``numpy.asarray(image)``, ...) come from
-    :class:`~pillow_gpu._queries.ImageQueries`.
-    """
-
-    __slots__ = ("_file_format", "_node")
-
-    def __init__(
-        self, node: Node, file_format: tuple[str | None, str | None] = (None, None)
-    ) -> None:
-        self._node = node
-        self._file_format = file_format
-
-    # -- metadata (never evaluates) -------------------------------------------------------
-    @property
-    def mode(self) -> str:
-        """Pillow mode of the result, e.g. ``"RGB"``."""
-        return self._node.mode
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """``(width, height)`` of the result."""
-        return self._node.size
-
-    @property
-    def width(self) -> int:
-        """Width of the result in pixels."""
-        return self._node.size[0]
-
-    @property
-    def height(self) -> int:
-        """Height of the result in pixels."""
-        return self._node.size[1]
-
-    @property
-    def info(self) -> dict[str, Any]:
-        """A copy of the metadata dictionary the result will carry."""
-        return dict(self._node.info)
-
-    @property
-    def format(self) -> str | None:
-        """The file format of an image made by ``open`` (kept by in-place edits, as in
-        Pillow), else None (a copy or an operation's result)."""
-        return self._file_format[0]
-
-    @property
-    def format_description(self) -> str | None:
-        """Pillow's description of :attr:`format`, e.g. ``"Portable network graphics"``."""
-        return self._file_format[1]
-
-    @property
-    def node(self) -> Node:
-        """The graph node this handle refers to."""
-        return self._node
-
-    @property
-    def is_evaluated(self) -> bool:
-        """True once the graph has been completed and its pixels cached."""
-        return self._node.cache.get() is not None
-
-    def __repr__(self) -> str:
-        state = "evaluated" if self.is_evaluated else "lazy"
-        return (
-            f"<pillow_gpu.Image.Image {state} op={self._node.op} mode={self.mode} "
-            f"size={self.width}x{self.height}>"
-        )
-
-    # -- materialisation (CPU routing through Pillow) --------------------------------------
-    def to_pil(self) -> PILImage.Image:
-        """Evaluate with Pillow (once) and return a fresh ``PIL.Image.Image`` copy."""
-        return _cpu.evaluate(self._node).copy()
-
-    def tobytes(self, encoder_name: str = "raw", *args: Any) -> bytes:
-        """Evaluate with Pillow (once) and return ``PIL.Image.Image.tobytes(...)``."""
-        return _cpu.evaluate(self._node).tobytes(encoder_name, *args)
-
-    def save(
-        self, fp: str | os.PathLike[str] | IO[bytes], format: str | None = None, **params: Any
-    ) -> None:
-        """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``.
-
-        Lazy images in ``append_images`` (the frames of ``save_all=True``) are completed too.
-        """
-        frames = params.get("append_images")
-        if frames is not None:
-            params["append_images"] = [
-                _cpu.evaluate(frame.node) if isinstance(frame, Image) else frame for frame in frames
-            ]
-        _cpu.evaluate(self._node).save(fp, format, **params)
-
-    def load(self) -> None:
-        """Evaluate with Pillow and cache the pixels on the handle's current node."""
-        _cpu.evaluate(self._node)
-
-    def copy(self) -> Image:
-        """Return a new handle on the same node: in-place edits of either leave the other."""
-        return Image(self._node)
-
-    __copy__ = copy
-
-    # -- recording ---------------------------------------------------------------------------
-    def _derive(
-        self,
-        op: str,
-        params: Mapping[str, Any],
-        *,
-        mode: str | None = None,
-        size: tuple[int, int] | None = None,
-        extra: Sequence[Image] = (),
-        info: Mapping[str, Any] | None = None,
-    ) -> Image:
-        source = self._node
-        node = Node(
-            op=op,
-            params=params,
-            inputs=(source, *(other._node for other in extra)) if extra else (source,),
-            mode=source.mode if mode is None else mode,
-            size=source.size if size is None else size,
-            info=source.info if info is None else info,
-        )
-        return Image(node)
-
-    def point(
-        self, lut: Sequence[float] | Callable[[int], float], mode: str | None = None
-    ) -> Image:
-        """Record ``PIL.Image.Image.point`` with a table or a callable (called 256 times now).
-
-        A table is copied (and a callable tabled now, as Pillow does), so changing either
-        afterwards does not change this graph.
-        """
-        if callable(lut) and self.mode not in ("I", "I;16", "F"):
-            bands = len(_probe_image(self.mode).getbands())
-            lut = [lut(i) for i in range(256)] * bands  # as Pillow tables it, at once
-        if mode is not None:
-            if not callable(lut) and not isinstance(lut, (tuple, PILImage.ImagePointHandler)):
-                with contextlib.suppress(TypeError):  # not iterable: Pillow's error comes next
-                    lut = tuple(lut)  # the values of now (a list or an iterator, read once)
-            probe = _probe(lambda im: im.point(lut, mode), self.mode)
-            return self._derive("point_mode", {"lut": lut, "mode": mode}, mode=probe.mode)
-        if callable(lut):
-            # Pillow maps a callable linearly on I, I;16 and F (point_transform): keep it as is.
-            probe = _probe(lambda im: im.point(lut), self.mode)
-            return self._derive("point", {"lut": lut}, mode=probe.mode)
-        table = list(lut)
-        probe = _probe(lambda im: im.point(table), self.mode)
-        return self._derive("point", {"lut": tuple(table)}, mode=probe.mode)
-
-    def transpose(self, method: int) -> Image:
-        """Record ``PIL.Image.Image.transpose`` (all seven methods)."""
-        _probe(lambda im: im.transpose(method), self.mode)
-        width, height = self.size
-        size = (height, width) if int(method) in _SWAPPING_TRANSPOSES else (width, height)
-        return self._derive("transpose", {"method": int(method)}, size=size)
-
-    def crop(self, box: tuple[float, float, float, float] | None = None) -> Image:
-        """Record ``PIL.Image.Image.crop``; areas outside the source are zero."""
-        if box is None:
-            return self.copy()
-        left, top, right, bottom = _check_crop(self.mode, box)
-        size = (right - left, bottom - top)
-        return self._derive("crop", {"box": (left, top, right, bottom)}, size=size)
-
-    def resize(
-        self,
-        size: tuple[int, int],
-        resample: int | None = None,
-        box: tuple[float, float, float, float] | None = None,
-        reducing_gap: float | None = None,
-    ) -> Image:
-        """Record ``PIL.Image.Image.resize`` (GPU routes: every filter but MKS2013/MKS2021)."""
-        if resample is None:
-            resample = PILImage.Resampling.BICUBIC
-        tiny, edges = _tiny_size(size)
-        if edges is None and tiny == self.size and (box is None or box == (0, 0, *self.size)):
-            # Pillow returns a copy before its C layer checks the size's type
-            tiny, edges = (1, 1), self.size
-        # The probe is 1x1: a non-integer size equal to that must not take Pillow's copy.
-        probe_size = (2, 1) if edges is None and tiny == (1, 1) else (1, 1)
-        probe = _probe(
-            lambda im: im.resize(tiny, resample, None, reducing_gap), self.mode, size=probe_size
-        )
-        out_size = probe.size if edges is None else (edges[0], edges[1])
-        if box is None:
-            box = (0.0, 0.0, float(self.width), float(self.height))
-        if len(box) != 4:
-            msg = "box must be a 4-tuple"
-            raise ValueError(msg)
-        if box[0] < 0 or box[1] < 0 or box[2] > self.width or box[3] > self.height:
-            msg = "box can't exceed original image size"
-            raise ValueError(msg)
-        if box[2] - box[0] < 0 or box[3] - box[1] < 0:
-            msg = "box can't be empty"
-            raise ValueError(msg)
-        if self.mode in _NEAREST_ONLY:  # Pillow resizes palette and bilevel images NEAREST
-            resample = NEAREST
-        params = {
-            "size": out_size,
-            "resample": int(resample),
-            "box": tuple(box),
-            "reducing_gap": reducing_gap,
-        }
-        return self._derive("resize", params, size=out_size)
-
-    def reduce(
-        self, factor: int | tuple[int, int], box: tuple[int, int, int, int] | None = None
-    ) -> Image:
-        """Record ``PIL.Image.Image.reduce``: ``factor`` x ``factor`` block averages of ``box``.
-
-        Arguments raise what Pillow raises; a factor of (1, 1) (tuple or int) is ``crop(box)``.
-        """
-        factors = factor if isinstance(factor, (list, tuple)) else (factor, factor)
-        if factors == (1, 1):
-            return self.crop(box)
-        try:  # Pillow's type and mode checks (the box values are checked below, in its order)
-            _probe(lambda im: im.reduce(factors, box), self.mode)
-        except ValueError as error:
-            if "box" not in str(error):
-                raise
-        scale = (operator.index(factors[0]), operator.index(factors[1]))
-        area = (0, 0, *self.size) if box is None else tuple(operator.index(v) for v in box)
-        for failed, message in (
-            (min(scale) < 1, "scale must be > 0"),
-            (area[0] < 0 or area[1] < 0, "box offset can't be negative"),
-            (area[2] > self.width or area[3] > self.height, "box can't exceed original image size"),
-            (area[2] <= area[0] or area[3] <= area[1], "box can't be empty"),
-        ):
-            if failed:
-                raise ValueError(message)
-        size = (-(-(area[2] - area[0]) // scale[0]), -(-(area[3] - area[1]) // scale[1]))
-        return self._derive("reduce", {"factor": scale, "box": area}, size=size)
-
-    def transform(  # noqa: PLR0917 - Pillow's positional signature
-        self,
-        size: tuple[int, int],
-        method: int,
-        data: Sequence[Any] | None = None,
-        resample: int = PILImage.Resampling.NEAREST,
-        fill: int = 1,
-        fillcolor: float | tuple[float, ...] | str | None = None,
-    ) -> Image:
-        """Record ``PIL.Image.Image.transform`` (GPU route: AFFINE with NEAREST; see routes).
-
-        ``method`` is a ``Transform`` member or an object with ``getdata()``; Pillow's
-        ``ImageTransformHandler`` objects need a PIL image and are not recorded lazily.
-        """
-        if isinstance(method, PILImage.ImageTransformHandler):
-            msg = (
-                "an ImageTransformHandler transforms a PIL image eagerly, so it cannot be "
-                f"recorded lazily; observed {type(method).__name__}; call it on to_pil() instead"
-            )
-            raise TypeError(msg)
-        if hasattr(method, "getdata"):
-            method, data = method.getdata()
-        PILImage._check_size(size)
-        _probe(lambda im: im.transform((1, 1), method, data, resample, fill, fillcolor), self.mode)
-        out_size = (int(size[0]), int(size[1]))
-        if self.mode in _NEAREST_ONLY:  # Pillow transforms palette and bilevel images NEAREST
-            resample = NEAREST
-        params = {
-            "size": out_size,
-            "method": int(method),
-            "data": tuple(cast(Sequence[Any], data)),  # the probe rejected None
-            "resample": int(resample),
-            "fill": fill,
-            "fillcolor": fillcolor,
-        }
-        return self._derive("transform", params, size=out_size)
-
-    def rotate(  # noqa: PLR0917 - Pillow's positional signature
-        self,
-        angle: float,
-        resample: int = PILImage.Resampling.NEAREST,
-        expand: int | bool = False,
-        center: tuple[float, float] | None = None,
-        translate: tuple[int, int] | None = None,
-        fillcolor: float | tuple[float, ...] | str | None = None,
-    ) -> Image:
-        """Record ``PIL.Image.Image.rotate`` as Pillow's code calls it.
-
-        The 0/90/180/270 shortcuts record a copy or a transpose; other angles record the affine
-        ``transform`` with the matrix and expanded size Pillow's own code computes.
-        """
-        call = rotate_call(self.size, angle, expand, center, translate)
-        if call is None:
-            return self.copy()
-        if isinstance(call, int):
-            return self.transpose(call)
-        size, matrix = call
-        return self.transform(
-            size, PILImage.Transform.AFFINE, matrix, resample, fillcolor=fillcolor
-        )
-
-    def thumbnail(
-        self,
-        size: tuple[float, float],
-        resample: int = PILImage.Resampling.BICUBIC,
-        reducing_gap: float | None = 2.0,
-    ) -> None:
-        """``PIL.Image.Image.thumbnail`` in place: shrink to fit ``size``, keeping the aspect.
-
-        Replays Pillow's code (same size, ``draft`` and ``resize`` calls); an image that already
-        fits is left as it is. An unevaluated ``open`` leaf (JPEG, MPO) is decoded with Pillow's
-        ``draft``, as Pillow does, and stays drafted when the resize then raises, as in Pillow.
-        """
-        final_size = _edits.thumbnail_size(self.size, size)
-        if final_size is None:
-            return
-        box = None
-        if reducing_gap is not None:
-            drafted, box = self._draft((int(size[0] * reducing_gap), int(size[1] * reducing_gap)))
-            self._node = drafted._node
-        if self.size != final_size:
-            resized = self.resize(final_size, resample, box=box, reducing_gap=reducing_gap)
-            self._node = resized._node
-
-    def _thumbnailed(self, *args: Any, **kwargs: Any) -> Image:
-        """A new image with ``thumbnail(*args, **kwargs)`` applied (this one is unchanged)."""
-        out = self.copy()
-        out.thumbnail(*args, **kwargs)
-        return out
-
-    def _draft(
-        self, request: tuple[int, int]
-    ) -> tuple[Image, tuple[float, float, float, float] | None]:
-        """Pillow's ``draft(None, request)`` on an undecoded file: (leaf, box) or (self, None).
-
-        Pillow's draft works only before the first load and only once (JPEG's decoderconfig);
-        a derived, evaluated or already drafted image keeps its pixels, as in Pillow.
-        """
-        node = self._node
-        if node.op != "open" or node.cache.get() is not None or "draft" in node.params:
-            return self, None
-        with _cpu.open_encoded(node.params) as header:
-            drafted = header.draft(None, request)
-            if drafted is None:
-                return self, None
-            leaf = Node(
-                op="open",
-                params={**node.params, "draft": request},
-                mode=header.mode,
-                size=header.size,
-                info=node.info,
-            )
-        return Image(leaf), drafted[1]
-
-    def paste(
-        self,
-        im: Image | PILImage.Image | str | float | tuple[float, ...],
-        box: Image | PILImage.Image | tuple[int, int] | tuple[int, int, int, int] | None = None,
-        mask: Image | PILImage.Image | None = None,
-    ) -> None:
-        """``PIL.Image.Image.paste`` in place: paste ``im`` (an image or a colour) at ``box``.
-
-        Pillow's forms: ``box`` None, a 2-tuple corner or a 4-tuple region, ``paste(im, mask)``;
-        an image source of another mode is converted as Pillow converts it. ``im`` is read now:
-        a pillow-gpu source keeps meaning the node it has at this call, a PIL source is copied.
-        A colour fills the region (non-palette modes; palette modes raise ``Unsupported``).
-        Errors are Pillow's and leave this image unchanged.
-        """
-        self._node = self._pasted(im, box, mask)._node
-
-    def _pasted(self, im: Any, box: Any = None, mask: Any = None) -> Image:
-        """A new image with ``paste(im, box, mask)`` applied (this one is unchanged)."""
-        pasted: Image = _edits.pasted(self, im, box, mask, wrap=from_pil, new=new)
-        return pasted
-
-    def alpha_composite(
-        self,
-        im: Image | PILImage.Image,
-        dest: Sequence[int] = (0, 0),
-        source: Sequence[int] = (0, 0),
-    ) -> None:
-        """``PIL.Image.Image.alpha_composite`` in place: ``im`` (or its ``source`` box) over this
-        image at ``dest``; recorded as Pillow runs it (crops, ``alpha_composite``, paste)."""
-        overlay = im if isinstance(im, Image) else from_pil(im)
-        self._node = _edits.alpha_composited(self, overlay, dest, source, alpha_composite)._node
-
-    def putpixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> None:
-        """``PIL.Image.Image.putpixel`` in place: set one pixel (errors leave it unchanged)."""
-        self._node = self._with_pixel(xy, value)._node
-
-    def _with_pixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> Image:
-        """A new image with ``putpixel(xy, value)`` applied (this one is unchanged)."""
-        probe = _probe_image(self.mode)
-        probe.putpixel((0, 0), value)
-        x, y = (int(coordinate) for coordinate in xy)
-        x = x + self.width if x < 0 else x
-        y = y + self.height if y < 0 else y
-        if not (0 <= x < self.width and 0 <= y < self.height):
-            msg = "image index out of range"
-            raise IndexError(msg)
-        return self._derive("putpixel", {"xy": (x, y), "value": value})
-
-    def convert(
-        self,
-        mode: str | None = None,
-        matrix: list[float] | tuple[float, ...] | None = None,
-        dither: PILImage.Dither | None = None,
-        palette: PILImage.Palette = PILImage.Palette.WEB,
-        colors: int = 256,
-    ) -> Image:
-        """Record ``PIL.Image.Image.convert(mode, matrix, dither, palette, colors)``.
-
-        As in Pillow, converting to the image's own mode (or to no mode) without a matrix is
-        a copy: a new handle on the same node, which costs nothing to evaluate. ``dither``,
-        ``palette`` and ``colors`` are recorded for the targets Pillow reads them for (P, PA
-        and 1) and replayed as given.
-        """
-        probe = _probe(lambda im: im.convert(mode, matrix, dither, palette, colors), self.mode)
-        if mode and matrix:
-            values = tuple(matrix)
-            info = convert_info(self._node, probe.mode, values)
-            params = {"mode": probe.mode, "matrix": values}
-            return self._derive("convert", params, mode=probe.mode, info=info)
-        target = probe.mode
-        if not mode and self.mode == "P":  # Pillow picks the palette's mode (RGBA, ...)
-            target = default_mode(self._node) or target
-        if target == self.mode:
-            return self.copy()
-        options: dict[str, Any] = {}
-        if target in _DITHERED_TARGETS:  # Pillow ignores them for every other target
-            options = {"dither": dither, "palette": palette, "colors": colors}
-        info = convert_info(self._node, target, options=options)  # Pillow rewrites "transparency"
-        return self._derive("convert", {"mode": target, **options}, mode=target, info=info)
-
-    def getchannel(self, channel: int | str) -> Image:
-        """Record ``PIL.Image.Image.getchannel``."""
-        probe = _probe_image(self.mode)
-        probe.getchannel(channel)
-        index = channel if isinstance(channel, int) else probe.getbands().index(channel)
-        return self._derive("getchannel", {"channel": index}, mode="L")
-
-    def getbands(self) -> tuple[str, ...]:
-        """Band names of the result, e.g. ``("R", "G", "B")`` (never evaluates)."""
-        return ImageMode.getmode(self.mode).bands
-
-    def split(self) -> tuple[Image, ...]:
-        """Record ``PIL.Image.Image.split``: one ``getchannel`` per band (1 band: a copy)."""
-        count = len(self.getbands())
-        return (self.copy(),) if count == 1 else tuple(self.getchannel(i) for i in range(count))
-
-    def putalpha(self, alpha: Image | PILImage.Image | int) -> None:
-        """``PIL.Image.Image.putalpha`` in place: ``alpha`` (an L or 1 image, or an int).
-
-        As in Pillow, an image without alpha is promoted first (L and 1 to LA, P to PA, RGB,
-        RGBX and CMYK to RGBA), so the handle's mode changes; Pillow keeps that promotion
-        (alpha 255) when ``alpha`` is then rejected, and so does this handle.
-        """
-        probe = _probe_image(self.mode)
-        try:
-            self._node = self._with_alpha(alpha, probe)._node
-        except Exception:
-            if probe.mode != self.mode:  # Pillow promoted its image before rejecting alpha
-                self._node = self._with_alpha(255)._node
-            raise
-
-    def _with_alpha(
-        self, alpha: Image | PILImage.Image | int, probe: PILImage.Image | None = None
-    ) -> Image:
-        """A new image with ``putalpha(alpha)`` applied (this one is unchanged).
-
-        ``probe``, a 1x1 Pillow image of this mode, is where Pillow's checks run.
-        """
-        probe = _probe_image(self.mode) if probe is None else probe
-        if isinstance(alpha, (Image, PILImage.Image)):
-            source = alpha if isinstance(alpha, Image) else from_pil(alpha)
-            same = source.size == self.size
-            probe.putalpha(_probe_image(source.mode, (1, 1) if same else (2, 1)))
-            return self._derive("putalpha", {"alpha": None}, mode=probe.mode, extra=[source])
-        probe.putalpha(alpha)
-        stored = probe.getchannel(len(probe.getbands()) - 1).getpixel((0, 0))
-        return self._derive("putalpha", {"alpha": alpha, "value": stored}, mode=probe.mode)
-
-    def filter(self, filter: ImageFilter.Filter | type[ImageFilter.Filter]) -> Image:
-        """Record ``PIL.Image.Image.filter`` with one of Pillow's own filter objects.
-
-        The graph keeps a private copy of the filter: changing the filter object afterwards
-        does not change this graph, as it would not change Pillow's result.
-        """
-        instance = filter() if isinstance(filter, type) else filter
-        # Pillow skips some checks for images smaller than the kernel: probe at up to 8x8.
-        probe_size = (min(self.width, 8), min(self.height, 8))
-        recorded = recorded_filter(instance, self.mode, probe_size)
-        return self._derive("filter", {"filter": recorded})
-
-
-def alpha_composite(im1: Image | PILImage.Image, im2: Image | PILImage.Image) -> Image:
-    """Record ``PIL.Image.alpha_composite``: ``im2`` over ``im1`` (RGBA or LA, one mode and
-    size)."""
-    first, second = (im if isinstance(im, Image) else from_pil(im) for im in (im1, im2))
-    _probe(PILImage.alpha_composite, first.mode, second.mode)
-    if first.size != second.size:
-        msg = "images do not match"
-        raise ValueError(msg)
-    return first._derive("alpha_composite", {}, extra=[second])
 
 
 def composite(
@@ -630,6 +104,66 @@ def merge(mode: str, bands: Sequence[Image | PILImage.Image]) -> Image:
     probe = PILImage.merge(mode, probes)
     images = [band if isinstance(band, Image) else from_pil(band) for band in bands]
     return images[0]._derive("merge", {"mode": probe.mode}, mode=probe.mode, extra=images[1:])
+
+
+def from_pil(image: PILImage.Image) -> Image:
+    """Wrap a private copy of a ``PIL.Image.Image`` as a lazy leaf.
+
+    The copy is of the pixels as they are now: changing ``image`` afterwards changes no graph
+    recorded from it.
+    """
+    return Image(pil_node(image))
+
+
+def new(
+    mode: str, size: tuple[int, int], color: float | str | tuple[float, ...] | None = 0
+) -> Image:
+    """Record ``PIL.Image.new``: a constant image, filled on the device when evaluated."""
+    return Image(new_node(mode, size, color))
+
+
+def open(
+    fp: str | os.PathLike[str] | IO[bytes],
+    mode: Literal["r"] = "r",
+    formats: list[str] | tuple[str, ...] | None = None,
+) -> Image:
+    """Lazy ``PIL.Image.open``: reads the header now, decodes only when evaluated."""
+    node, file_format = open_node(fp, mode, formats)
+    return Image(node, file_format)
+
+
+def frombytes(
+    mode: str, size: tuple[int, int], data: bytes, decoder_name: str = "raw", *args: Any
+) -> Image:
+    """``PIL.Image.frombytes``: the bytes are unpacked at once, as Pillow does."""
+    return from_pil(PILImage.frombytes(mode, size, data, decoder_name, *args))
+
+
+def frombuffer(
+    mode: str, size: tuple[int, int], data: Any, decoder_name: str = "raw", *args: Any
+) -> Image:
+    """``PIL.Image.frombuffer``: a copy of the buffer's pixels now (a graph never changes)."""
+    return from_pil(PILImage.frombuffer(mode, size, data, decoder_name, *args))
+
+
+def fromarray(obj: Any, mode: str | None = None) -> Image:
+    """``PIL.Image.fromarray``: a NumPy (or array-interface) array, copied now."""
+    return from_pil(PILImage.fromarray(obj, mode))
+
+
+def fromarrow(obj: Any, mode: str, size: tuple[int, int]) -> Image:
+    """``PIL.Image.fromarrow``: an Arrow array of pixels, copied now."""
+    return from_pil(PILImage.fromarrow(obj, mode, size))
+
+
+def linear_gradient(mode: str) -> Image:
+    """``PIL.Image.linear_gradient``: Pillow's 256 x 256 gradient, as a leaf."""
+    return from_pil(PILImage.linear_gradient(mode))
+
+
+def radial_gradient(mode: str) -> Image:
+    """``PIL.Image.radial_gradient``: Pillow's 256 x 256 gradient, as a leaf."""
+    return from_pil(PILImage.radial_gradient(mode))
 
 
 def blend(im1: Image, im2: Image, alpha: float) -> Image:

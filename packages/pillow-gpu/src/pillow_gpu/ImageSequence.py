@@ -17,15 +17,11 @@ image, so keeping frames in a list keeps them all. Save an animation with
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING
 
 from PIL import ImageSequence as PILImageSequence
 
 from pillow_gpu import _cpu
-from pillow_gpu._leaves import from_pil
-
-if TYPE_CHECKING:
-    from pillow_gpu.Image import Image
+from pillow_gpu.Image import Image, from_pil
 
 __all__ = ["Iterator", "all_frames"]
 

@@ -1,9 +1,9 @@
-"""Leaves of a graph: the lazy ``PIL.Image`` constructors (``open``, ``new``, ``from_pil``,
-``frombytes``, ``frombuffer``, ``fromarray``, ``fromarrow``, the gradients).
+"""Leaves of a graph: the nodes ``Image.open``, ``Image.new`` and ``from_pil`` record.
 
-``open`` reads the header now and decodes when the graph is evaluated; the others copy the
-pixels they are given now (as Pillow's constructors unpack them at once), so a graph never
-changes with its source. :mod:`pillow_gpu.Image` re-exports every one of them.
+An ``open`` leaf holds the file (its path or bytes) and the header read now (mode, size, info,
+palette); it decodes when the graph is evaluated. A ``pil`` leaf holds a copy of a PIL image's
+pixels as they are at the call, so a graph never changes with its source. A ``new`` leaf holds
+the colour and is filled on the device. :mod:`pillow_gpu.Image` wraps them in handles.
 """
 
 from __future__ import annotations
@@ -11,42 +11,24 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, Literal, cast
+from typing import IO, Any, Literal, cast
 
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
 from pillow_gpu._pillow_memory import stored_snapshot
 
-if TYPE_CHECKING:
-    from pillow_gpu.Image import Image
+__all__ = ["FileFormat", "new_node", "open_node", "pil_node"]
 
-__all__ = [
-    "from_pil",
-    "fromarray",
-    "fromarrow",
-    "frombuffer",
-    "frombytes",
-    "linear_gradient",
-    "new",
-    "open",
-    "radial_gradient",
-]
+#: ``(format, format_description)`` of an opened file, as Pillow's ``ImageFile`` has them.
+FileFormat = tuple[str | None, str | None]
 
 
-def _image(node: Node, file_format: tuple[str | None, str | None] = (None, None)) -> Image:
-    """A handle on ``node`` (``pillow_gpu.Image`` imports this module, so it is read here)."""
-    from pillow_gpu.Image import Image
+def pil_node(image: PILImage.Image) -> Node:
+    """The leaf of a private copy of ``image``'s pixels as they are now.
 
-    return Image(node, file_format)
-
-
-def from_pil(image: PILImage.Image) -> Image:
-    """Wrap a private copy of a ``PIL.Image.Image`` as a lazy leaf.
-
-    The copy is of the pixels as they are now: changing ``image`` afterwards changes no graph
-    recorded from it. Most modes keep it as a copy of Pillow's storage (the bytes the upload
-    sends, :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others as ``image.copy()``.
+    Most modes keep a copy of Pillow's storage (the bytes the upload sends,
+    :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others ``image.copy()``.
     """
     if not isinstance(image, PILImage.Image):
         msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
@@ -60,59 +42,23 @@ def from_pil(image: PILImage.Image) -> Image:
             for key, value in image.info.items()
         }
         kept = cast("Mapping[str, Any]", copied)  # Pillow types some keys as (int, int)
-        node = Node(
+        return Node(
             op="pil", params={"stored": stored}, mode=image.mode, size=image.size, info=kept
         )
-        return _image(node)
     copy = image.copy()
     info = cast("Mapping[str, Any]", copy.info)
-    return _image(Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info))
+    return Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info)
 
 
-def new(
+def new_node(
     mode: str, size: tuple[int, int], color: float | str | tuple[float, ...] | None = 0
-) -> Image:
-    """Record ``PIL.Image.new``: a constant image, filled on the device when evaluated."""
+) -> Node:
+    """The leaf of ``PIL.Image.new`` (Pillow's checks run now on a 1x1 image)."""
     PILImage.new(mode, (1, 1), color)
     if len(size) != 2 or size[0] < 0 or size[1] < 0:
         PILImage.new(mode, size, color)  # Pillow raises its own error for the size
     width, height = (int(value) for value in size)
-    return _image(Node(op="new", params={"color": color}, mode=mode, size=(width, height)))
-
-
-def frombytes(
-    mode: str, size: tuple[int, int], data: bytes, decoder_name: str = "raw", *args: Any
-) -> Image:
-    """``PIL.Image.frombytes``: the bytes are unpacked at once, as Pillow does."""
-    return from_pil(PILImage.frombytes(mode, size, data, decoder_name, *args))
-
-
-def frombuffer(
-    mode: str, size: tuple[int, int], data: Any, decoder_name: str = "raw", *args: Any
-) -> Image:
-    """``PIL.Image.frombuffer``: a copy of the buffer's pixels now (Pillow may share the
-    buffer; a graph never changes, so it copies)."""
-    return from_pil(PILImage.frombuffer(mode, size, data, decoder_name, *args))
-
-
-def fromarray(obj: Any, mode: str | None = None) -> Image:
-    """``PIL.Image.fromarray``: a NumPy (or array-interface) array, copied now."""
-    return from_pil(PILImage.fromarray(obj, mode))
-
-
-def fromarrow(obj: Any, mode: str, size: tuple[int, int]) -> Image:
-    """``PIL.Image.fromarrow``: an Arrow array of pixels, copied now."""
-    return from_pil(PILImage.fromarrow(obj, mode, size))
-
-
-def linear_gradient(mode: str) -> Image:
-    """``PIL.Image.linear_gradient``: Pillow's 256 x 256 gradient, as a leaf."""
-    return from_pil(PILImage.linear_gradient(mode))
-
-
-def radial_gradient(mode: str) -> Image:
-    """``PIL.Image.radial_gradient``: Pillow's 256 x 256 gradient, as a leaf."""
-    return from_pil(PILImage.radial_gradient(mode))
+    return Node(op="new", params={"color": color}, mode=mode, size=(width, height))
 
 
 def _header_palette(header: PILImage.Image) -> tuple[str, str | None, bytes] | None:
@@ -123,12 +69,12 @@ def _header_palette(header: PILImage.Image) -> tuple[str, str | None, bytes] | N
     return palette.mode, palette.rawmode, bytes(palette.palette)
 
 
-def open(
+def open_node(
     fp: str | os.PathLike[str] | IO[bytes],
     mode: Literal["r"] = "r",
     formats: list[str] | tuple[str, ...] | None = None,
-) -> Image:
-    """Lazy ``PIL.Image.open``: reads the header now, decodes only when evaluated."""
+) -> tuple[Node, FileFormat]:
+    """The leaf of ``PIL.Image.open`` from the header (read now) and the file's format."""
     data: bytes | None = None
     path: str | None = None
     if isinstance(fp, (str, os.PathLike)):
@@ -151,4 +97,4 @@ def open(
             size=header.size,
             info=cast("Mapping[str, Any]", header.info),
         )
-        return _image(node, (header.format, header.format_description))
+        return node, (header.format, header.format_description)
