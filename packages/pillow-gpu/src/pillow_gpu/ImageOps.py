@@ -151,8 +151,9 @@ _EXIF_METHODS = {
 }
 
 
-def _opened_orientation(image: Image) -> tuple[Any, bool] | None:
-    """(orientation, is TIFF) as the file Pillow opens sees it, for an undecoded open leaf.
+def _opened_orientation(image: Image) -> tuple[Any, bool, bool] | None:
+    """(orientation, is TIFF, the TIFF's size changes while loading) as the file Pillow opens
+    sees it, for an undecoded open leaf.
 
     Pillow's ``exif_transpose`` asks the opened image itself, whose plugin may have read the
     EXIF already: the JPEG plugin does so while opening (for the DPI) and keeps whatever part
@@ -162,6 +163,10 @@ def _opened_orientation(image: Image) -> tuple[Any, bool] | None:
     would decode the pixels (PNG without an ``exif`` chunk before its data, whose ``getexif``
     loads the image) or the node is not an undecoded ``open`` leaf: then ``info`` answers, as
     it does for Pillow's loaded image.
+
+    Pillow's TIFF plugin transposes the pixels while loading, as the EXIF orientation asks; it
+    reports the transposed size from the header's orientation tag already at open, but not from
+    an orientation that only the XMP packet gives (then the size changes while loading).
     """
     node = image.node
     if node.op != "open" or node.cache.get() is not None:
@@ -171,7 +176,10 @@ def _opened_orientation(image: Image) -> tuple[Any, bool] | None:
         own = type(header).getexif is not PILImage.Image.getexif
         if own and not is_tiff and "exif" not in header.info:
             return None
-        return header.getexif().get(_ORIENTATION, 1), is_tiff  # the IFD is read, not pixels
+        orientation = header.getexif().get(_ORIENTATION, 1)  # the IFD is read, not pixels
+        swaps = orientation in (5, 6, 7, 8)  # a quarter turn: width and height swap
+        tagged = getattr(header, "tag_v2", {}).get(_ORIENTATION)  # what sized the header
+        return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8)
 
 
 @overload
@@ -187,7 +195,10 @@ def exif_transpose(image: Image, *, in_place: bool = False) -> Image | None:
     ``exif_transpose`` run on a 1x1 probe carrying this image's ``info``; no pixel is decoded.
     Without a transpose the result is a copy (an ``Image.open`` leaf becomes a full crop, so a
     later ``thumbnail`` does not draft, as in Pillow, whose ``exif_transpose`` loads the image).
-    An oriented TIFF leaf, which Pillow transposes while loading, raises ``Unsupported``.
+    An oriented TIFF is a copy too: Pillow's ``exif_transpose`` loads it first, and its TIFF
+    plugin transposes while loading (the leaf decodes the same way); only a TIFF oriented by
+    its XMP packet alone to a quarter turn, whose size Pillow changes while loading, raises
+    ``Unsupported``.
     With ``in_place=True`` the handle is pointed at that result and None is returned, as
     Pillow changes its image in place.
     """
@@ -202,11 +213,11 @@ def _exif_transposed(image: Image) -> Image:
     """``exif_transpose(image)``'s result as a new image (see :func:`exif_transpose`)."""
     opened = _opened_orientation(image)
     is_tiff = opened is not None and opened[1]
-    if is_tiff and opened is not None and opened[0] in _EXIF_METHODS:
+    if opened is not None and opened[2]:
         raise Unsupported(
-            "Pillow transposes an oriented TIFF while loading it, so its size changes after "
-            "Image.open and the lazy leaf cannot describe it",
-            observed=f"TIFF orientation {opened[0]}",
+            "Pillow transposes a TIFF oriented by its XMP packet while loading it, so its size "
+            "changes after Image.open and the lazy leaf cannot describe it",
+            observed=f"TIFF orientation {opened[0]} from XMP only",
             fix="open it with PIL.Image.open, call PIL.ImageOps.exif_transpose, and wrap the "
             "result with pillow_gpu.Image.from_pil",
             stage="admission",

@@ -4,8 +4,9 @@ JPEGs carry an APP1 EXIF segment written byte by byte (truncated, bad magic, sho
 out-of-range offsets, a huge tag count): the full pipeline ``exif_transpose -> convert("RGB")
 -> thumbnail -> GaussianBlur`` gives Pillow's bytes and ``info`` where Pillow copes, and the
 same exception type where Pillow raises (a JPEG whose JFIF header already gives the DPI, so
-Pillow does not parse the EXIF while opening). An oriented TIFF is refused with
-``Unsupported`` at admission; an unoriented one runs exactly.
+Pillow does not parse the EXIF while opening). TIFFs, which Pillow transposes while loading,
+run exactly whatever their orientation tag; only a quarter turn given by the XMP packet alone
+(the size then changes while loading) is refused with ``Unsupported`` at admission.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import struct
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image as PILImage
@@ -109,26 +111,47 @@ def test_damaged_jpeg_exif_is_handled_as_pillow_handles_it(payload: str, jfif_dp
     assert result.info == expected.info
 
 
+def _tiff_pipeline(path: Path, image_ops: Any) -> Any:
+    """The same calls on a PIL and a lazy image: exif_transpose, then an in-place thumbnail."""
+    opened = (PILImage if image_ops is PILImageOps else Image).open(path)
+    result = image_ops.exif_transpose(opened)
+    result.thumbnail((4, 4))
+    return result
+
+
 @pytest.mark.parametrize("orientation", range(2, 9), ids=lambda value: f"orientation-{value}")
-def test_oriented_tiff_is_refused_at_admission(orientation: int, tmp_path: Path) -> None:
+def test_oriented_tiff_runs_as_pillow_loads_it(orientation: int, tmp_path: Path) -> None:
+    """Pillow's TIFF plugin transposes while loading (the size is transposed from the header
+    at open), so exif_transpose is a copy in Pillow and in the lazy graph."""
     path = tmp_path / "oriented.tif"
     exif = PILImage.Exif()
     exif[_ORIENTATION] = orientation
     make_image("RGB", (7, 5), seed=9).save(path, exif=exif.tobytes())
-    with pytest.raises(Unsupported) as caught:
-        ImageOps.exif_transpose(Image.open(path))
-    assert (caught.value.kind, caught.value.stage) == ("Unsupported", "admission")
-    assert caught.value.observed == f"TIFF orientation {orientation}"
-
-
-def test_tiff_oriented_only_by_xmp_is_refused_too(tmp_path: Path) -> None:
-    path = tmp_path / "xmp.tif"
-    xmp = b'<x:xmpmeta><rdf:Description tiff:Orientation="6"/></x:xmpmeta>'
-    make_image("L", (7, 5), seed=9).save(path, tiffinfo={700: xmp})
     with PILImage.open(path) as opened:
-        assert PILImageOps.exif_transpose(opened).size == (5, 7)  # Pillow transposes at load
-    with pytest.raises(Unsupported, match="TIFF orientation 6"):
-        ImageOps.exif_transpose(Image.open(path))
+        assert opened.size == ((5, 7) if orientation >= 5 else (7, 5))  # at open, unloaded
+    expected = _tiff_pipeline(path, PILImageOps)
+    result = evaluate(_tiff_pipeline(path, ImageOps))
+    assert_image_equal(result, expected)
+    assert result.info == expected.info
+
+
+@pytest.mark.parametrize(("orientation", "refused"), [(6, True), (3, False)])
+def test_tiff_oriented_only_by_xmp(orientation: int, refused: bool, tmp_path: Path) -> None:
+    """Without the tag, Pillow sizes the header unturned and turns it while loading."""
+    path = tmp_path / "xmp.tif"
+    xmp = f'<x:xmpmeta><rdf:Description tiff:Orientation="{orientation}"/></x:xmpmeta>'
+    make_image("L", (7, 5), seed=9).save(path, tiffinfo={700: xmp.encode()})
+    with PILImage.open(path) as opened:
+        assert opened.size == (7, 5)
+        turned = PILImageOps.exif_transpose(opened).size  # Pillow transposes at load
+        assert turned == ((5, 7) if refused else (7, 5))
+    if refused:
+        with pytest.raises(Unsupported, match="TIFF orientation 6 from XMP only") as caught:
+            ImageOps.exif_transpose(Image.open(path))
+        assert caught.value.stage == "admission"
+        return
+    expected = _tiff_pipeline(path, PILImageOps)
+    assert_image_equal(evaluate(_tiff_pipeline(path, ImageOps)), expected)
 
 
 @pytest.mark.parametrize("orientation", [None, 1], ids=["no-orientation", "orientation-1"])

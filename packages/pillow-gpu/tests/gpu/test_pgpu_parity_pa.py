@@ -302,8 +302,8 @@ def test_pa_tiff_file_copies_and_convert(tmp_path: Path, palette: str, then: str
 def test_exif_transpose_of_pa(tmp_path: Path, orientation: int, then: str) -> None:
     """A PA TIFF read by Pillow, carrying an EXIF orientation: exif_transpose -> convert.
 
-    (An oriented TIFF opened lazily is refused at open, whatever its mode: Pillow transposes
-    it while loading.)
+    (The image is copied out of the TIFF first: Pillow's TIFF plugin would transpose it while
+    loading, so this exercises the lazy transpose itself.)
     """
     with PILImage.open(_pa_tiff(tmp_path, "rgb256", orientation)) as opened:
         opened.load()
