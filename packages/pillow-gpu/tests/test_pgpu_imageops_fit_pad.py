@@ -137,7 +137,7 @@ def test_thumbnail_twice_on_a_drafted_leaf_drafts_once_as_pillow() -> None:
         expected.thumbnail((5, 5), reducing_gap=1.0)  # JPEG's draft refuses a second call
         lazy = Image.open(io.BytesIO(data))
         lazy.thumbnail((8, 8), reducing_gap=1.0)
-        assert (lazy.node.op, lazy.node.params["draft"]) == ("open", (8, 8))
+        assert (lazy.node.op, lazy.node.params["draft"]) == ("open", (None, (8, 8)))
         lazy.thumbnail((5, 5), reducing_gap=1.0)
         assert_image_equal(lazy.to_pil(), expected)
 

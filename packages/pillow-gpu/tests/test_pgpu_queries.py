@@ -171,6 +171,101 @@ def test_with_open_and_format_as_in_pillow(tmp_path: Path, name: str) -> None:
     assert _thumbnail_in_with(path, _PIL)[0][0] in ("JPEG", "PNG")
 
 
+def _xmp_file(tmp_path: Path, name: str) -> Path:
+    xmp = (
+        b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF '
+        b'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description '
+        b'xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="3"/></rdf:RDF>'
+        b"</x:xmpmeta>"
+    )
+    path = tmp_path / name
+    make_image("RGB", (9, 7)).save(path, xmp=xmp)
+    return path
+
+
+@pytest.mark.parametrize("name", ["photo.jpg", "photo.png", "photo.webp"])
+@pytest.mark.parametrize("strip", [True, False], ids=["stripped", "namespaced"])
+def test_getxmp_and_verify_as_pillow(tmp_path: Path, name: str, strip: bool) -> None:
+    """getxmp of the opened file and of a result; verify of a good file leaves it usable."""
+    path = _xmp_file(tmp_path, name)
+    with PILImage.open(path) as opened:
+        assert _answer(opened.verify) is None  # Pillow verifies only right after open
+    with PILImage.open(path) as opened:
+        expected = _answer(lambda: opened.getxmp(strip_namespaces=strip))
+        expected_result = _answer(lambda: opened.convert("L").getxmp(strip_namespaces=strip))
+    # the packet was read (defusedxml is installed); Pillow's PNG keeps it under another key
+    assert ("xmpmeta" in str(expected)) == (name != "photo.png")
+    lazy = Image.open(path)
+    assert _answer(lambda: lazy.getxmp(strip_namespaces=strip)) == expected
+    assert _answer(lambda: lazy.convert("L").getxmp(strip_namespaces=strip)) == expected_result
+    assert lazy.verify() is None
+    with PILImage.open(path) as opened:
+        assert_image_equal(lazy.to_pil(), opened)
+
+
+def test_verify_raises_what_pillow_raises_for_a_damaged_png(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.png"
+    make_image("RGB", (9, 7)).save(path)
+    data = bytearray(path.read_bytes())
+    data[-20] ^= 0xFF  # inside the IDAT chunk: its CRC no longer matches
+    path.write_bytes(bytes(data))
+    with PILImage.open(path) as opened:
+        expected = _answer(opened.verify)
+    assert isinstance(expected, tuple)  # Pillow raises
+    assert _answer(Image.open(path).verify) == expected
+
+
+def test_show_bitmap_and_qt_go_through_pillows_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    from PIL import ImageShow
+
+    shown: list[PILImage.Image] = []
+    monkeypatch.setattr(ImageShow, "show", lambda image, title=None, **options: shown.append(image))
+    source = _source("1")
+    lazy = _graph(Image.from_pil(source), _GPU)
+    lazy.show("title")
+    assert_image_equal(shown[0], _graph(source, _PIL))
+    assert lazy.tobitmap("x") == _graph(source, _PIL).tobitmap("x")
+    for name in ("toqimage", "toqpixmap"):  # Qt is not installed here: Pillow's own error
+        expected = _answer(getattr(_graph(source, _PIL), name))
+        assert _answer(getattr(lazy, name)) == expected
+
+
+def _drafted(path: Path, ns: Any, mode: str | None, size: tuple[int, int]) -> tuple[Any, ...]:
+    """Code written for Pillow: draft before the first load, read the answer, then resize."""
+    with ns.Image.open(path) as im:
+        answer = im.draft(mode, size)
+        again = im.draft("RGB", (4, 4))  # only the first draft counts
+        header = (im.mode, im.size)
+        im.thumbnail((20, 20))
+        pixels = (im.mode, im.size, np.asarray(im).tobytes())
+    return answer, again, header, pixels
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize(
+    ("name", "mode", "size"),
+    [
+        ("photo.jpg", "L", (20, 15)),
+        ("photo.jpg", "RGB", (10, 8)),
+        ("photo.jpg", None, (50, 40)),
+        ("photo.png", "L", (20, 15)),
+    ],
+    ids=["jpeg-gray-quarter", "jpeg-rgb-eighth", "jpeg-too-big", "png-no-draft"],
+)
+def test_draft_as_pillow(
+    tmp_path: Path, name: str, mode: str | None, size: tuple[int, int]
+) -> None:
+    path = tmp_path / name
+    make_image("RGB", (160, 120)).save(path)
+    expected = _drafted(path, _PIL, mode, size)
+    assert _drafted(path, _GPU, mode, size) == expected
+    lazy = Image.open(path)
+    lazy.draft(mode, size)
+    with PILImage.open(path) as opened:
+        opened.draft(mode, size)
+        assert_image_equal(evaluate(ImageOps.mirror(lazy)), PILImageOps.mirror(opened))
+
+
 def test_close_leaves_a_lazy_image_usable(tmp_path: Path) -> None:
     """A lazy image holds no open file; closing it (or leaving its with block) frees nothing
     and it still evaluates, reopening the file."""
@@ -250,11 +345,10 @@ def test_pillow_names_are_re_exported() -> None:
 #: has (now or in a later release) must exist on ``pillow_gpu.Image.Image``.
 NOT_PROVIDED = {
     "apply_transparency": "edits the palette in place; convert('RGBA') records the same",
-    "draft": "thumbnail() drafts JPEGs itself; a lazy open has no decoder to configure",
     "effect_spread": "random pixel moves: no reproducible graph",
     "frombytes": "in-place refill of an image; use Image.frombytes()",
-    "getim": "the C image capsule: use to_pil()",
-    "im": "the C image: use to_pil()",
+    "getim": "the C image: writing to it (ImageDraw) would change cached pixels; use to_pil()",
+    "im": "the C image: writing to it (ImageDraw) would change cached pixels; use to_pil()",
     "putdata": "in-place pixel upload; build the image with Image.fromarray()",
     "putpalette": "in-place palette change (and L -> P mode change); use to_pil()",
     "quantize": "the palette depends on every pixel; use to_pil().quantize()",
@@ -262,12 +356,6 @@ NOT_PROVIDED = {
     "remap_palette": "rebuilds the palette from its pixels; use to_pil()",
     "seek": "a lazy image is one frame: pillow_gpu.ImageSequence reads the others",
     "tell": "a lazy image is one frame: pillow_gpu.ImageSequence reads the others",
-    "show": "opens a viewer; use to_pil().show()",
-    "tobitmap": "X11 bitmap export; use to_pil()",
-    "toqimage": "Qt export; use to_pil()",
-    "toqpixmap": "Qt export; use to_pil()",
-    "verify": "checks a file Pillow has open; Image.open() already read the header",
-    "getxmp": "needs the decoder's XMP parsing; use to_pil() or PIL.Image.open",
 }
 
 

@@ -30,8 +30,8 @@ def open_encoded(params: Mapping[str, Any]) -> PILImage.Image:
 def decode_leaf(node: Node) -> PILImage.Image:
     """Return the host pixels of a leaf node (decoding an encoded file if needed).
 
-    An ``open`` leaf recorded by ``thumbnail`` carries the ``draft`` size Pillow's thumbnail
-    requested; the same ``draft(None, size)`` call configures the decoder before loading.
+    An ``open`` leaf drafted by ``draft()`` or ``thumbnail`` carries the ``draft`` (mode, size)
+    request; the same ``draft`` call configures the decoder before loading.
     """
     cached = node.cache.get()
     if cached is not None:
@@ -40,7 +40,7 @@ def decode_leaf(node: Node) -> PILImage.Image:
     if node.op == "open":
         with open_encoded(params) as opened:
             if params.get("draft") is not None:
-                opened.draft(None, params["draft"])
+                opened.draft(*params["draft"])  # (mode, size) as draft() or thumbnail() asked
             opened.load()
             image = opened.copy()
     elif node.op == "pil":

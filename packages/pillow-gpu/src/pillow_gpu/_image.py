@@ -361,29 +361,46 @@ class Image(ImageQueries):
         out.thumbnail(*args, **kwargs)
         return out
 
-    def _draft(
-        self, request: tuple[int, int]
-    ) -> tuple[Image, tuple[float, float, float, float] | None]:
-        """Pillow's ``draft(None, request)`` on an undecoded file: (leaf, box) or (self, None).
+    def draft(
+        self, mode: str | None, size: tuple[int, int] | None
+    ) -> tuple[str, tuple[int, int, float, float]] | None:
+        """``PIL.Image.Image.draft`` in place: configure the decoder of an opened file (JPEG:
+        decode reduced and/or in ``mode``), returning Pillow's ``(mode, box)`` or None.
 
-        Pillow's draft works only before the first load and only once (JPEG's decoderconfig);
-        a derived, evaluated or already drafted image keeps its pixels, as in Pillow.
+        As in Pillow it acts only before the first load and only once; a derived, evaluated or
+        already drafted image is left as it is.
         """
+        drafted, answer = self._drafted(mode, size)
+        self._node = drafted._node
+        return answer
+
+    def _drafted(
+        self, mode: str | None, size: tuple[int, int] | None
+    ) -> tuple[Image, tuple[str, tuple[int, int, float, float]] | None]:
+        """(a handle on the drafted leaf, Pillow's answer), or (self, None) where it cannot."""
         node = self._node
         if node.op != "open" or node.cache.get() is not None or "draft" in node.params:
             return self, None
         with _cpu.open_encoded(node.params) as header:
-            drafted = header.draft(None, request)
-            if drafted is None:
+            answer = header.draft(mode, size)
+            if answer is None:
                 return self, None
             leaf = Node(
                 op="open",
-                params={**node.params, "draft": request},
+                params={**node.params, "draft": (mode, size)},
                 mode=header.mode,
                 size=header.size,
                 info=node.info,
             )
-        return Image(leaf), drafted[1]
+        return Image(leaf, self._file_format), answer
+
+    def _draft(
+        self, request: tuple[int, int]
+    ) -> tuple[Image, tuple[float, float, float, float] | None]:
+        """Pillow's ``draft(None, request)`` as ``thumbnail`` calls it: (leaf, box) or (self,
+        None)."""
+        drafted, answer = self._drafted(None, request)
+        return drafted, None if answer is None else answer[1]
 
     def paste(
         self,

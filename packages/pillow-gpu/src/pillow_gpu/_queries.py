@@ -7,8 +7,9 @@ array interfaces, so ``numpy.asarray(image)`` works) read the result's pixels. L
 ``pillow_gpu.gpu.evaluate`` or a batch executor has already cached on it, and answer with
 Pillow's own method, so values, types and errors are Pillow's.
 
-Metadata queries read no pixels: ``getpalette`` and ``has_transparency_data`` come from the
-palette and ``info`` known before evaluation (the same probe the GPU tables use); ``getexif``
+Metadata queries read no pixels: ``getpalette``, ``has_transparency_data`` and ``getxmp``
+come from the palette and ``info`` known before evaluation (the same probe the GPU tables
+use); ``verify`` checks an opened file as Pillow does, without decoding; ``getexif``
 reads an opened file's header as ``PIL.Image.open(...).getexif()`` does, and for any other
 image the ``info`` it carries, as Pillow's ``getexif`` of an image made in memory does.
 
@@ -125,7 +126,36 @@ class ImageQueries:
                 return header.getexif()
         return self._probe().getexif()
 
+    def getxmp(self, *, strip_namespaces: bool = True) -> dict[str, Any]:
+        """``PIL.Image.Image.getxmp``: the XMP packet ``info`` holds, as a dictionary."""
+        return self._probe().getxmp(strip_namespaces=strip_namespaces)
+
+    # -- output through Pillow (completes the graph) ----------------------------------------
+    def show(self, title: str | None = None) -> None:
+        """``PIL.Image.Image.show``: the result in the system's image viewer."""
+        self._pixels().show(title)
+
+    def tobitmap(self, name: str = "image") -> bytes:
+        """``PIL.Image.Image.tobitmap``: a mode 1 result as an X11 bitmap."""
+        return self._pixels().tobitmap(name)
+
+    def toqimage(self) -> Any:
+        """``PIL.Image.Image.toqimage``: the result as a Qt ``QImage`` (needs Qt, as Pillow)."""
+        return self._pixels().toqimage()
+
+    def toqpixmap(self) -> Any:
+        """``PIL.Image.Image.toqpixmap``: the result as a Qt ``QPixmap`` (needs Qt)."""
+        return self._pixels().toqpixmap()
+
     # -- files -----------------------------------------------------------------------------
+    def verify(self) -> None:
+        """``PIL.Image.Image.verify``: an opened file checked as Pillow checks it (no decode);
+        unlike Pillow's, the image stays usable. Other images have nothing to verify."""
+        node = self._node
+        if node.op == "open":
+            with _cpu.open_encoded(node.params) as header:
+                header.verify()
+
     @property
     def n_frames(self) -> int:
         """Frames of an opened file (its header's count; 1 for other images). Read them with
