@@ -4,8 +4,8 @@ Pixel queries (``getpixel``, ``getbbox``, ``getextrema``, ``histogram``, ``entro
 ``getcolors``, ``getdata``, ``get_flattened_data``, ``getprojection``, and NumPy's and Arrow's
 array interfaces, so ``numpy.asarray(image)`` works) read the result's pixels. Like
 ``tobytes()`` they complete the graph once with Pillow, or read the pixels
-``pillow_gpu.gpu.evaluate`` or a batch executor has already cached on it, and answer with
-Pillow's own method, so values, types and errors are Pillow's.
+``pillow_gpu.gpu.evaluate`` has already cached on it (a batch executor's results are separate
+PIL images), and answer with Pillow's own method, so values, types and errors are Pillow's.
 
 Metadata queries read no pixels: ``getpalette``, ``has_transparency_data`` and ``getxmp``
 come from the palette and ``info`` known before evaluation (the same probe the GPU tables
