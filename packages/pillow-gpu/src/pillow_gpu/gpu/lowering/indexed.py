@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image as PILImage
 
-from pillow_gpu._convert_info import palette_of, probe
+from pillow_gpu._convert_info import probe
 from pillow_gpu._cpu import convert_options
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._layout import (
@@ -138,19 +138,34 @@ def check_consumer(node: Node) -> None:
         _check_copy(node, fix=_FIX)
 
 
+def _applied_palette(
+    node: Node, size: tuple[int, int], fix: str = "evaluate this graph with to_pil()"
+) -> PILImage.Image:
+    """``probe(node, size)`` with a P or PA palette applied, as Pillow applies it on load.
+
+    ``Unsupported`` for a palette not known before the graph runs (a quantizer's) and for one
+    Pillow cannot apply (e.g. a file's palette of more than 256 entries).
+    """
+    palette_mode = node.mode in ("P", "PA")
+    try:
+        image = probe(node, size)  # replays what Pillow does to the palette (e.g. invert)
+        if image is not None and image.palette is not None:
+            image.getpalette(None)  # Pillow applies a pending palette here, as when it loads
+    except ValueError as error:
+        raise unsupported(
+            node, f"the palette of this image cannot be applied by Pillow: {error}", fix=fix
+        ) from error
+    if image is None or (palette_mode and image.palette is None):
+        raise unsupported(
+            node, f"the palette of this mode {node.mode} image is not known before it runs", fix
+        )
+    return image
+
+
 def _carrier(node: Node) -> PILImage.Image:
     """A 256 x 1 image with the palette (C level included) and info of ``node``'s pixels."""
-    values = range(256) if node.mode == "P" else (0, 255, *([0] * 254))
-    try:
-        carrier = probe(node, (256, 1))  # replays what Pillow does to the palette (e.g. invert)
-        if carrier is not None:
-            carrier.putdata(list(values))
-    except ValueError as error:  # a palette Pillow cannot apply (e.g. more than 256 entries)
-        raise unsupported(
-            node, f"the palette of this image cannot be applied by Pillow: {error}"
-        ) from error
-    if carrier is None:  # a palette that depends on the pixels (a quantizer's)
-        raise unsupported(node, f"the palette of this mode {node.mode} image is not recorded")
+    carrier = _applied_palette(node, (256, 1))
+    carrier.putdata(list(range(256) if node.mode == "P" else (0, 255, *([0] * 254))))
     return carrier
 
 
@@ -270,18 +285,7 @@ def check_root(root: Node) -> None:
 
 def _check_palette(root: Node, fix: str) -> None:
     """Reject a P or PA result whose palette is unknown, or one Pillow cannot apply."""
-    try:
-        image = probe(root)  # replays what Pillow does to the palette (e.g. invert)
-        if image is not None and palette_of(root) is not None:
-            image.getpalette(None)  # Pillow applies a pending palette here, as when it loads
-    except ValueError as error:  # e.g. a file's palette of more than 256 entries
-        raise unsupported(
-            root, f"the palette of this image cannot be applied by Pillow: {error}", fix=fix
-        ) from error
-    if image is None or palette_of(root) is None:
-        raise unsupported(
-            root, f"the palette of this {root.mode} result is not known before it runs", fix=fix
-        )
+    _applied_palette(root, (1, 1), fix)
 
 
 #: Operations that move stored PA words unchanged: the copies of P and 1.
