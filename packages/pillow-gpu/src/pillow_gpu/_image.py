@@ -235,6 +235,13 @@ class Image(ImageQueries):
             raise ValueError(msg)
         if self.mode in _NEAREST_ONLY:  # Pillow resizes palette and bilevel images NEAREST
             resample = NEAREST
+        if reducing_gap is not None and resample != NEAREST:
+            reduces = any(
+                int((box[axis + 2] - box[axis]) / out_size[axis] / reducing_gap) > 1
+                for axis in (0, 1)
+            )
+            if reduces:  # Pillow reduces first: its error for the modes it cannot reduce
+                _probe(lambda im: im.reduce(2), self.mode)
         params = {
             "size": out_size,
             "resample": int(resample),

@@ -43,6 +43,7 @@ SPECIALISED = {
     "chops": ("OP", tuple(range(13))),
     "resample": ("AXIS", (0, 1)),
     "resample_long": ("AXIS", (0, 1)),
+    "resample_wide": ("KIND", (0, 1, 2)),  # AXIS alike
     "reduce": ("STAGE", (0, 1, 2)),
     "interleave_l": ("TO_ROWS", (0, 1)),
     "pad_l": ("TO_FLAT", (0, 1)),

@@ -271,6 +271,44 @@ def test_a_stack_of_16_bit_affine_jobs_equals_pillow_per_job(
     assert stats["dispatch_calls"] == len(program.dispatches)
 
 
+WIDE_RESAMPLES: dict[str, tuple[str, Callable[[Any], Any], list[str]]] = {
+    mode: (mode, lambda im: im.resize((9, 15), PILImage.Resampling.BICUBIC), [])
+    for mode in ("I;16", "I;16B", "I")
+}
+WIDE_RESAMPLES["I-reduce"] = (
+    "I",
+    lambda im: im.reduce((2, 3)).resize((5, 2), PILImage.Resampling.BICUBIC),
+    ["reduce_wide"],
+)
+
+
+@pytest.mark.parametrize("name", list(WIDE_RESAMPLES))
+def test_a_stack_of_wide_resamples_equals_pillow_per_job(device: SharedDevice, name: str) -> None:
+    """resample_wide's two passes and reduce_wide (software doubles), stacked: each lane
+    reads and writes its own image only."""
+    mode, transform, others = WIDE_RESAMPLES[name]
+    rng = np.random.default_rng(4)
+    dtype = {"I;16": "<u2", "I;16B": ">u2", "I": "<i4"}[mode]
+    info = np.iinfo(dtype)
+    sources = [
+        PILImage.frombytes(
+            mode,
+            (17, 11),
+            rng.integers(info.min, info.max, 17 * 11, endpoint=True).astype(dtype).tobytes(),
+        )
+        for _ in range(5)
+    ]
+    program = plan_graph(transform(Image.from_pil(sources[0]))).program
+    shaders = [dispatch.shader for dispatch in program.dispatches]
+    assert shaders.count("resample_wide") == 2
+    assert set(others) <= set(shaders)
+    assert all(_stack._stacked(program, dispatch) for dispatch in program.dispatches)
+    found, stats = _batch([transform(Image.from_pil(source)) for source in sources])
+    for index, source in enumerate(sources):
+        assert_image_equal(found[index], transform(source))
+    assert stats["dispatch_calls"] == len(program.dispatches)
+
+
 def test_per_lane_bindings_are_whole_lanes(
     device: SharedDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:

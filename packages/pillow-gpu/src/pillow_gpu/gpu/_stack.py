@@ -94,6 +94,8 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "remap": 2,
         "resample": 2,
         "resample_long": 2,
+        "resample_wide": 2,
+        "reduce_wide": 2,
         "resize_nearest": 2,
         "sum_l": 2,
         "to_indexed": 2,

@@ -28,8 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import remap, resample_long
-from pillow_gpu.gpu.kernels.resample_coeffs import Coefficients, kernel_size, precompute
+from pillow_gpu.gpu.kernels import remap, resample_long, resample_wide
+from pillow_gpu.gpu.kernels.resample_coeffs import (
+    Coefficients,
+    kernel_size,
+    precompute,
+    precompute_doubles,
+)
 
 __all__ = [
     "BLOCK",
@@ -73,13 +78,20 @@ class ResizePlan:
 
 
 def table_words(
-    resample: int, src_size: tuple[int, int], size: tuple[int, int], box: tuple[float, ...]
+    resample: int,
+    src_size: tuple[int, int],
+    size: tuple[int, int],
+    box: tuple[float, ...],
+    *,
+    wide: bool = False,
 ) -> int:
-    """The larger per-pass coefficient table, in i32 words, of the long-window layout
-    (resample_long: 2 bounds + ksize weights per output), which bounds the blocked one's
-    windows too (cheap: nothing is computed)."""
+    """The larger per-pass coefficient table, in 32-bit words, of the long-window layout
+    (resample_long: 2 bounds + ksize weights per output, which bounds the blocked one's
+    windows too; ``wide``: resample_wide's 2 words per double weight). Cheap: nothing is
+    computed."""
+    per_weight = 2 if wide else 1
     return max(
-        size[axis] * (2 + kernel_size(resample, box[axis], box[axis + 2], size[axis]))
+        size[axis] * (2 + per_weight * kernel_size(resample, box[axis], box[axis + 2], size[axis]))
         for axis in (0, 1)
     )
 
@@ -89,8 +101,11 @@ def plan_resize(
     src_size: tuple[int, int],
     size: tuple[int, int],
     box: tuple[float, float, float, float],
+    *,
+    wide: bool = False,
 ) -> ResizePlan:
-    """Decide Pillow's passes (after Image.resize's own shortcuts) and their coefficients."""
+    """Decide Pillow's passes (after Image.resize's own shortcuts) and their coefficients:
+    fixed point for 8-bit images, Pillow's doubles for ``wide`` (16/32-bit) ones."""
     f32 = [float(np.float32(value)) for value in box]
     if all(
         f32[axis] == int(f32[axis])
@@ -103,9 +118,9 @@ def plan_resize(
         size[0] != src_size[0] or f32[0] != 0 or f32[2] != size[0],
         size[1] != src_size[1] or f32[1] != 0 or f32[3] != size[1],
     )
+    table = precompute_doubles if wide else precompute
     coefficients = tuple(
-        precompute(resample, src_size[axis], box[axis], box[axis + 2], size[axis])
-        for axis in (0, 1)
+        table(resample, src_size[axis], box[axis], box[axis + 2], size[axis]) for axis in (0, 1)
     )
     if not all(need):
         passes = tuple(
@@ -235,16 +250,38 @@ def _dispatch(program: Program, src: int, src_width: int, step: _Pass, mask: int
 
 
 def lower_passes(
-    program: Program, src: int, mode: str, src_size: tuple[int, int], plan: ResizePlan
+    program: Program,
+    src: int,
+    mode: str,
+    src_size: tuple[int, int],
+    plan: ResizePlan,
+    *,
+    out_of_range: tuple[int, int] = (0, 0),
 ) -> int:
     """Record the crop or the passes of ``plan`` on ``src`` (premultiplied for LA/RGBA).
 
-    Returns ``src`` itself when the plan has neither (Pillow's ImagingCopy).
+    A 16/32-bit ``mode`` (:data:`resample_wide.KINDS`) takes resample_wide, whose I results
+    out of int32 range become ``out_of_range`` (see :func:`resample_wide.lower`). Returns
+    ``src`` itself when the plan has neither (Pillow's ImagingCopy).
     """
     current, width = src, src_size[0]
     if plan.crop is not None:
         return remap.crop(program, current, src_size, plan.crop)
     for step in plan.passes:
-        current = _dispatch(program, current, width, step, _MASK.get(mode, 0b1111))
+        if mode in resample_wide.KINDS:
+            current = resample_wide.lower(
+                program,
+                current,
+                mode=mode,
+                src_width=width,
+                axis=step.axis,
+                coefficients=step.coefficients,
+                shift=step.shift,
+                offset=step.offset,
+                size=step.size,
+                out_of_range=out_of_range,
+            )
+        else:
+            current = _dispatch(program, current, width, step, _MASK.get(mode, 0b1111))
         width = step.size[0]
     return current

@@ -1,4 +1,5 @@
-"""Pillow's resampling filters and fixed-point coefficient tables, computed on the host.
+"""Pillow's resampling filters and coefficient tables (double, and fixed point for 8-bit
+images), computed on the host.
 
 A transcription of ``precompute_coeffs`` and ``normalize_coeffs_8bpc`` (Pillow's
 src/libImaging/Resample.c) in the C evaluation order: Python floats are IEEE doubles, the box
@@ -17,7 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FILTERS", "PRECISION_BITS", "Coefficients", "kernel_size", "precompute"]
+__all__ = [
+    "FILTERS",
+    "PRECISION_BITS",
+    "Coefficients",
+    "kernel_size",
+    "precompute",
+    "precompute_doubles",
+]
 
 #: Fixed-point fraction bits of the 8-bit coefficients (32 - 8 - 2).
 PRECISION_BITS = 22
@@ -87,11 +95,13 @@ FILTERS: dict[int, tuple[Callable[[_Vector], _Vector], float]] = {
 
 @dataclass(frozen=True, slots=True)
 class Coefficients:
-    """One axis: per output ``bounds`` (first input, tap count) and ``ksize`` i32 weights."""
+    """One axis: per output ``bounds`` (first input, tap count) and ``ksize`` weights: i32
+    fixed point with :data:`PRECISION_BITS` (:func:`precompute`) or Pillow's doubles
+    (:func:`precompute_doubles`)."""
 
     ksize: int
     bounds: npt.NDArray[np.int64]  # (out, 2)
-    weights: npt.NDArray[np.int64]  # (out, ksize), fixed point with PRECISION_BITS
+    weights: npt.NDArray[np.int64] | npt.NDArray[np.float64]  # (out, ksize)
 
     @property
     def max_taps(self) -> int:
@@ -111,11 +121,12 @@ def kernel_size(resample: int, in0: float, in1: float, out_size: int) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def precompute(resample: int, in_size: int, in0: float, in1: float, out_size: int) -> Coefficients:
-    """``precompute_coeffs`` + ``normalize_coeffs_8bpc`` for one axis.
+def precompute_doubles(
+    resample: int, in_size: int, in0: float, in1: float, out_size: int
+) -> Coefficients:
+    """``precompute_coeffs`` for one axis: the double weights the 16/32-bit passes use.
 
-    Cached (a batch usually resizes many images between the same sizes; the tables dominate
-    planning time otherwise); the returned arrays are read-only.
+    Cached like :func:`precompute`; the returned arrays are read-only.
     """
     function, filter_support = FILTERS[resample]
     scale = _scale(in0, in1, out_size)
@@ -139,9 +150,23 @@ def precompute(resample: int, in_size: int, in0: float, in1: float, out_size: in
     divisor = np.where(total != 0.0, total, 1.0)
     raw = np.where((total != 0.0)[:, None], raw / divisor[:, None], raw)
     raw[np.arange(ksize)[None, :] >= xmax[:, None]] = 0.0
-    scaled = raw * float(1 << PRECISION_BITS)
-    fixed = np.trunc(np.where(raw < 0, -0.5 + scaled, 0.5 + scaled)).astype(np.int64)
     bounds = np.stack([xmin, xmax], axis=1)
     bounds.flags.writeable = False
+    raw.flags.writeable = False
+    return Coefficients(ksize=ksize, bounds=bounds, weights=raw)
+
+
+@functools.lru_cache(maxsize=256)
+def precompute(resample: int, in_size: int, in0: float, in1: float, out_size: int) -> Coefficients:
+    """``precompute_coeffs`` + ``normalize_coeffs_8bpc`` for one axis: the 8-bit passes'
+    fixed-point weights.
+
+    Cached (a batch usually resizes many images between the same sizes; the tables dominate
+    planning time otherwise); the returned arrays are read-only.
+    """
+    doubles = precompute_doubles(resample, in_size, in0, in1, out_size)
+    raw = doubles.weights
+    scaled = raw * float(1 << PRECISION_BITS)
+    fixed = np.trunc(np.where(raw < 0, -0.5 + scaled, 0.5 + scaled)).astype(np.int64)
     fixed.flags.writeable = False
-    return Coefficients(ksize=ksize, bounds=bounds, weights=fixed)
+    return Coefficients(ksize=doubles.ksize, bounds=doubles.bounds, weights=fixed)

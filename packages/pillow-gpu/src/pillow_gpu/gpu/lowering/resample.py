@@ -1,19 +1,20 @@
 """Planner lowerings of ``Image.resize`` (every filter, ``reducing_gap``) and ``Image.reduce``.
 
-Pillow's Python layer is
-replayed on the host: the same-size whole-box copy, LA/RGBA premultiplied to La/RGBa around
-the work (premultiply kernel), and ``reducing_gap`` (reduce with Pillow's safe box, then
-resize with the rescaled box). NEAREST uses host index tables (Pillow's scale walk; for the
-16-bit modes the generic transform's formula, as ``_imaging.c`` passes them to
-``ImagingTransform``, see ``lowering.affine``); BOX, BILINEAR, HAMMING,
+Pillow's Python layer is replayed on the host: the same-size whole-box copy, LA/RGBA
+premultiplied to La/RGBa around the work (premultiply kernel), and ``reducing_gap`` (reduce
+with Pillow's safe box, then resize with the rescaled box). NEAREST uses host index tables
+(Pillow's scale walk; for the 16-bit modes the generic transform's formula, as ``_imaging.c``
+passes them to ``ImagingTransform``, see ``lowering.affine``); BOX, BILINEAR, HAMMING,
 BICUBIC and LANCZOS the two-pass resample kernel with host coefficient tables of at most
-:data:`~pillow_gpu.gpu.kernels.resample.MAX_TABLE_WORDS` words per pass. Pillow's pass order
-keeps the intermediate image within max(source, output) on each axis, so no larger than the
-graph's pixel bound. MKS2013/MKS2021 are not proven.
+:data:`~pillow_gpu.gpu.kernels.resample.MAX_TABLE_WORDS` words per pass (I;16, I;16B, I;16L
+and I: resample_wide, Pillow's double passes in software binary64; I's reduce: reduce_wide).
+Pillow's pass order keeps the intermediate image within max(source, output) on each axis, so
+no larger than the graph's pixel bound. MKS2013/MKS2021 are not proven.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -27,10 +28,12 @@ from pillow_gpu.gpu.kernels import (
     lut,
     premultiply,
     reduce,
+    reduce_wide,
     resample,
+    resample_wide,
     resize_nearest,
 )
-from pillow_gpu.gpu.kernels.resample_coeffs import FILTERS
+from pillow_gpu.gpu.kernels.resample_coeffs import FILTERS, precompute_doubles
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
 from pillow_gpu.gpu.lowering.affine import generic_scale_tables
@@ -89,6 +92,8 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
         )
     gap = node.params.get("reducing_gap")
     step = None if gap is None else _reducing_step(method, src_node.size, node.size, box, gap)
+    if src_node.mode in resample_wide.KINDS:
+        return _wide_resize(program, node, src, src_node, box, step=step)
     size = src_node.size if step is None else reduce.output_size(step[0], step[1])
     box = box if step is None else step[2]
     words = resample.table_words(method, size, node.size, box)
@@ -106,6 +111,132 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
         current = reduce.lower(program, current, mode, src_node.size, factor=step[0], box=step[1])
     out = resample.lower_passes(program, current, mode, size, plan)
     return _finish(program, src, out, mode, node.size)
+
+
+def _wide_resize(
+    program: Program,
+    node: Node,
+    src: int,
+    src_node: Node,
+    box: _Box,
+    *,
+    step: tuple[tuple[int, int], _IntBox, _Box] | None,
+) -> int:
+    """An interpolating resize of an I;16, I;16B, I;16L or I image: Pillow's double passes,
+    after ``reducing_gap``'s reduce (I only: for the 16-bit modes the recorder raises
+    Pillow's ValueError)."""
+    mode = src_node.mode
+    method = int(node.params["resample"])
+    out_of_range = _out_of_range(node, mode)
+    size = src_node.size
+    if step is not None:
+        _check_block(node, step[0])
+        size, box = reduce.output_size(step[0], step[1]), step[2]
+    words = resample.table_words(method, size, node.size, box, wide=True)
+    if words > resample.MAX_TABLE_WORDS:
+        raise unsupported(
+            node,
+            f"the coefficient table of this resize needs {words} words, over the "
+            f"{resample.MAX_TABLE_WORDS} bound",
+            fix="resize in two steps or evaluate with to_pil()",
+        )
+    plan = resample.plan_resize(method, size, node.size, box, wide=True)
+    for one in plan.passes:
+        weights = np.abs(one.coefficients.weights)
+        if np.any((weights > 0) & (weights < resample_wide.SMALLEST_WEIGHT)):  # pragma: no cover
+            raise unsupported(node, "this resize has a weight too small for the exact passes")
+    if mode != "I" and not _clamps_16bit():  # pragma: no cover - Pillow version dependent
+        raise unsupported(node, "this Pillow does not clamp 16-bit resampling results")
+    current = src
+    if step is not None:
+        current = reduce_wide.lower(
+            program, src, src_node.size, factor=step[0], box=step[1], out_of_range=out_of_range
+        )
+    out = resample.lower_passes(program, current, mode, size, plan, out_of_range=out_of_range)
+    return _finish(program, src, out, mode, node.size)
+
+
+def _lower_wide_reduce(program: Program, node: Node, src: int, src_node: Node) -> int:
+    factor = tuple(node.params["factor"])
+    _check_block(node, factor)
+    out_of_range = _out_of_range(node, "I")
+    box = node.params["box"]
+    return reduce_wide.lower(
+        program, src, src_node.size, factor=factor, box=box, out_of_range=out_of_range
+    )
+
+
+def _out_of_range(node: Node, mode: str) -> tuple[int, int]:
+    """The I results of this platform's out-of-range casts (unused for the 16-bit modes)."""
+    if mode != "I":
+        return (0, 0)
+    found = _int_out_of_range()
+    if found is None:  # pragma: no cover - platform dependent
+        raise unsupported(node, "this Pillow's int cast of out-of-range I results is not uniform")
+    return found
+
+
+def _check_block(node: Node, factor: tuple[int, ...]) -> None:
+    if factor[0] * factor[1] > reduce_wide.MAX_BLOCK:
+        raise unsupported(
+            node,
+            f"a reduce block of {factor[0]}x{factor[1]} pixels of an I image could leave "
+            "the range where Pillow's double sums are exact (2**53)",
+            fix="reduce in two steps, or evaluate with to_pil()",
+        )
+
+
+def _replayed_rounding(rows: list[list[int]], width: int) -> list[list[int]]:
+    """``ROUND_UP`` of each output of a horizontal BICUBIC pass over ``rows`` to ``width``,
+    unclipped: Pillow's double sums replayed in its order (Python floats are the same
+    doubles), with C's truncating cast."""
+    method = int(PILImage.Resampling.BICUBIC)
+    weights = precompute_doubles(method, len(rows[0]), 0.0, float(len(rows[0])), width)
+    out = []
+    for row in rows:
+        values = []
+        for x, (first, taps) in enumerate(weights.bounds.tolist()):
+            total = 0.0
+            for t in range(taps):
+                total += row[first + t] * float(weights.weights[x, t])
+            values.append(math.trunc(total + 0.5 if total >= 0 else total - 0.5))
+        out.append(values)
+    return out
+
+
+def _live_pass(rows: list[list[int]], mode: str, dtype: str, width: int) -> list[list[int]]:
+    image = PILImage.frombytes(mode, (len(rows[0]), len(rows)), np.array(rows, dtype).tobytes())
+    got = image.resize((width, len(rows)), PILImage.Resampling.BICUBIC).tobytes()
+    return np.frombuffer(got, dtype).reshape(len(rows), width).tolist()
+
+
+@functools.cache
+def _int_out_of_range() -> tuple[int, int] | None:
+    """What this Pillow's ``ROUND_UP`` gives for I results at or above 2**31 and below -2**31
+    (C leaves the cast undefined; x86-64 gives -2**31 for both), or None when live Pillow
+    does not give one value per side: two rows that BICUBIC overshoots past each end."""
+    top, bottom = 2**31 - 1, -(2**31)
+    rows = [[bottom, top, top, bottom], [top, bottom, bottom, top]]
+    sides: dict[bool, set[int]] = {True: set(), False: set()}
+    replayed = _replayed_rounding(rows, 9)
+    for want, got in zip(replayed, _live_pass(rows, "I", "<i4", 9), strict=True):
+        for rounded, value in zip(want, got, strict=True):
+            if not bottom <= rounded <= top:
+                sides[rounded > 0].add(value)
+    if len(sides[True]) != 1 or len(sides[False]) != 1:
+        return None
+    return sides[True].pop(), sides[False].pop()
+
+
+@functools.cache
+def _clamps_16bit() -> bool:
+    """True when live Pillow clamps a 16-bit resampling result to 0..65535, as 13.0 does (the
+    older 16bpc pass clipped each byte, wrapping the low byte of results above 65535)."""
+    rows = [[0, 65535, 65535, 0, 0, 65535, 12345, 0], [65535, 0, 0, 65535, 65535, 0, 7, 65535]]
+    replayed = _replayed_rounding(rows, 19)
+    clamped = [[min(max(value, 0), 65535) for value in row] for row in replayed]
+    overshoots = any(not 0 <= value <= 65535 for row in replayed for value in row)
+    return overshoots and clamped == _live_pass(rows, "I;16", "<u2", 19)
 
 
 def _generic_nearest(
@@ -135,6 +266,8 @@ def lower_reduce(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
     """Lower ``Image.reduce(factor, box)`` (factor (1, 1) given as a tuple is a crop node)."""
     ((src, src_node),) = ins
     mode = src_node.mode
+    if mode == "I":  # Pillow's doubles (reduce_wide); check_wide admits no other wide mode
+        return _lower_wide_reduce(program, node, src, src_node)
     current = _premultiplied(program, src, mode, src_node.size)
     factor = tuple(node.params["factor"])
     out = reduce.lower(program, current, mode, src_node.size, factor=factor, box=node.params["box"])
@@ -173,6 +306,27 @@ ROUTES = (
             f"coefficient tables of at most {resample.MAX_TABLE_WORDS} i32 words per pass, "
             "merged into dense windows of four outputs where they fit a uniform binding; "
             "LA/RGBA premultiplied around the work as Pillow does"
+        ),
+    ),
+    Route(
+        operation="resize BOX / BILINEAR / HAMMING / BICUBIC / LANCZOS (16/32-bit)",
+        modes=tuple(resample_wide.KINDS),
+        kernel="resample_wide",
+        contexts=(
+            "any size and box; reducing_gap on I (reduce_wide first; Pillow raises for the "
+            "16-bit modes); Pillow's double sums and ROUND_UP in software binary64; 16-bit "
+            "results clamped to 0..65535, I;16B's bytes read little-endian as Pillow does; "
+            "out-of-range I results as this Pillow casts them; F refused"
+        ),
+    ),
+    Route(
+        operation="Image.reduce (I)",
+        modes=("I",),
+        kernel="reduce_wide",
+        contexts=(
+            "any factor and integer box, blocks below 2**21 pixels; Pillow's int32 group sums "
+            "(wrapping) added in exact doubles, times 1.0 / pixels, ROUND_UP, in software "
+            "binary64; F refused, the 16-bit modes raise Pillow's ValueError"
         ),
     ),
     Route(

@@ -5,7 +5,9 @@ pixels as opaque units in transpose, crop, paste (same mode), putpixel, expand (
 converted by Pillow itself on a probe), resize NEAREST or the same-size copy and the NEAREST
 affine transform (``rotate`` included; the 16-bit modes through Pillow's generic double path,
 see ``lowering.affine``), so those routes copy words (their lowerings live in ``geometry``,
-``resample`` and ``affine``). ``split`` of these one-band images is a copy, and Pillow itself
+``resample`` and ``affine``). Resizing I;16, I;16B, I;16L and I with the interpolating filters
+is Pillow's double arithmetic, done in software on the GPU (``lowering.resample``); F's is
+refused. ``split`` of these one-band images is a copy, and Pillow itself
 rejects ``getchannel`` on them and ``reduce`` on the 16-bit modes; ``reduce`` of I and F
 averages in double (I) or float (F) arithmetic (``Reduce.c``) and is refused. ``convert`` applies
 Pillow's per-pixel converters of ``libImaging/Convert.c`` (``I16*_L`` and ``I16_RGB`` clip at
@@ -26,7 +28,7 @@ from PIL import Image as PILImage
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._layout import WIDE16_MODES, WIDE_MODES, to_words
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import convert, convert_wide
+from pillow_gpu.gpu.kernels import convert, convert_wide, resample_wide
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
@@ -71,18 +73,22 @@ def check_wide(node: Node) -> None:
         same = node.size == source.size and tuple(node.params["box"]) == (0, 0, *source.size)
         if same or node.params["resample"] == PILImage.Resampling.NEAREST:
             return
+        if source.mode in resample_wide.KINDS:  # Pillow's double passes (lowering.resample)
+            return
         raise unsupported(
             node,
-            f"resize of a mode {wide[0]} image is proven only for NEAREST (Pillow's other "
-            "filters compute in floats on these modes)",
+            f"resize of a mode {wide[0]} image is proven only for NEAREST (Pillow resamples "
+            "F in doubles rounded to float32, with NaN and infinity payloads of its own)",
             fix="use Image.Resampling.NEAREST, " + _FIX,
         )
     if node.op == "reduce":
+        if node.mode == "I":  # Pillow's doubles, in software (lowering.resample, reduce_wide)
+            return
         raise unsupported(
             node,
-            f"Image.reduce of a mode {wide[0]} image averages each block in "
-            f"{'float32' if wide[0] == 'F' else 'double'} arithmetic (Pillow's Reduce.c), "
-            "which is not proven exact on the GPU",
+            f"Image.reduce of a mode {wide[0]} image sums each block in float32 groups and "
+            "doubles and stores float32 (Pillow's Reduce.c), which is not proven exact on "
+            "the GPU",
             fix=_FIX,
         )
     if node.op not in WIDE_COPIES:
@@ -177,7 +183,7 @@ ROUTES = (
         modes=WIDE_MODES,
         kernel="resize_nearest / affine_nearest",
         contexts="any size and box; I;16/I;16B/I;16L through Pillow's generic transform "
-        "formula (host tables); other filters refused",
+        "formula (host tables); the interpolating filters: see resize (16/32-bit); F refused",
     ),
     Route(
         operation="split (16/32-bit)",
