@@ -131,9 +131,32 @@ def test_other_sources_to_wide(source: str, target: str) -> None:
     assert 'convert("L")' in info.value.fix
 
 
+KEYS = [0, 1, 44, 255, 256, 300, 65535, -1]
+
+
+@pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("target", ["LA", "RGBA"])
 @pytest.mark.parametrize("source", ["I;16", "I"])
-def test_transparency_to_alpha_is_refused(source: str, target: str) -> None:
+def test_transparency_to_alpha_matches_pillow(source: str, target: str, key: int) -> None:
+    """Pillow's convert_transparent keys the clipped gray on the key's low byte (300 keys
+    44, -1 keys 255); the pixels below hold every such value."""
+    image = wide_image(source, (37, 19))
+    values = np.frombuffer(image.tobytes(), "<u2" if source == "I;16" else "<i4").copy()
+    special = [0, 1, 44, 255, 256, 300, 65535]
+    special += [] if source == "I;16" else [-1, -300, 2**31 - 1]
+    values[: len(special)] = special
+    values[len(special) :: 5] = key if source == "I" or 0 <= key <= 65535 else 0
+    image = PILImage.frombytes(source, image.size, values.tobytes())
+    image.info["transparency"] = key
+    expected = image.convert(target)
+    got = _gpu(Image.from_pil(image).convert(target))
+    assert_image_equal(got, expected)
+    assert got.info == expected.info
+
+
+@pytest.mark.parametrize("target", ["LA", "RGBA"])
+@pytest.mark.parametrize("source", ["I;16B", "I;16L", "F"])
+def test_transparency_to_alpha_of_other_wide_modes_is_refused(source: str, target: str) -> None:
     image = wide_image(source, (5, 3))
     image.info["transparency"] = 256
     with pytest.raises(Unsupported, match="transparency"):

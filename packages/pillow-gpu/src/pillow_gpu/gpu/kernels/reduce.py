@@ -10,10 +10,10 @@ import numpy as np
 
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import remap
+from pillow_gpu.gpu.kernels.resample import BAND_MASKS
 
 __all__ = ["SPLIT_BLOCK", "lower", "multiplier", "output_size"]
 
-_MASK = {"L": 0b0001, "LA": 0b1001, "RGB": 0b0111}
 #: Blocks of more pixels are summed in two dispatches (row sums, then block sums): one
 #: invocation then loops over fx or fy steps, not fx * fy.
 SPLIT_BLOCK = 4096
@@ -51,7 +51,8 @@ def lower(
         multiplier(edge_x * edge_y),
     )
     size = output_size(factor, box)
-    shape = (*size, src_size[0], _MASK.get(mode, 0b1111), fx, fy, box[0], box[1], width, height)
+    mask = BAND_MASKS.get(mode, 0b1111)
+    shape = (*size, src_size[0], mask, fx, fy, box[0], box[1], width, height)
     words = (*shape, 0, 0, *multipliers)
     dst = program.image(size)
     if fx * fy <= SPLIT_BLOCK:

@@ -37,6 +37,7 @@ from pillow_gpu.gpu.kernels.resample_coeffs import (
 )
 
 __all__ = [
+    "BAND_MASKS",
     "BLOCK",
     "MAX_CHUNKS",
     "MAX_TABLE_WORDS",
@@ -57,7 +58,9 @@ BLOCK = 4
 TABLE_ROWS = 4096
 #: Most dispatches of one pass in blocked windows; a pass needing more takes resample_long.
 MAX_CHUNKS = 16
-_MASK = {"L": 0b0001, "LA": 0b1001, "RGB": 0b0111}
+#: Stored bytes a pass computes, by mode (Pillow's 8bpc passes by band count: L one byte,
+#: two-band modes bytes 0 and 3, RGB bytes 0..2; every other mode all four); the rest are 0.
+BAND_MASKS = {"L": 0b0001, "LA": 0b1001, "RGB": 0b0111}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -282,6 +285,6 @@ def lower_passes(
                 out_of_range=out_of_range,
             )
         else:
-            current = _dispatch(program, current, width, step, _MASK.get(mode, 0b1111))
+            current = _dispatch(program, current, width, step, BAND_MASKS.get(mode, 0b1111))
         width = step.size[0]
     return current

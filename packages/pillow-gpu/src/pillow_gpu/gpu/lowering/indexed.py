@@ -308,7 +308,8 @@ def _check_copy(node: Node, fix: str) -> None:
             raise unsupported(
                 node,
                 f"resize of a {node.mode} image is proven only for NEAREST (Pillow's other "
-                "filters interpolate the palette indices)",
+                "filters average the palette indices, and its result's C image has no palette: "
+                "getpalette() returns [])",
                 fix="use Image.Resampling.NEAREST, or " + fix,
             )
     if node.op == "transform":

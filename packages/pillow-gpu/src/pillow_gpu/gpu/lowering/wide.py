@@ -131,6 +131,10 @@ def lower_wide_convert(program: Program, node: Node, ins: Inputs) -> int:
     if node.params.get("matrix") is not None:
         raise unsupported(node, f"convert({node.mode!r}, matrix) of {source.mode} is not proven")
     if node.mode in ("LA", "RGBA", "La", "RGBa", "PA") and "transparency" in source.info:
+        key = _transparent_key(node, source)
+        if key is not None:  # Pillow's convert_transparent: I16_RGB / i2rgb, then rgbT2a
+            gray = _step(program, node, src, (source.mode, "L"))
+            return convert.lower(program, gray, node.size, "L", node.mode, transparent=key)
         raise unsupported(
             node,
             f"conversion {pair[0]} -> {pair[1]} with info['transparency'] (Pillow's "
@@ -161,6 +165,22 @@ def lower_wide_convert(program: Program, node: Node, ins: Inputs) -> int:
     )
 
 
+def _transparent_key(node: Node, source: Node) -> tuple[int, int, int] | None:
+    """The colour ``convert_transparent`` keys an I;16 or I image's LA/RGBA result on, or None
+    where Pillow takes another path (the other wide modes, the premultiplied targets).
+
+    Pillow converts the pixels as ``convert("L")`` does (clipped to 0..255, copied to the
+    colour bands) and gives alpha 0 to the pixels equal to the key's low byte in all three
+    (``rgbT2a``: C keeps ``r & 0xff`` of the int).
+    """
+    value = source.info["transparency"]
+    if source.mode not in ("I;16", "I") or node.mode not in ("LA", "RGBA"):
+        return None
+    if type(value) is not int or not _I32_MIN <= value <= _I32_MAX:
+        return None
+    return (value & 0xFF,) * 3
+
+
 def _admitted_pairs() -> str:
     direct = [f"{a}->{b}" for a, b in (*_DIRECT, ("F", "L"), ("F", "I"))]
     return ", ".join(direct) + "; other wide sources -> L -> the L routes of convert"
@@ -176,7 +196,9 @@ ROUTES = (
         modes=WIDE_MODES,
         kernel="convert_wide(+convert)",
         contexts="pairs: " + _PAIRS + " (e.g. I;16->RGB clips at 255); f2l/f2i NaN and "
-        "out-of-range results as this Pillow gives them; transparency to an alpha mode refused",
+        "out-of-range results as this Pillow gives them; info['transparency'] (an int) of "
+        "I;16 and I to LA/RGBA keyed on its low byte as Pillow's convert_transparent does, "
+        "of the other wide modes refused",
     ),
     Route(
         operation="resize NEAREST / same-size copy (16/32-bit)",
