@@ -382,6 +382,11 @@ MODULES_NOT_PROVIDED = {
     "ImageChops": {},
     "ImageEnhance": {},
     "ImageSequence": {"TYPE_CHECKING": "a typing name"},
+    "ImageDraw": {
+        "getdraw": "Pillow's ImageDraw2/aggdraw hook for PIL images; use Draw",
+        "TYPE_CHECKING": "a typing name",
+        "cast": "a typing name",
+    },
 }
 
 

@@ -1,7 +1,7 @@
 """Pillow-compatible lazy image graphs executed byte-exactly on the GPU through wgpu.
 
-``from pillow_gpu import Image, ImageOps, ImageFilter, ImageChops, ImageEnhance`` mirrors
-Pillow's modules; ``pillow_gpu.gpu.evaluate(image)`` runs a graph on the GPU;
+``from pillow_gpu import Image, ImageOps, ImageFilter, ImageChops, ImageEnhance, ImageDraw``
+mirrors Pillow's modules; ``pillow_gpu.gpu.evaluate(image)`` runs a graph on the GPU;
 ``GpuBatchExecutor`` streams many graphs through bounded GPU submissions.
 """
 
@@ -10,6 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pillow_gpu import (
     Image,
     ImageChops,
+    ImageDraw,
     ImageEnhance,
     ImageFilter,
     ImageOps,
@@ -39,6 +40,7 @@ __all__ = [
     "GpuImage",
     "Image",
     "ImageChops",
+    "ImageDraw",
     "ImageEnhance",
     "ImageFilter",
     "ImageOps",

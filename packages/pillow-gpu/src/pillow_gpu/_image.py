@@ -19,7 +19,7 @@ from typing import IO, Any, cast
 from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode
 
-from pillow_gpu import _cpu, _edits
+from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._graph import Node
 from pillow_gpu._leaves import FileFormat, new_node, pil_node
@@ -37,7 +37,7 @@ _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
 
-class Image(ImageQueries):
+class Image(ImageQueries, _drawing.Drawable):
     """A lazy image: a handle on one node of an immutable operation graph.
 
     The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
@@ -47,37 +47,64 @@ class Image(ImageQueries):
     :class:`~pillow_gpu._queries.ImageQueries`.
     """
 
-    __slots__ = ("_file_format", "_node")
+    __slots__ = ("_drawing", "_file_format", "_graph")
 
     def __init__(self, node: Node, file_format: FileFormat = (None, None)) -> None:
-        self._node = node
+        self._graph = node
+        self._drawing: _drawing.CanvasEdit | None = None
         self._file_format = file_format
 
-    # -- metadata (never evaluates) -------------------------------------------------------
+    @property
+    def _node(self) -> Node:
+        # Pixels drawn since the graph was last read become a leaf now (pillow_gpu.ImageDraw).
+        drawing = self._drawing
+        if drawing is not None:
+            self._graph = drawing.snapshot()
+            self._drawing = None
+        return self._graph
+
+    @_node.setter
+    def _node(self, node: Node) -> None:
+        self._graph = node
+        self._drawing = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Image:
+        # The graph is immutable: a new handle on the same node (drawn pixels included).
+        return Image(self._node, self._file_format)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        msg = (
+            "why: a lazy image is an operation graph (leaf pixels, cached results), which has "
+            f"no pickled form; observed: {self!r}; fix: pickle image.to_pil(), or run graphs "
+            "on other machines with pillow_gpu.ray"
+        )
+        raise TypeError(msg)
+
+    # -- metadata (never evaluates; drawing keeps the mode, size and info) ----------------
     @property
     def mode(self) -> str:
         """Pillow mode of the result, e.g. ``"RGB"``."""
-        return self._node.mode
+        return self._graph.mode
 
     @property
     def size(self) -> tuple[int, int]:
         """``(width, height)`` of the result."""
-        return self._node.size
+        return self._graph.size
 
     @property
     def width(self) -> int:
         """Width of the result in pixels."""
-        return self._node.size[0]
+        return self._graph.size[0]
 
     @property
     def height(self) -> int:
         """Height of the result in pixels."""
-        return self._node.size[1]
+        return self._graph.size[1]
 
     @property
     def info(self) -> dict[str, Any]:
         """A copy of the metadata dictionary the result will carry."""
-        return dict(self._node.info)
+        return dict(self._graph.info)
 
     @property
     def format(self) -> str | None:
@@ -130,9 +157,12 @@ class Image(ImageQueries):
             ]
         _cpu.evaluate(self._node).save(fp, format, **params)
 
-    def load(self) -> None:
-        """Evaluate with Pillow and cache the pixels on the handle's current node."""
+    def load(self) -> _drawing.PixelAccess:
+        """Evaluate with Pillow now (a file decodes, or raises, as in Pillow) and return the
+        pixel access: ``access[x, y]`` reads and ``access[x, y] = value`` writes the image's
+        pixels, as ``ImageDraw`` does (:mod:`pillow_gpu.ImageDraw`)."""
         _cpu.evaluate(self._node)
+        return _drawing.PixelAccess(self)
 
     def copy(self) -> Image:
         """Return a new handle on the same node: in-place edits of either leave the other."""
