@@ -2,8 +2,9 @@
 
 Pillow's NEAREST affine has an integer-exact 16.16 fixed-point path and a scale path with
 index tables; both are checked against live Pillow here, through ``gpu.evaluate`` and
-``GpuBatchExecutor.run``. The double-precision fallback, BILINEAR/BICUBIC and the other
-transform methods are rejected at admission (the CPU path still replays them).
+``GpuBatchExecutor.run``. The double-precision fallback and the other transform methods are
+rejected at admission (the CPU path still replays them); BILINEAR and BICUBIC are in
+test_pgpu_parity_affine_filtered.py.
 """
 
 from __future__ import annotations
@@ -183,10 +184,6 @@ def test_executor_runs_rotations_like_pillow() -> None:
 
 
 REJECTED = {
-    "bilinear-rotate": lambda im: im.rotate(30, PILImage.Resampling.BILINEAR),
-    "bicubic-transform": lambda im: im.transform(
-        (8, 8), AFFINE, (1, 0.2, 0, 0, 1, 0), PILImage.Resampling.BICUBIC
-    ),
     "double-fallback": lambda im: im.transform((8, 8), AFFINE, (1, 0.5, 40000, 0, 1, 0)),
     "fix-overflow": lambda im: im.transform((1, 1), AFFINE, (60000, 0.5, -30000, 0, 1, 0)),
     "extent": lambda im: im.transform((8, 8), PILImage.Transform.EXTENT, (0, 0, 4, 4)),

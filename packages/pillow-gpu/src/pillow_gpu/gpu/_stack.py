@@ -62,6 +62,7 @@ __all__ = [
 STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
     {
         "affine_nearest": 2,
+        "affine_filtered": 2,
         "autocontrast_lut": 2,
         "bands": 5,
         "boxblur": 2,

@@ -1,4 +1,5 @@
-"""Planner lowering of ``Image.transform`` (and so ``Image.rotate``) with AFFINE + NEAREST.
+"""Planner lowering of ``Image.transform`` (and so ``Image.rotate``) with AFFINE: NEAREST, and
+BILINEAR and BICUBIC for the 8-bit modes.
 
 Pillow's ``ImagingTransformAffine`` (Geometry.c) picks one of three paths for NEAREST on 8-bit
 and 32-bit (I, F) images: ``ImagingScaleAffine`` when ``a[1] == 0 and a[3] == 0`` (index
@@ -14,8 +15,14 @@ formula with numpy in the same order (:func:`generic_coordinates`): as column an
 when ``a[1] == a[3] == 0`` (``a1*(y+0.5)`` is then +-0 for every row, so ``xx`` depends on
 ``x`` alone), else as one source index per output pixel (at most
 :data:`MAX_PIXEL_TABLE` pixels). A one-time probe of live Pillow checks that its build does
-not fuse the multiply-adds. Everything else (BILINEAR/BICUBIC, the double fallback of the
-8/32-bit modes, EXTENT/PERSPECTIVE/QUAD/MESH) is rejected at admission.
+not fuse the multiply-adds.
+
+BILINEAR and BICUBIC on L, LA, RGB, RGBA, CMYK and RGBX also take
+``ImagingGenericTransform`` (with Pillow's bilinear and bicubic filters; LA/RGBA premultiplied
+around it as Pillow converts them to La/RGBa): affine_filtered computes the coordinates and
+the interpolation in software binary64 on the device, so no host table is needed. Everything
+else (the filters on the other modes, the double fallback of the 8/32-bit modes,
+EXTENT/PERSPECTIVE/QUAD/MESH) is rejected at admission.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from PIL import Image as PILImage
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE16_MODES, WIDE_MODES, ink
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import affine_nearest
+from pillow_gpu.gpu.kernels import affine_filtered, affine_nearest, premultiply
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
 
@@ -200,6 +207,61 @@ def _lower_generic(
     return affine_nearest.lower_gather(program, src, src_size, node.size, table=table, fill=fill)
 
 
+#: Modes whose BILINEAR and BICUBIC transforms run on the device (affine_filtered; LA and
+#: RGBA through La and RGBa, as Pillow converts them).
+_FILTERED_MODES = tuple(affine_filtered.KINDS)
+_FILTERS = (PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC)
+#: Matrix entries are 0 or within these magnitudes, the offsets a2 and a5 may be any normal
+#: double below the upper one: every product, sum and fraction then stays a normal double, as
+#: the software arithmetic assumes (the products are 0 or at least 2**-500, so their sums are
+#: 0 or at least 2**-552 and an offset is either the coordinate or far below it).
+_MATRIX_RANGE = (2.0**-500, 2.0**500)
+_SMALLEST_NORMAL = 2.0**-1022
+
+
+def _lower_filtered(
+    program: Program, node: Node, src: int, src_node: Node, *, a: list[float], colour: object
+) -> int:
+    """``ImagingGenericTransform`` with Pillow's bilinear or bicubic filters."""
+    low, high = _MATRIX_RANGE
+    lows = (low, low, _SMALLEST_NORMAL, low, low, _SMALLEST_NORMAL)
+    if not all(v == 0 or least <= abs(v) < high for v, least in zip(a, lows, strict=True)):
+        raise unsupported(  # NaN and infinities fail the test too
+            node,
+            "a BILINEAR/BICUBIC transform is proven for finite matrix entries of magnitude "
+            f"{low:g} to {high:g} (or 0; the offsets a2, a5 any normal double below "
+            f"{high:g}); observed {tuple(a)}",
+            fix="use such a matrix, or evaluate with to_pil()",
+        )
+    if not _pillow_is_unfused():  # pragma: no cover - platform dependent
+        raise unsupported(
+            node,
+            "this Pillow build evaluates the transform with fused multiply-adds, which the "
+            "device's arithmetic does not replay",
+            fix="use resample=NEAREST, or evaluate with to_pil()",
+        )
+    mode = src_node.mode
+    premultiplied = mode in ("LA", "RGBA")
+    work_mode = {"LA": "La", "RGBA": "RGBa"}.get(mode, mode)
+    fill = 0 if colour is None else ink(work_mode, colour)
+    current = src
+    if premultiplied:
+        current = premultiply.lower(program, src, src_node.size, mode, unpremultiply=False)
+    out = affine_filtered.lower(
+        program,
+        current,
+        src_node.size,
+        node.size,
+        mode=mode,
+        matrix=tuple(a),
+        fill=fill,
+        resample=int(node.params["resample"]),
+    )
+    if premultiplied:
+        out = premultiply.lower(program, out, node.size, mode, unpremultiply=True)
+    return out
+
+
 def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
     """Lower ``Image.transform(size, AFFINE, data, NEAREST, fillcolor=...)``."""
     ((src, src_node),) = ins
@@ -207,16 +269,19 @@ def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -
     if params["method"] != PILImage.Transform.AFFINE:
         name = PILImage.Transform(params["method"]).name
         raise unsupported(node, f"transform method {name} has no proven GPU route")
+    a = [float(v) for v in params["data"][:6]]
+    colour = params["fillcolor"]
+    if params["resample"] in _FILTERS and src_node.mode in _FILTERED_MODES:
+        return _lower_filtered(program, node, src, src_node, a=a, colour=colour)
     if params["resample"] != PILImage.Resampling.NEAREST:
         name = PILImage.Resampling(params["resample"]).name
         raise unsupported(
             node,
-            f"transform/rotate with {name} is not proven exact on the GPU (Pillow interpolates "
-            "in double precision)",
-            fix="use resample=NEAREST, or evaluate with to_pil()",
+            f"transform/rotate with {name} of a mode {src_node.mode} image is not proven exact "
+            "on the GPU (Pillow interpolates in double precision; BILINEAR and BICUBIC are "
+            f"proven for {', '.join(_FILTERED_MODES)})",
+            fix="convert to one of those modes, use resample=NEAREST, or evaluate with to_pil()",
         )
-    a = [float(v) for v in params["data"][:6]]
-    colour = params["fillcolor"]
     fill = 0 if colour is None else ink(node.mode, colour)
     if src_node.mode in WIDE16_MODES:
         return _lower_generic(program, node, src, src_node.size, a=a, fill=fill)
@@ -252,8 +317,20 @@ ROUTES = (
             "Pillow's generic double path (host column/row tables, or one index per output "
             f"pixel up to {MAX_PIXEL_TABLE} pixels; NaN coordinates refused); fillcolor None "
             "(0) or any colour (as Image.new converts it); rotate's 0/90/180/270 shortcuts are "
-            "copies/transposes; the double fallback of the other modes, BILINEAR/BICUBIC and "
-            "other methods rejected"
+            "copies/transposes; the double fallback of the other modes and other methods "
+            "rejected"
+        ),
+    ),
+    Route(
+        operation="Image.transform AFFINE / Image.rotate (BILINEAR, BICUBIC)",
+        modes=_FILTERED_MODES,
+        kernel="affine_filtered (+premultiply)",
+        contexts=(
+            "any size, angle, center, translate, expand and fillcolor; matrix entries 0 or of "
+            "magnitude 2**-500..2**500 (offsets: normal doubles); Pillow's generic transform "
+            "and its filters in "
+            "software binary64 (an FMA-fused Pillow build refused); LA/RGBA premultiplied "
+            "around it as Pillow converts them"
         ),
     ),
 )
