@@ -166,6 +166,17 @@ def _pillow_is_unfused() -> bool:
     return table is not None and bool(np.array_equal(got, np.maximum(table, 0)))
 
 
+def _check_unfused(node: Node, *, fix: str) -> None:
+    """Refuse the generic transform where live Pillow fuses its multiply-adds."""
+    if not _pillow_is_unfused():  # pragma: no cover - platform dependent
+        raise unsupported(
+            node,
+            "this Pillow build evaluates the generic transform with fused multiply-adds, "
+            "which the GPU route does not replay",
+            fix=fix,
+        )
+
+
 def _nan_refusal(node: Node) -> Exception:
     return unsupported(
         node,
@@ -179,13 +190,7 @@ def _lower_generic(
     program: Program, node: Node, src: int, src_size: tuple[int, int], *, a: list[float], fill: int
 ) -> int:
     """The 16-bit modes: ``ImagingGenericTransform`` with the nearest filter."""
-    if not _pillow_is_unfused():  # pragma: no cover - platform dependent
-        raise unsupported(
-            node,
-            "this Pillow build evaluates the 16-bit transform with fused multiply-adds, "
-            "which the host tables do not replay",
-            fix='convert("I") before the transform, or evaluate with to_pil()',
-        )
+    _check_unfused(node, fix='convert("I") before the transform, or evaluate with to_pil()')
     if a[1] == 0 and a[3] == 0:
         tables = generic_scale_tables(a, src_size, node.size)
         if tables is None:
@@ -233,13 +238,7 @@ def _lower_filtered(
             f"{high:g}); observed {tuple(a)}",
             fix="use such a matrix, or evaluate with to_pil()",
         )
-    if not _pillow_is_unfused():  # pragma: no cover - platform dependent
-        raise unsupported(
-            node,
-            "this Pillow build evaluates the transform with fused multiply-adds, which the "
-            "device's arithmetic does not replay",
-            fix="use resample=NEAREST, or evaluate with to_pil()",
-        )
+    _check_unfused(node, fix="use resample=NEAREST, or evaluate with to_pil()")
     mode = src_node.mode
     premultiplied = mode in ("LA", "RGBA")
     work_mode = {"LA": "La", "RGBA": "RGBa"}.get(mode, mode)
