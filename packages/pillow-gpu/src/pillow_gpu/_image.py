@@ -333,6 +333,10 @@ class Image(ImageQueries, _drawing.Drawable):
         PILImage._check_size(size)
         _probe(lambda im: im.transform((1, 1), method, data, resample, fill, fillcolor), self.mode)
         out_size = (int(size[0]), int(size[1]))
+        if method == PILImage.Transform.EXTENT:  # Pillow's __transformer makes it affine
+            x0, y0, x1, y1 = cast(Sequence[Any], data)
+            scale_x, scale_y = (x1 - x0) / out_size[0], (y1 - y0) / out_size[1]
+            method, data = PILImage.Transform.AFFINE, (scale_x, 0, x0, 0, scale_y, y0)
         if self.mode in _NEAREST_ONLY:  # Pillow transforms palette and bilevel images NEAREST
             resample = NEAREST
         params = {

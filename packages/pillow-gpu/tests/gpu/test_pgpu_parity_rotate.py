@@ -3,8 +3,8 @@
 Pillow's NEAREST affine has an integer-exact 16.16 fixed-point path and a scale path with
 index tables; both are checked against live Pillow here, through ``gpu.evaluate`` and
 ``GpuBatchExecutor.run``. The double-precision fallback and the other transform methods are
-rejected at admission (the CPU path still replays them); BILINEAR and BICUBIC are in
-test_pgpu_parity_affine_filtered.py.
+rejected at admission (the CPU path still replays them); BILINEAR, BICUBIC, QUAD and EXTENT
+are in test_pgpu_parity_generic_transform.py.
 """
 
 from __future__ import annotations
@@ -186,7 +186,6 @@ def test_executor_runs_rotations_like_pillow() -> None:
 REJECTED = {
     "double-fallback": lambda im: im.transform((8, 8), AFFINE, (1, 0.5, 40000, 0, 1, 0)),
     "fix-overflow": lambda im: im.transform((1, 1), AFFINE, (60000, 0.5, -30000, 0, 1, 0)),
-    "extent": lambda im: im.transform((8, 8), PILImage.Transform.EXTENT, (0, 0, 4, 4)),
     "perspective": lambda im: im.transform(
         (8, 8), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)
     ),

@@ -44,7 +44,7 @@ SPECIALISED = {
     "resample": ("AXIS", (0, 1)),
     "resample_long": ("AXIS", (0, 1)),
     "resample_wide": ("KIND", (0, 1, 2)),  # AXIS alike
-    "affine_filtered": ("KIND", (1, 2, 3, 4)),  # FILTER (2, 3) alike
+    "generic_transform": ("KIND", (1, 2, 3, 4)),  # FILTER (0, 2, 3) and MAP (0, 1) alike
     "reduce": ("STAGE", (0, 1, 2)),
     "interleave_l": ("TO_ROWS", (0, 1)),
     "pad_l": ("TO_FLAT", (0, 1)),

@@ -62,7 +62,7 @@ __all__ = [
 STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
     {
         "affine_nearest": 2,
-        "affine_filtered": 2,
+        "generic_transform": 2,
         "autocontrast_lut": 2,
         "bands": 5,
         "boxblur": 2,

@@ -1,5 +1,5 @@
-"""Planner lowering of ``Image.transform`` (and so ``Image.rotate``) with AFFINE: NEAREST, and
-BILINEAR and BICUBIC for the 8-bit modes.
+"""Planner lowering of ``Image.transform`` (and so ``Image.rotate``): AFFINE with NEAREST, and
+the generic transform (AFFINE with BILINEAR or BICUBIC, QUAD with all three).
 
 Pillow's ``ImagingTransformAffine`` (Geometry.c) picks one of three paths for NEAREST on 8-bit
 and 32-bit (I, F) images: ``ImagingScaleAffine`` when ``a[1] == 0 and a[3] == 0`` (index
@@ -19,10 +19,12 @@ not fuse the multiply-adds.
 
 BILINEAR and BICUBIC on L, LA, RGB, RGBA, CMYK and RGBX also take
 ``ImagingGenericTransform`` (with Pillow's bilinear and bicubic filters; LA/RGBA premultiplied
-around it as Pillow converts them to La/RGBa): affine_filtered computes the coordinates and
-the interpolation in software binary64 on the device, so no host table is needed. Everything
-else (the filters on the other modes, the double fallback of the 8/32-bit modes,
-EXTENT/PERSPECTIVE/QUAD/MESH) is rejected at admission.
+around it as Pillow converts them to La/RGBa), and so does QUAD with every filter (its eight
+coefficients computed as Pillow's Python computes them): generic_transform computes the
+coordinates and the sampling in software binary64 on the device, so no host table is needed.
+EXTENT is recorded as the affine map Pillow makes of it. Everything else (the filters on the
+other modes, the double fallback of the 8/32-bit modes, PERSPECTIVE, MESH) is rejected at
+admission.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from PIL import Image as PILImage
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE16_MODES, WIDE_MODES, ink
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import affine_filtered, affine_nearest, premultiply
+from pillow_gpu.gpu.kernels import affine_nearest, generic_transform, premultiply
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
 
@@ -50,6 +52,7 @@ __all__ = [
     "generic_coordinates",
     "generic_scale_tables",
     "lower_transform",
+    "quad_coefficients",
     "scale_table",
 ]
 
@@ -212,49 +215,88 @@ def _lower_generic(
     return affine_nearest.lower_gather(program, src, src_size, node.size, table=table, fill=fill)
 
 
-#: Modes whose BILINEAR and BICUBIC transforms run on the device (affine_filtered; LA and
+#: Modes whose BILINEAR and BICUBIC transforms run on the device (generic_transform; LA and
 #: RGBA through La and RGBa, as Pillow converts them).
-_FILTERED_MODES = tuple(affine_filtered.KINDS)
+_FILTERED_MODES = tuple(generic_transform.KINDS)
 _FILTERS = (PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC)
-#: Matrix entries are 0 or within these magnitudes, the offsets a2 and a5 may be any normal
-#: double below the upper one: every product, sum and fraction then stays a normal double, as
-#: the software arithmetic assumes (the products are 0 or at least 2**-500, so their sums are
-#: 0 or at least 2**-552 and an offset is either the coordinate or far below it).
-_MATRIX_RANGE = (2.0**-500, 2.0**500)
+#: Modes whose NEAREST quad warp runs on the device (the source word is copied).
+_QUAD_NEAREST_MODES = (*NATIVE_MODES, *WIDE_MODES)
+#: Multiplied coefficients are 0 or within these magnitudes and the offsets (affine a2, a5;
+#: quad a0, a4) any normal double below the upper one: every product, sum and fraction then
+#: stays a normal double, as the software arithmetic assumes (the products are 0 or at least
+#: 2**-500, so their sums are 0 or at least 2**-552 and an offset is either the coordinate or
+#: far below it).
+_COEFFICIENT_RANGE = (2.0**-500, 2.0**500)
 _SMALLEST_NORMAL = 2.0**-1022
+#: Which coefficients of each map are offsets (the others are multiplied).
+_OFFSETS = {"affine": (2, 5), "quad": (0, 4)}
 
 
-def _lower_filtered(
-    program: Program, node: Node, src: int, src_node: Node, *, a: list[float], colour: object
+def quad_coefficients(data: Sequence[float], size: tuple[int, int]) -> tuple[float, ...]:
+    """The quad warp's eight coefficients from the corners NW, SW, SE, NE, in the Python
+    arithmetic of Pillow's ``Image.__transformer`` (ints stay ints where Pillow's do)."""
+    nw, sw, se, ne = data[0:2], data[2:4], data[4:6], data[6:8]
+    x0, y0 = nw
+    step_x = 1.0 / size[0]
+    step_y = 1.0 / size[1]
+    return (
+        x0,
+        (ne[0] - x0) * step_x,
+        (sw[0] - x0) * step_y,
+        (se[0] - sw[0] - ne[0] + x0) * step_x * step_y,
+        y0,
+        (ne[1] - y0) * step_x,
+        (sw[1] - y0) * step_y,
+        (se[1] - sw[1] - ne[1] + y0) * step_x * step_y,
+    )
+
+
+def _lower_generic_map(
+    program: Program, node: Node, src: int, src_node: Node, *, map_name: str, a: list[float]
 ) -> int:
-    """``ImagingGenericTransform`` with Pillow's bilinear or bicubic filters."""
-    low, high = _MATRIX_RANGE
-    lows = (low, low, _SMALLEST_NORMAL, low, low, _SMALLEST_NORMAL)
+    """``ImagingGenericTransform`` through the affine or quad map with Pillow's filters."""
+    mode = src_node.mode
+    resample = int(node.params["resample"])
+    modes = _QUAD_NEAREST_MODES if resample == PILImage.Resampling.NEAREST else _FILTERED_MODES
+    if mode not in modes:
+        name = PILImage.Resampling(resample).name
+        proven = "NEAREST is" if name == "NEAREST" else "BILINEAR and BICUBIC are"
+        raise unsupported(
+            node,
+            f"transform ({map_name} map) with {name} of a mode {mode} image is not proven "
+            f"exact on the GPU ({proven} proven for {', '.join(modes)})",
+            fix="convert to one of those modes first, use NEAREST where it is proven, or "
+            "evaluate with to_pil()",
+        )
+    low, high = _COEFFICIENT_RANGE
+    offsets = _OFFSETS[map_name]
+    lows = [_SMALLEST_NORMAL if i in offsets else low for i in range(len(a))]
     if not all(v == 0 or least <= abs(v) < high for v, least in zip(a, lows, strict=True)):
         raise unsupported(  # NaN and infinities fail the test too
             node,
-            "a BILINEAR/BICUBIC transform is proven for finite matrix entries of magnitude "
-            f"{low:g} to {high:g} (or 0; the offsets a2, a5 any normal double below "
-            f"{high:g}); observed {tuple(a)}",
-            fix="use such a matrix, or evaluate with to_pil()",
+            f"the {map_name} map's coefficients (the transform matrix) are proven on the GPU "
+            f"for finite values of magnitude {low:g} to {high:g} (or 0; the offsets any normal "
+            f"double below {high:g}); observed {tuple(a)}",
+            fix="use such coefficients, or evaluate with to_pil()",
         )
-    _check_unfused(node, fix="use resample=NEAREST, or evaluate with to_pil()")
-    mode = src_node.mode
-    premultiplied = mode in ("LA", "RGBA")
-    work_mode = {"LA": "La", "RGBA": "RGBa"}.get(mode, mode)
+    _check_unfused(node, fix="evaluate with to_pil()")
+    premultiplied = mode in ("LA", "RGBA") and resample != PILImage.Resampling.NEAREST
+    work_mode = {"LA": "La", "RGBA": "RGBa"}[mode] if premultiplied else mode
+    colour = node.params["fillcolor"]
     fill = 0 if colour is None else ink(work_mode, colour)
     current = src
     if premultiplied:
         current = premultiply.lower(program, src, src_node.size, mode, unpremultiply=False)
-    out = affine_filtered.lower(
+    out = generic_transform.lower(
         program,
         current,
         src_node.size,
         node.size,
-        mode=mode,
-        matrix=tuple(a),
+        kind=generic_transform.KINDS.get(mode, 4),
+        map_name=map_name,
+        coefficients=tuple(a),
         fill=fill,
-        resample=int(node.params["resample"]),
+        resample=resample,
     )
     if premultiplied:
         out = premultiply.lower(program, out, node.size, mode, unpremultiply=True)
@@ -262,25 +304,23 @@ def _lower_filtered(
 
 
 def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
-    """Lower ``Image.transform(size, AFFINE, data, NEAREST, fillcolor=...)``."""
+    """Lower ``Image.transform(size, AFFINE or QUAD, data, resample, fillcolor=...)``."""
     ((src, src_node),) = ins
     params = node.params
-    if params["method"] != PILImage.Transform.AFFINE:
-        name = PILImage.Transform(params["method"]).name
+    method = params["method"]
+    if method == PILImage.Transform.QUAD:
+        a = [float(v) for v in quad_coefficients(params["data"], node.size)]
+        return _lower_generic_map(program, node, src, src_node, map_name="quad", a=a)
+    if method != PILImage.Transform.AFFINE:
+        name = PILImage.Transform(method).name
         raise unsupported(node, f"transform method {name} has no proven GPU route")
     a = [float(v) for v in params["data"][:6]]
     colour = params["fillcolor"]
-    if params["resample"] in _FILTERS and src_node.mode in _FILTERED_MODES:
-        return _lower_filtered(program, node, src, src_node, a=a, colour=colour)
+    if params["resample"] in _FILTERS:
+        return _lower_generic_map(program, node, src, src_node, map_name="affine", a=a)
     if params["resample"] != PILImage.Resampling.NEAREST:
         name = PILImage.Resampling(params["resample"]).name
-        raise unsupported(
-            node,
-            f"transform/rotate with {name} of a mode {src_node.mode} image is not proven exact "
-            "on the GPU (Pillow interpolates in double precision; BILINEAR and BICUBIC are "
-            f"proven for {', '.join(_FILTERED_MODES)})",
-            fix="convert to one of those modes, use resample=NEAREST, or evaluate with to_pil()",
-        )
+        raise unsupported(node, f"transform/rotate with {name} has no proven GPU route")
     fill = 0 if colour is None else ink(node.mode, colour)
     if src_node.mode in WIDE16_MODES:
         return _lower_generic(program, node, src, src_node.size, a=a, fill=fill)
@@ -323,13 +363,25 @@ ROUTES = (
     Route(
         operation="Image.transform AFFINE / Image.rotate (BILINEAR, BICUBIC)",
         modes=_FILTERED_MODES,
-        kernel="affine_filtered (+premultiply)",
+        kernel="generic_transform (+premultiply)",
         contexts=(
             "any size, angle, center, translate, expand and fillcolor; matrix entries 0 or of "
             "magnitude 2**-500..2**500 (offsets: normal doubles); Pillow's generic transform "
             "and its filters in "
             "software binary64 (an FMA-fused Pillow build refused); LA/RGBA premultiplied "
             "around it as Pillow converts them"
+        ),
+    ),
+    Route(
+        operation="Image.transform QUAD (NEAREST, BILINEAR, BICUBIC)",
+        modes=_QUAD_NEAREST_MODES,
+        kernel="generic_transform (+premultiply)",
+        contexts=(
+            "Pillow's quad_transform coefficients (its Python arithmetic) and the generic "
+            "transform in software binary64; NEAREST copies source words in every mode "
+            "listed, BILINEAR and BICUBIC in "
+            + ", ".join(_FILTERED_MODES)
+            + "; coefficients as for the affine map"
         ),
     ),
 )

@@ -1,8 +1,10 @@
-"""GPU parity for ``Image.rotate`` and ``Image.transform(AFFINE)`` with BILINEAR and BICUBIC.
+"""GPU parity for Pillow's generic transform: ``rotate`` and ``transform(AFFINE)`` with BILINEAR
+and BICUBIC, ``transform(QUAD)`` with all three filters, and ``transform(EXTENT)``.
 
-Pillow interpolates in doubles (``ImagingGenericTransform`` with ``affine_transform`` and its
-bilinear and bicubic filters); affine_filtered repeats each operation in software binary64.
-BICUBIC overshoots, so its clamps at 0 and 255 are reached on the random contents. Cases cover
+Pillow maps and interpolates in doubles (``ImagingGenericTransform`` with ``affine_transform``
+or ``quad_transform`` and its filters); generic_transform repeats each operation in software
+binary64. BICUBIC overshoots, so its clamps at 0 and 255 are reached on the random contents.
+Cases cover
 every mode the route admits (LA and RGBA premultiplied as Pillow converts them), rotations at
 angles whose coordinates fall on and beside pixel centres, expand, fill colours (alpha
 included), scales whose source coordinates land exactly on edges and centres (fractions of
@@ -28,6 +30,12 @@ from pillow_gpu.gpu import evaluate, plan_graph
 pytestmark = pytest.mark.usefixtures("device")
 
 AFFINE = PILImage.Transform.AFFINE
+QUAD = PILImage.Transform.QUAD
+EXTENT = PILImage.Transform.EXTENT
+ALL_FILTERS = [
+    PILImage.Resampling.NEAREST,
+    *[PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC],
+]
 BILINEAR = PILImage.Resampling.BILINEAR
 FILTERS = [PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC]
 FILTER_IDS = [f.name for f in FILTERS]
@@ -164,3 +172,64 @@ def test_other_modes_stay_refused(mode: str, resample: int) -> None:
     lazy = Image.new(mode, (9, 7)).rotate(30, resample)
     with pytest.raises(Unsupported):
         plan_graph(lazy)
+    lazy = Image.new(mode, (9, 7)).transform((9, 7), QUAD, (0, 0, 0, 7, 9, 7, 9, 0), resample)
+    with pytest.raises(Unsupported):
+        plan_graph(lazy)
+
+
+#: Quads (NW, SW, SE, NE corners): the whole image, an inset, a keystone with fractional and
+#: outside corners, a fold-over, a sliver and one sensitive to the map's evaluation order.
+QUADS: dict[str, tuple[float, ...]] = {
+    "whole": (0, 0, 0, 30, 40, 30, 40, 0),
+    "inset": (3, 2, 1, 28, 37, 31, 39, 1),
+    "keystone": (2.5, 1.25, -3, 33.5, 44.75, 27.2, 38.1, -2.9),
+    "fold": (10, 10, 5, 25, 30, 28, 35, 3),
+    "sliver": (0.1, 0.2, 0.1, 29.9, 0.3, 29.8, 0.2, 0.1),
+    # one output pixel whose NEAREST source changes if (d * xx) * yy is evaluated as
+    # (d * yy) * xx (found by a search over random quads)
+    "order-sensitive": (0.3, 16.91, 42.8, 9.3, -2.15, 23.37, 2.65, 42.95),
+}
+QUAD_MODES = (*MODES, "I;16", "I", "F")
+
+
+def _quad_source(mode: str) -> PILImage.Image:
+    if mode == "I;16":
+        return make_image("L", (40, 30)).convert("I").point(lambda v: v * 250).convert(mode)
+    if mode in ("I", "F"):
+        return make_image("RGB", (40, 30)).convert(mode)
+    return make_image(mode, (40, 30))
+
+
+def _check_quad(mode: str, quad: tuple[float, ...], resample: int) -> None:
+    source = _quad_source(mode)
+    for fill in (None, 7 if mode in ("L", "I;16", "I", "F") else "red"):
+        expected = source.transform((37, 29), QUAD, quad, resample, fillcolor=fill)
+        lazy = Image.from_pil(source).transform((37, 29), QUAD, quad, resample, fillcolor=fill)
+        _same(lazy, expected)
+
+
+@pytest.mark.parametrize("quad", list(QUADS.values()), ids=list(QUADS))
+@pytest.mark.parametrize("mode", QUAD_MODES)
+def test_quad_nearest_matches_pillow(mode: str, quad: tuple[float, ...]) -> None:
+    _check_quad(mode, quad, PILImage.Resampling.NEAREST)
+
+
+@pytest.mark.parametrize("resample", FILTERS, ids=FILTER_IDS)
+@pytest.mark.parametrize("quad", list(QUADS.values()), ids=list(QUADS))
+@pytest.mark.parametrize("mode", MODES)
+def test_quad_interpolated_matches_pillow(
+    mode: str, quad: tuple[float, ...], resample: int
+) -> None:
+    _check_quad(mode, quad, resample)
+
+
+EXTENTS = {"whole": (0, 0, 40, 30), "fractional": (5.5, 2.25, 30, 20), "zoom": (10, 10, 12, 13)}
+
+
+@pytest.mark.parametrize("resample", ALL_FILTERS, ids=[f.name for f in ALL_FILTERS])
+@pytest.mark.parametrize("extent", list(EXTENTS.values()), ids=list(EXTENTS))
+@pytest.mark.parametrize("mode", MODES)
+def test_extent_matches_pillow(mode: str, extent: tuple[float, ...], resample: int) -> None:
+    source = make_image(mode, (40, 30))
+    expected = source.transform((33, 21), EXTENT, extent, resample)
+    _same(Image.from_pil(source).transform((33, 21), EXTENT, extent, resample), expected)

@@ -1,10 +1,14 @@
-// Pillow's AFFINE transform with BILINEAR or BICUBIC (ImagingGenericTransform with
-// affine_transform and the bilinear_filter* / bicubic_filter* filters of Geometry.c), in its
-// double arithmetic: per output pixel (x, y)
-//   xin = a0 * (x + 0.5) + a1 * (y + 0.5) + a2 (likewise yin with a3, a4, a5), each product
-//   and sum rounded (a build that fuses them is refused on the host);
-//   outside when xin < 0, xin >= width, yin < 0 or yin >= height: the fill word;
-//   else xin -= 0.5, x0 = FLOOR(xin), dx = xin - x0 (likewise y), samples clipped to the image.
+// Pillow's generic transform (ImagingGenericTransform, Geometry.c) for the AFFINE (MAP 0) and
+// QUAD (MAP 1) maps with the NEAREST (FILTER 0), BILINEAR (2) and BICUBIC (3) filters, in its
+// double arithmetic: per output pixel (x, y), with xx = x + 0.5 and yy = y + 0.5,
+//   affine: xin = a0 xx + a1 yy + a2, yin = a3 xx + a4 yy + a5;
+//   quad:   xin = a0 + a1 xx + a2 yy + a3 xx yy, yin = a4 + a5 xx + a6 yy + a7 xx yy;
+//   each product and sum rounded in C's order (a build that fuses them is refused on the host).
+// NEAREST: COORD(v) = v < 0 ? -1 : (int)v on each axis (values past int32 count as outside, as
+//   both C conversions put them there); outside the image the fill word, else the source word.
+// BILINEAR and BICUBIC: outside when xin < 0, xin >= width, yin < 0 or yin >= height (the fill
+//   word); else xin -= 0.5, x0 = FLOOR(xin), dx = xin - x0 (likewise y), samples clipped to
+//   the image.
 // BILINEAR (FILTER 2), per band: v1 = s00 + (s10 - s00) * dx, v2 the same one row down (v1
 //   when that row is outside), v = v1 + (v2 - v1) * dy, stored as (UINT8)v (truncation).
 // BICUBIC (FILTER 3), per band: rows y0 - 1 .. y0 + 2 (the first clipped, a later one outside
@@ -12,20 +16,21 @@
 //   p1 = b, p2 = -a + c, p3 = 2 (a - b) + c - d, p4 = -a + b - c + d (C ints on a row,
 //   doubles down the column), v = p1 + t (p2 + t (p3 + t p4)); stored as 0 at or below 0, 255
 //   at or above 255, else (UINT8)v.
-// KIND 1: one band in byte 0 (L); 2: band 0 from byte 0 into bytes 0..2 and band 1 in byte 3
-// (La); 3: bytes 0..2 (RGB; byte 3 keeps the fill word's); 4: bytes 0..3.
+// KIND (the filtered bands) 1: one band in byte 0 (L); 2: band 0 from byte 0 into bytes 0..2 and
+// band 1 in byte 3 (La); 3: bytes 0..2 (RGB; byte 3 keeps the fill word's); 4: bytes 0..3.
 //
 // Method: one output pixel per invocation, every double operation in software binary64
 // (binary64.wgsli), so each rounding is Pillow's.
 struct Params {
     dst_w: u32, dst_h: u32, src_w: u32, src_h: u32,
     fill: u32, _pad0: u32, _pad1: u32, _pad2: u32,
-    // the matrix as IEEE bits (low, high words): a0..a5
-    a01: vec4<u32>, a23: vec4<u32>, a45: vec4<u32>,
+    // the map's coefficients as IEEE bits (low, high words): a0..a7 (affine: a0..a5)
+    a01: vec4<u32>, a23: vec4<u32>, a45: vec4<u32>, a67: vec4<u32>,
 }
 
 override KIND: u32 = 4u;
 override FILTER: u32 = 2u;
+override MAP: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -64,6 +69,22 @@ fn doubled(v: F64) -> F64 {  // 2 * v, exact
 
 fn minus(a: F64, b: F64) -> F64 {
     return f64_add(a, negated(b));
+}
+
+// The quad map's ((a + b xx) + c yy) + (d xx) yy with xx = x + 0.5, yy = y + 0.5, each
+// operation rounded in C's order.
+fn quad(a: F64, b: F64, c: F64, d: F64, x: u32, y: u32) -> F64 {
+    let dxxyy = times_half_odd(times_half_odd(d, x), y);
+    return f64_add(f64_add(f64_add(a, times_half_odd(b, x)), times_half_odd(c, y)), dxxyy);
+}
+
+// NEAREST's COORD(v) within size: the index, or -1 outside.
+fn coord(v: F64, size: u32) -> i32 {
+    if (v.sign == 1u && v.hi != 0u) {
+        return -1;
+    }
+    let i = f64_to_i32(v, -1, -1);
+    return select(-1, i, i >= 0 && i < i32(size));
 }
 
 // One source coordinate: Pillow's range check, FLOOR and fraction (cell < -1: outside).
@@ -184,11 +205,29 @@ fn main(
     let a3 = f64_from_bits(p.a23.z, p.a23.w);
     let a4 = f64_from_bits(p.a45.x, p.a45.y);
     let a5 = f64_from_bits(p.a45.z, p.a45.w);
-    let xin = f64_add(f64_add(times_half_odd(a0, id.x), times_half_odd(a1, id.y)), a2);
-    let yin = f64_add(f64_add(times_half_odd(a3, id.x), times_half_odd(a4, id.y)), a5);
+    var xin: F64;
+    var yin: F64;
+    if (MAP == 0u) {
+        xin = f64_add(f64_add(times_half_odd(a0, id.x), times_half_odd(a1, id.y)), a2);
+        yin = f64_add(f64_add(times_half_odd(a3, id.x), times_half_odd(a4, id.y)), a5);
+    } else {
+        let a6 = f64_from_bits(p.a67.x, p.a67.y);
+        let a7 = f64_from_bits(p.a67.z, p.a67.w);
+        xin = quad(a0, a1, a2, a3, id.x, id.y);
+        yin = quad(a4, a5, a6, a7, id.x, id.y);
+    }
+    var out = p.fill;
+    if (FILTER == 0u) {
+        let cx = coord(xin, p.src_w);
+        let cy = coord(yin, p.src_h);
+        if (cx >= 0 && cy >= 0) {
+            out = src[lane_src + u32(cy) * p.src_w + u32(cx)];
+        }
+        dst[d + id.y * p.dst_w + id.x] = out;
+        return;
+    }
     let ax = axis(xin, p.src_w);
     let ay = axis(yin, p.src_h);
-    var out = p.fill;
     if (ax.cell >= -1 && ay.cell >= -1) {
         if (KIND == 1u) {
             out = band(ax, ay, 0u);
