@@ -55,7 +55,8 @@ INVALID = {
     "unknown-with-suggestion": ("inverr", "did you mean 'invert'"),
     "unknown-without-suggestion": ("zzzz", "unknown operation"),
     "too-many-arguments": ("invert:3", r"takes 0 argument\(s\)"),
-    "missing-argument": ("rotate", r"takes 1 argument\(s\).*rotate:DEGREES"),
+    "missing-argument": ("rotate", r"takes 1\.\.2 argument\(s\).*rotate:DEGREES:\[FILTER\]"),
+    "unknown-rotation-filter": ("rotate:10:lanczos", "invalid FILTER.*nearest, bilinear, bicubic"),
     "not-a-number": ("gaussian_blur:wide", "invalid RADIUS"),
     "not-an-integer": ("median:3.5", "invalid SIZE"),
     "bad-size": ("resize:32", "invalid WIDTHxHEIGHT"),
@@ -151,6 +152,23 @@ def test_rotate_step_is_pillows_expanded_nearest_rotate(text: str) -> None:
     assert str(chain) == f"rotate:{ROTATIONS[text]}"  # 90/180/270 keep their integer form
     expected = source.rotate(float(ROTATIONS[text]), PILImage.Resampling.NEAREST, expand=True)
     assert_image_equal(chain.apply(Image.from_pil(source)).to_pil(), expected)
+    assert admitted_modes(chain).admitted == NATIVE_MODES
+
+
+SMOOTH_ROTATIONS = {
+    "rotate:12.5:bicubic": (12.5, "BICUBIC"),
+    "rotate:-33:bilinear": (-33, "BILINEAR"),
+}
+
+
+@pytest.mark.parametrize("text", list(SMOOTH_ROTATIONS))
+def test_rotate_step_takes_pillows_smoothing_filters(text: str) -> None:
+    source = make_image("RGBA", (19, 17), seed=4)
+    degrees, name = SMOOTH_ROTATIONS[text]
+    chain = parse_chain(text)
+    assert str(chain) == text
+    expected = source.rotate(degrees, PILImage.Resampling[name], expand=True)
+    assert_image_equal(evaluate(chain.apply(Image.from_pil(source))), expected)
     assert admitted_modes(chain).admitted == NATIVE_MODES
 
 

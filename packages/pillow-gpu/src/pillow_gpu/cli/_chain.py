@@ -104,6 +104,9 @@ _FILTERS = {
 }
 
 
+#: Filters of the ``rotate`` step (the three Pillow's rotate takes).
+_ROTATE_FILTERS = ("nearest", "bilinear", "bicubic")
+
 #: Dithers of the ``convert`` step by name (Pillow's default is Floyd-Steinberg).
 _DITHERS = {"floydsteinberg": Image.Dither.FLOYDSTEINBERG, "none": Image.Dither.NONE}
 
@@ -120,6 +123,14 @@ def _color(text: str) -> str:
     """A colour Pillow names (``white``, ``#ff8000``, ``hsl(30,100%,50%)`` without commas)."""
     ImageColor.getrgb(text)  # Pillow's own parser: ValueError for an unknown colour
     return text
+
+
+def _rotate_filter(text: str) -> str:
+    name = text.lower()
+    if name not in _ROTATE_FILTERS:
+        msg = f"unknown rotation filter {text!r}; choose one of {', '.join(_ROTATE_FILTERS)}"
+        raise ValueError(msg)
+    return name
 
 
 def _filter(text: str) -> str:
@@ -172,9 +183,9 @@ class StepSpec:
         return ":".join([self.name, *parts])
 
 
-def _rotate(modules: _Modules, image: Any, degrees: float) -> Any:
+def _rotate(modules: _Modules, image: Any, degrees: float, filter_name: str = "nearest") -> Any:
     # Pillow records 90/180/270 (expanded) as transposes and 0 as a copy; others are affine.
-    return image.rotate(degrees, Image.NEAREST, expand=True)
+    return image.rotate(degrees, _FILTERS[filter_name], expand=True)
 
 
 def _convert(modules: _Modules, image: Any, mode: str, dither: str = "floydsteinberg") -> Any:
@@ -312,9 +323,11 @@ _SPECS: tuple[StepSpec, ...] = (
     StepSpec(name="mirror", call="ImageOps.mirror (left to right)", build=_module("ops", "mirror")),
     StepSpec(
         name="rotate",
-        call="Image.rotate(DEGREES, NEAREST, expand=True), counter-clockwise "
-        "(90/180/270 are Pillow's transposes)",
-        parsers=(("DEGREES", _number),),
+        call="Image.rotate(DEGREES, FILTER, expand=True), counter-clockwise; FILTER nearest "
+        "(default), bilinear or bicubic (90/180/270 are Pillow's transposes)",
+        parsers=(("DEGREES", _number), ("FILTER", _rotate_filter)),
+        defaults=("nearest",),
+        print_defaults=False,
         build=_rotate,
     ),
     StepSpec(
