@@ -286,6 +286,8 @@ _ARGUMENTS = {
         lambda wh: f"{wh[0]}x{wh[1]}"
     ),
 }
+#: Arguments whose values depend on the step (rotate takes three of resize's filters).
+_STEP_ARGUMENTS = {("rotate", "FILTER"): st.sampled_from(["nearest", "Bilinear", "BICUBIC"])}
 
 
 @st.composite
@@ -296,7 +298,11 @@ def _chains(draw: st.DrawFn) -> str:
         required = len(spec.parsers) - len(spec.defaults)
         count = draw(st.integers(required, len(spec.parsers)))
         args = [
-            draw(_ARGUMENTS.get(arg_name, st.integers(0, 9).map(str)))
+            draw(
+                _STEP_ARGUMENTS.get(
+                    (spec.name, arg_name), _ARGUMENTS.get(arg_name, st.integers(0, 9).map(str))
+                )
+            )
             for arg_name, _ in spec.parsers[:count]
         ]
         steps.append(_step_text(spec.name, args))
