@@ -138,6 +138,14 @@ def _thumbnail_own_mode(image: Any, ops: Any, filters: Any) -> Any:
     return image
 
 
+def _thumbnail_straightened(image: Any, ops: Any, filters: Any) -> Any:
+    """The own-mode thumbnail straightened by a few degrees with BICUBIC (Pillow's generic
+    transform; P and 1 images are rotated NEAREST, as Pillow forces)."""
+    return _thumbnail_own_mode(image, ops, filters).rotate(
+        7.5, PILImage.Resampling.BICUBIC, expand=True
+    )
+
+
 PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "exif_transpose>convert(RGB)>thumbnail(128)>GaussianBlur(1)": _thumbnail_blur,
     "convert(L)>autocontrast>MedianFilter(3)": _gray_autocontrast_median,
@@ -145,6 +153,7 @@ PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "ImageOps.invert": _invert,
     "exif_transpose>flatten(white)>thumbnail(128)": _flatten_thumbnail,
     "exif_transpose>thumbnail(128)": _thumbnail_own_mode,
+    "exif_transpose>thumbnail(128)>rotate(7.5,BICUBIC,expand)": _thumbnail_straightened,
 }
 #: Pipelines whose work grows with the file's size (no shrinking step first).
 FULL_SIZE = frozenset({"convert(L)>autocontrast>MedianFilter(3)", "ImageOps.invert"})
