@@ -92,11 +92,11 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
         )
     gap = node.params.get("reducing_gap")
     step = None if gap is None else _reducing_step(method, src_node.size, node.size, box, gap)
-    if src_node.mode in resample_wide.KINDS:
-        return _wide_resize(program, node, src, src_node, box, step=step)
     size = src_node.size if step is None else reduce.output_size(step[0], step[1])
     box = box if step is None else step[2]
-    words = resample.table_words(method, size, node.size, box)
+    mode = src_node.mode
+    wide = mode in resample_wide.KINDS  # Pillow's double passes (resample_wide)
+    words = resample.table_words(method, size, node.size, box, wide=wide)
     if words > resample.MAX_TABLE_WORDS:
         raise unsupported(
             node,
@@ -104,63 +104,43 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
             f"{resample.MAX_TABLE_WORDS} bound",
             fix="resize in two steps (e.g. reduce() first) or evaluate with to_pil()",
         )
-    plan = resample.plan_resize(method, size, node.size, box)
-    mode = src_node.mode
+    plan = resample.plan_resize(method, size, node.size, box, wide=wide)
+    if wide:
+        _check_wide_passes(node, mode, plan)
     current = _premultiplied(program, src, mode, src_node.size)
     if step is not None:
-        current = reduce.lower(program, current, mode, src_node.size, factor=step[0], box=step[1])
-    out = resample.lower_passes(program, current, mode, size, plan)
+        current = _reduced(program, node, current, src_node, factor=step[0], box=step[1])
+    out = resample.lower_passes(
+        program, current, mode, size, plan, out_of_range=_out_of_range(node, mode)
+    )
     return _finish(program, src, out, mode, node.size)
 
 
-def _wide_resize(
-    program: Program,
-    node: Node,
-    src: int,
-    src_node: Node,
-    box: _Box,
-    *,
-    step: tuple[tuple[int, int], _IntBox, _Box] | None,
-) -> int:
-    """An interpolating resize of an I;16, I;16B, I;16L or I image: Pillow's double passes,
-    after ``reducing_gap``'s reduce (I only: for the 16-bit modes the recorder raises
-    Pillow's ValueError)."""
-    mode = src_node.mode
-    method = int(node.params["resample"])
-    out_of_range = _out_of_range(node, mode)
-    size = src_node.size
-    if step is not None:
-        _check_block(node, step[0])
-        size, box = reduce.output_size(step[0], step[1]), step[2]
-    words = resample.table_words(method, size, node.size, box, wide=True)
-    if words > resample.MAX_TABLE_WORDS:
-        raise unsupported(
-            node,
-            f"the coefficient table of this resize needs {words} words, over the "
-            f"{resample.MAX_TABLE_WORDS} bound",
-            fix="resize in two steps or evaluate with to_pil()",
-        )
-    plan = resample.plan_resize(method, size, node.size, box, wide=True)
+def _check_wide_passes(node: Node, mode: str, plan: resample.ResizePlan) -> None:
+    """Refuse what the software double passes do not replay (never met in practice)."""
     for one in plan.passes:
         weights = np.abs(one.coefficients.weights)
         if np.any((weights > 0) & (weights < resample_wide.SMALLEST_WEIGHT)):  # pragma: no cover
             raise unsupported(node, "this resize has a weight too small for the exact passes")
     if mode != "I" and not _clamps_16bit():  # pragma: no cover - Pillow version dependent
         raise unsupported(node, "this Pillow does not clamp 16-bit resampling results")
-    current = src
-    if step is not None:
-        current = reduce_wide.lower(
-            program, src, src_node.size, factor=step[0], box=step[1], out_of_range=out_of_range
-        )
-    out = resample.lower_passes(program, current, mode, size, plan, out_of_range=out_of_range)
-    return _finish(program, src, out, mode, node.size)
 
 
-def _lower_wide_reduce(program: Program, node: Node, src: int, src_node: Node) -> int:
-    factor = tuple(node.params["factor"])
+def _reduced(
+    program: Program,
+    node: Node,
+    src: int,
+    src_node: Node,
+    *,
+    factor: tuple[int, int],
+    box: tuple[int, int, int, int],
+) -> int:
+    """``ImagingReduce`` of ``src`` (premultiplied for LA/RGBA): the 8-bit kernel, or for I
+    Pillow's double sums (reduce_wide; the recorder raises Pillow's ValueError for I;16*)."""
+    if src_node.mode not in resample_wide.KINDS:
+        return reduce.lower(program, src, src_node.mode, src_node.size, factor=factor, box=box)
     _check_block(node, factor)
-    out_of_range = _out_of_range(node, "I")
-    box = node.params["box"]
+    out_of_range = _out_of_range(node, src_node.mode)
     return reduce_wide.lower(
         program, src, src_node.size, factor=factor, box=box, out_of_range=out_of_range
     )
@@ -266,11 +246,9 @@ def lower_reduce(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
     """Lower ``Image.reduce(factor, box)`` (factor (1, 1) given as a tuple is a crop node)."""
     ((src, src_node),) = ins
     mode = src_node.mode
-    if mode == "I":  # Pillow's doubles (reduce_wide); check_wide admits no other wide mode
-        return _lower_wide_reduce(program, node, src, src_node)
     current = _premultiplied(program, src, mode, src_node.size)
     factor = tuple(node.params["factor"])
-    out = reduce.lower(program, current, mode, src_node.size, factor=factor, box=node.params["box"])
+    out = _reduced(program, node, current, src_node, factor=factor, box=node.params["box"])
     return _finish(program, src, out, mode, node.size)
 
 
