@@ -17,6 +17,7 @@ import numpy.typing as npt
 import pytest
 import wgpu
 from pillow_gpu.gpu._device import SharedDevice, _expanded
+from pillow_gpu.gpu.kernels.binary64 import double_words
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -154,7 +155,7 @@ def _cases(seed: int) -> tuple[npt.NDArray[np.float64], ...]:
 
 
 def _pairs(values: npt.NDArray[np.float64]) -> npt.NDArray[np.uint32]:
-    return np.ascontiguousarray(values, dtype="<f8").view("<u4").reshape(-1, 2)
+    return double_words(values).reshape(-1, 2)  # the kernels' host side packs the same way
 
 
 def _mismatches(got: npt.NDArray[np.uint32], want: npt.NDArray[np.float64]) -> list[int]:

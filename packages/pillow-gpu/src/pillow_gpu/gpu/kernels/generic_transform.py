@@ -10,9 +10,8 @@ around the interpolating filters by the lowering, as Pillow converts them to La 
 
 from __future__ import annotations
 
-import numpy as np
-
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels.binary64 import double_words
 
 __all__ = ["KINDS", "MAPS", "lower"]
 
@@ -44,7 +43,7 @@ def lower(
     Pillow's ids); ``kind`` is :data:`KINDS`' entry of the mode (any for NEAREST)."""
     map_id, count = MAPS[map_name]
     padded = [*coefficients[:count], *(0.0,) * (8 - count)]
-    bits = np.asarray(padded, dtype="<f8").view("<u4").tolist()
+    bits = double_words(padded).tolist()
     dst = program.image(size)
     program.dispatch(
         "generic_transform",

@@ -8,10 +8,9 @@ they do) and multiplies and rounds in software binary64 (``binary64.wgsli``).
 
 from __future__ import annotations
 
-import struct
-
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import remap
+from pillow_gpu.gpu.kernels.binary64 import double_words
 from pillow_gpu.gpu.kernels.reduce import output_size
 
 __all__ = ["MAX_BLOCK", "lower"]
@@ -19,11 +18,6 @@ __all__ = ["MAX_BLOCK", "lower"]
 #: Most pixels of one block: every partial sum then stays an integer below 2**53, exact in
 #: Pillow's doubles and in the kernel's 64-bit integers.
 MAX_BLOCK = (1 << 21) - 1
-
-
-def _bits(value: float) -> tuple[int, int]:
-    low, high = struct.unpack("<II", struct.pack("<d", value))
-    return low, high
 
 
 def lower(
@@ -42,12 +36,9 @@ def lower(
     fx, fy = factor
     width, height = box[2] - box[0], box[3] - box[1]
     edge_x, edge_y = width % fx or fx, height % fy or fy
-    multipliers = [
-        *_bits(1.0 / (fx * fy)),
-        *_bits(1.0 / (edge_x * fy)),
-        *_bits(1.0 / (fx * edge_y)),
-        *_bits(1.0 / (edge_x * edge_y)),
-    ]
+    multipliers = double_words(
+        [1.0 / (fx * fy), 1.0 / (edge_x * fy), 1.0 / (fx * edge_y), 1.0 / (edge_x * edge_y)]
+    ).tolist()
     size = output_size(factor, box)
     shape = (*size, src_size[0], fx, fy, box[0], box[1], width, height)
     dst = program.image(size)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels.binary64 import double_words
 from pillow_gpu.gpu.kernels.resample_coeffs import Coefficients
 
 __all__ = ["KINDS", "SMALLEST_WEIGHT", "TAP_WORK", "lower"]
@@ -48,8 +49,8 @@ def lower(
     above 2**31 and below -2**31.
     """
     bounds = (coefficients.bounds - np.array([shift, 0])).astype("<u4")
-    weights = np.ascontiguousarray(coefficients.weights, dtype="<f8").view("<u4")
-    table = program.table(np.concatenate([bounds.reshape(-1), weights.reshape(-1)]))
+    weights = double_words(coefficients.weights)
+    table = program.table(np.concatenate([bounds.reshape(-1), weights]))
     dst = program.image(size)
     taps = coefficients.max_taps
     program.dispatch(
