@@ -20,7 +20,7 @@ tiny ``Image.new`` probe graph (no file is read, nothing runs).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -111,12 +111,17 @@ _ROTATE_FILTERS = ("nearest", "bilinear", "bicubic")
 _DITHERS = {"floydsteinberg": Image.Dither.FLOYDSTEINBERG, "none": Image.Dither.NONE}
 
 
-def _dither(text: str) -> str:
-    name = text.lower().replace("-", "").replace("_", "")
-    if name not in _DITHERS:
-        msg = f"unknown dither {text!r}; choose one of {', '.join(_DITHERS)}"
+def _one_of(name: str, names: Collection[str], kind: str, text: str) -> str:
+    """``name`` (``text`` normalised) when it is one of ``names``; else a ValueError naming
+    the choices."""
+    if name not in names:
+        msg = f"unknown {kind} {text!r}; choose one of {', '.join(names)}"
         raise ValueError(msg)
     return name
+
+
+def _dither(text: str) -> str:
+    return _one_of(text.lower().replace("-", "").replace("_", ""), _DITHERS, "dither", text)
 
 
 def _color(text: str) -> str:
@@ -126,19 +131,11 @@ def _color(text: str) -> str:
 
 
 def _rotate_filter(text: str) -> str:
-    name = text.lower()
-    if name not in _ROTATE_FILTERS:
-        msg = f"unknown rotation filter {text!r}; choose one of {', '.join(_ROTATE_FILTERS)}"
-        raise ValueError(msg)
-    return name
+    return _one_of(text.lower(), _ROTATE_FILTERS, "rotation filter", text)
 
 
 def _filter(text: str) -> str:
-    name = text.lower()
-    if name not in _FILTERS:
-        msg = f"unknown resampling filter {text!r}; choose one of {', '.join(_FILTERS)}"
-        raise ValueError(msg)
-    return name
+    return _one_of(text.lower(), _FILTERS, "resampling filter", text)
 
 
 @dataclass(frozen=True, slots=True)

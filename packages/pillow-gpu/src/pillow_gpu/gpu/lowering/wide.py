@@ -131,7 +131,7 @@ def lower_wide_convert(program: Program, node: Node, ins: Inputs) -> int:
     if node.params.get("matrix") is not None:
         raise unsupported(node, f"convert({node.mode!r}, matrix) of {source.mode} is not proven")
     if node.mode in ("LA", "RGBA", "La", "RGBa", "PA") and "transparency" in source.info:
-        key = _transparent_key(node, source)
+        key = _transparent_key(node.mode, source)
         if key is not None:  # Pillow's convert_transparent: I16_RGB / i2rgb, then rgbT2a
             gray = _step(program, node, src, (source.mode, "L"))
             return convert.lower(program, gray, node.size, "L", node.mode, transparent=key)
@@ -165,16 +165,16 @@ def lower_wide_convert(program: Program, node: Node, ins: Inputs) -> int:
     )
 
 
-def _transparent_key(node: Node, source: Node) -> tuple[int, int, int] | None:
-    """The colour ``convert_transparent`` keys an I;16 or I image's LA/RGBA result on, or None
-    where Pillow takes another path (the other wide modes, the premultiplied targets).
+def _transparent_key(target: str, source: Node) -> tuple[int, int, int] | None:
+    """The colour ``convert_transparent`` keys an I;16 or I image's LA/RGBA ``target`` on, or
+    None where Pillow takes another path (the other wide modes, the premultiplied targets).
 
     Pillow converts the pixels as ``convert("L")`` does (clipped to 0..255, copied to the
     colour bands) and gives alpha 0 to the pixels equal to the key's low byte in all three
     (``rgbT2a``: C keeps ``r & 0xff`` of the int).
     """
     value = source.info["transparency"]
-    if source.mode not in ("I;16", "I") or node.mode not in ("LA", "RGBA"):
+    if source.mode not in ("I;16", "I") or target not in ("LA", "RGBA"):
         return None
     if type(value) is not int or not _I32_MIN <= value <= _I32_MAX:
         return None
