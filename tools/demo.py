@@ -107,18 +107,22 @@ def pillow_gpu_tour(size: int, batch: int) -> None:
                     raise SystemExit(f"demo: {path.name} from pillow-gpu apply differs from Pillow")
         print(f"pillow-gpu apply: {len(list(outputs.iterdir()))} files written, equal to Pillow")
 
-    palette = source.convert("P")  # Pillow's Floyd-Steinberg: each pixel depends on others
+    palette = source.convert("P")  # Pillow's default: Floyd-Steinberg to the WEB palette
+    dithered = evaluate(Image.from_pil(source).convert("P"))
+    if (dithered.tobytes(), dithered.getpalette()) != (palette.tobytes(), palette.getpalette()):
+        raise SystemExit("demo: a Floyd-Steinberg convert('P') differs from Pillow")
+    print("Floyd-Steinberg dither to the WEB palette: bytes and palette equal to Pillow")
     mirrored = evaluate(ImageOps.mirror(Image.from_pil(palette)))
     expected = PILImageOps.mirror(palette)
     if (mirrored.tobytes(), mirrored.getpalette()) != (expected.tobytes(), expected.getpalette()):
         raise SystemExit("demo: a mirrored palette image differs from Pillow")
     print("palette image mirrored in its own mode: bytes and palette equal to Pillow")
-    try:
-        evaluate(Image.from_pil(source).convert("P"))
+    try:  # a quantizer: the palette is made from every pixel of the image
+        evaluate(Image.from_pil(source).convert("P", palette=Image.Palette.ADAPTIVE))
     except Unsupported as error:
         print(f"refused at admission (kind={error.kind}): {error}")
     else:
-        raise SystemExit("demo: a dithered convert('P') was admitted; it must be refused")
+        raise SystemExit("demo: an adaptive convert('P') was admitted; it must be refused")
 
 
 def pixtreme_infer_tour() -> None:

@@ -146,6 +146,17 @@ def _thumbnail_straightened(image: Any, ops: Any, filters: Any) -> Any:
     )
 
 
+def _thumbnail_bilevel(image: Any, ops: Any, filters: Any) -> Any:
+    """The own-mode thumbnail as a bilevel image, Pillow's default Floyd-Steinberg dither (a
+    scan for fax, e-paper or a thermal printer)."""
+    return _thumbnail_own_mode(image, ops, filters).convert("1")
+
+
+def _flatten_palette(image: Any, ops: Any, filters: Any) -> Any:
+    """The flattened thumbnail on the WEB palette, Pillow's default dither (a GIF export)."""
+    return _flatten_thumbnail(image, ops, filters).convert("P")
+
+
 PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "exif_transpose>convert(RGB)>thumbnail(128)>GaussianBlur(1)": _thumbnail_blur,
     "convert(L)>autocontrast>MedianFilter(3)": _gray_autocontrast_median,
@@ -154,6 +165,8 @@ PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "exif_transpose>flatten(white)>thumbnail(128)": _flatten_thumbnail,
     "exif_transpose>thumbnail(128)": _thumbnail_own_mode,
     "exif_transpose>thumbnail(128)>rotate(7.5,BICUBIC,expand)": _thumbnail_straightened,
+    "exif_transpose>thumbnail(128)>convert(1)": _thumbnail_bilevel,
+    "exif_transpose>flatten(white)>thumbnail(128)>convert(P)": _flatten_palette,
 }
 #: Pipelines whose work grows with the file's size (no shrinking step first).
 FULL_SIZE = frozenset({"convert(L)>autocontrast>MedianFilter(3)", "ImageOps.invert"})
@@ -174,6 +187,8 @@ EVERYDAY = (
     "resize(64x64)>UnsharpMask",
     "exif_transpose>flatten(white)>thumbnail(128)",
     "exif_transpose>thumbnail(128)",
+    "exif_transpose>thumbnail(128)>convert(1)",
+    "exif_transpose>flatten(white)>thumbnail(128)>convert(P)",
 )
 EVERYDAY_GOAL = 0.95
 _EXACT = ("exact", "exact-pixels:load-time-info")

@@ -48,7 +48,7 @@ GOOD: list[tuple[str, tuple[int, int], Callable[[Any], Any], Callable[[Any], Any
 ]
 #: Failure letters: the error class, kind and stage each must carry.
 FAILS = {
-    "U": (BatchUnsupported, "Unsupported", "admission"),  # a GIF dithered to a new palette
+    "U": (BatchUnsupported, "Unsupported", "admission"),  # a GIF quantized to a new palette
     "D": (BatchDecodeError, "Decode", "decode"),  # a truncated PNG (its header reads fine)
     "L": (BatchLimit, "Limit", "admission"),  # a graph above the executor's gpu_bytes cap
 }
@@ -79,7 +79,8 @@ class Corpus:
                 expected = pil_op(original.convert(mode))
             return lazy_op(Image.open(path)), expected
         if letter == "U":
-            return Image.open(self.gif).convert("RGB").convert("P"), None  # Floyd-Steinberg
+            adaptive = Image.Palette.ADAPTIVE  # a quantizer: its palette depends on the pixels
+            return Image.open(self.gif).convert("RGB").convert("P", palette=adaptive), None
         if letter == "D":
             return ImageOps.invert(Image.open(self.truncated)), None
         if letter == "L":

@@ -36,7 +36,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "filter-on-HSV": lambda: _leaf("HSV").filter(ImageFilter.BLUR),
     # YCbCr, La, RGBa, HSV, LAB are admitted for copies and convert() only (gpu.lowering.limited)
     "filter-on-YCbCr": lambda: _leaf("YCbCr").filter(ImageFilter.BLUR),
-    "convert-to-P": lambda: _leaf("RGB").convert("P"),
+    "convert-to-P-adaptive": lambda: _leaf("RGB").convert("P", palette=PILImage.Palette.ADAPTIVE),
     "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),
     # masked paste is proven for the 8-bit modes only (gpu.lowering.composite)
     "masked-paste-I;16": lambda: _edited(
@@ -153,7 +153,7 @@ def test_workgroup_limit_is_checked_at_planning() -> None:
 
 def test_error_can_be_bound_to_a_job() -> None:
     with pytest.raises(Unsupported) as caught:
-        plan_graph(_leaf("RGB").convert("P"))  # Floyd-Steinberg
+        plan_graph(_leaf("RGBA").convert("P"))  # Pillow's quantize
     bound = caught.value.with_job(7, "key")
     assert isinstance(bound, Unsupported)
     assert isinstance(bound, GpuError)

@@ -89,7 +89,7 @@ def assert_words_equal(actual: PILImage.Image, expected: PILImage.Image) -> None
 #: rgb2f (through RGB), and HSV -> P/1 with the default Floyd-Steinberg dither (through RGB,
 #: admitted with dither=NONE in test_pgpu_convert_coverage.py). Wide <-> HSV/LAB go through
 #: L or RGBA as Pillow goes (test_pgpu_parity_wide_detours.py).
-REFUSED = {("HSV", "F"): "rgb2f", ("HSV", "P"): "dithers", ("HSV", "1"): "dithers"}
+REFUSED = {("HSV", "F"): "rgb2f"}  # HSV -> P and 1 (dithered) admitted since Floyd-Steinberg
 
 
 def test_pillow_accepts_the_pairs_listed() -> None:

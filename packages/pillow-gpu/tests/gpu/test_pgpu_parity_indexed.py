@@ -269,7 +269,10 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
         lambda: ImageOps.expand(Image.from_pil(_source("rgb256")), 1, fill="red"),
         "Pillow looks the colour up in the image's own palette",
     ),
-    "convert-to-P": (lambda: Image.new("RGB", (4, 4)).convert("P"), "dithers"),
+    "convert-to-P-adaptive": (
+        lambda: Image.new("RGB", (4, 4)).convert("P", palette=Image.Palette.ADAPTIVE),
+        "quantizer",
+    ),
 }
 
 

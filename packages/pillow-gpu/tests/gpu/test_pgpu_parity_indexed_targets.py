@@ -1,12 +1,14 @@
-"""GPU parity of ``convert`` to P and 1 where Pillow's result is a fixed per-pixel table.
+"""GPU parity of ``convert`` to P and 1.
 
 Admitted (``gpu.lowering.indexed``): L, LA, 1 -> P (any dither); RGB, RGBX, RGBa, CMYK,
-YCbCr -> P with ``dither=NONE`` and the WEB palette; L, LA, RGB, RGBA, RGBX, RGBa, CMYK,
-YCbCr -> 1 with ``dither=NONE``; P -> 1 (any dither). Each equals live Pillow: mode, stored
-bytes, palette (its Python state before and after loading) and ``info``, over noise in every
-stored byte and every parity size; RGB -> P and RGB -> 1 over all 2^24 inputs. Dithered,
-ADAPTIVE and RGBA -> P conversions are refused with the reason, and the CPU path replays every
-combination of ``dither``, ``palette`` and ``colors`` as Pillow does.
+YCbCr -> P with the WEB palette; L, LA, RGB, RGBA, RGBX, RGBa, CMYK, YCbCr -> 1; P -> 1.
+Each equals live Pillow with ``dither=NONE`` (a fixed per-pixel table), Pillow's default
+Floyd-Steinberg and ``ORDERED`` (which Pillow's C code dithers as Floyd-Steinberg): mode,
+stored bytes, palette (its Python state before and after loading) and ``info``, over noise
+in every stored byte and every parity size; RGB -> P and RGB -> 1 without dither over all
+2^24 inputs (the dithering kernel's own cases: ``test_pgpu_parity_dither``). ADAPTIVE and
+RGBA -> P conversions are refused with the reason, and the CPU path replays every combination
+of ``dither``, ``palette`` and ``colors`` as Pillow does.
 """
 
 from __future__ import annotations
@@ -33,14 +35,6 @@ FS = PILImage.Dither.FLOYDSTEINBERG
 WEB = PILImage.Palette.WEB
 ADAPTIVE = PILImage.Palette.ADAPTIVE
 
-#: (source, target) -> the dithers admitted (None: Pillow's default, Floyd-Steinberg).
-ADMITTED: dict[tuple[str, str], tuple[Any, ...]] = {
-    **{(mode, "P"): (NONE, None) for mode in ("L", "LA", "1")},
-    **{(mode, "P"): (NONE,) for mode in ("RGB", "RGBX", "RGBa", "CMYK", "YCbCr")},
-    **{(mode, "1"): (NONE,) for mode in ("L", "LA", "RGB", "RGBA", "RGBX", "RGBa")},
-    **{(mode, "1"): (NONE,) for mode in ("CMYK", "YCbCr")},
-    ("P", "1"): (NONE, None),
-}
 SOURCES = ("L", "LA", "1", "P", "RGB", "RGBA", "RGBX", "RGBa", "CMYK", "YCbCr")
 CASES = [
     (source, target)
@@ -96,19 +90,12 @@ def _dither_id(dither: Any) -> str:
     return "default" if dither is None else dither.name
 
 
-@pytest.mark.parametrize("dither", [NONE, None], ids=_dither_id)
+@pytest.mark.parametrize("dither", [NONE, None, PILImage.Dither.ORDERED], ids=_dither_id)
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @pytest.mark.parametrize(("source", "target"), CASES, ids=[f"{a}->{b}" for a, b in CASES])
-def test_admitted_exact_or_refused_for_dithering(
-    source: str, target: str, size: tuple[int, int], dither: Any
-) -> None:
+def test_admitted_exact(source: str, target: str, size: tuple[int, int], dither: Any) -> None:
     image = stored(source, size)
     lazy = Image.from_pil(image).convert(target, dither=dither)
-    if dither not in ADMITTED.get((source, target), ()):
-        with pytest.raises(Unsupported, match=r"dither=Image\.Dither\.NONE") as refused:
-            plan_graph(lazy)
-        assert "Floyd-Steinberg" in str(refused.value)
-        return
     expected = _convert(image, target, dither)
     assert lazy.info == expected.info
     assert_same(evaluate(lazy), expected)
@@ -204,6 +191,8 @@ EXECUTOR_CHAINS = {
     "bilevel": lambda im: im.convert("1", dither=NONE),
     "gray-palette": lambda im: im.convert("L").convert("P"),
     "web-rotated": lambda im: im.convert("P", dither=NONE).transpose(PILImage.Transpose.ROTATE_270),
+    "web-dithered": lambda im: im.convert("P"),
+    "bilevel-dithered": lambda im: im.convert("1"),
 }
 
 
@@ -229,17 +218,6 @@ def test_batch_executor_returns_pillows_p_and_1_images(tmp_path: Path, output: s
 
 
 REFUSALS = {
-    "RGB->P default dither": (
-        "RGB",
-        lambda im: im.convert("P"),
-        r"dithers \(observed dither=None, Pillow's default FLOYDSTEINBERG\)",
-    ),
-    "L->1 default dither": ("L", lambda im: im.convert("1"), r'convert\("1", dither=Image'),
-    "RGB->1 explicit FLOYDSTEINBERG": (
-        "RGB",
-        lambda im: im.convert("1", dither=FS),
-        "FLOYDSTEINBERG",
-    ),
     "RGB->P ADAPTIVE": (
         "RGB",
         lambda im: im.convert("P", dither=NONE, palette=ADAPTIVE, colors=16),

@@ -170,15 +170,17 @@ def test_convert_to_pa_default_dither_of_fixed_tables(source_name: str) -> None:
     assert_same(evaluate(Image.from_pil(source).convert("PA")), expected)
 
 
+@pytest.mark.parametrize("mode", ["RGB", "CMYK"])
+def test_convert_to_pa_floyd_steinberg(mode: str) -> None:
+    source = make_image("RGB", (23, 14), seed=5).convert(mode)
+    expected = _expected(source, lambda im: im.convert("PA"))
+    assert_same(evaluate(Image.from_pil(source).convert("PA")), expected)
+
+
 @pytest.mark.parametrize(
     ("mode", "dither", "reason"),
-    [
-        ("RGB", None, "dithers"),
-        ("CMYK", None, "dithers"),
-        ("RGBA", PILImage.Dither.NONE, "quantize"),
-        ("RGBA", None, "quantize"),
-    ],
-    ids=["RGB-default", "CMYK-default", "RGBA-NONE", "RGBA-default"],
+    [("RGBA", PILImage.Dither.NONE, "quantize"), ("RGBA", None, "quantize")],
+    ids=["RGBA-NONE", "RGBA-default"],
 )
 def test_convert_to_pa_refusals(mode: str, dither: PILImage.Dither | None, reason: str) -> None:
     lazy = Image.from_pil(make_image("RGB", (5, 3)).convert(mode)).convert("PA", dither=dither)

@@ -267,7 +267,7 @@ ROUTES = (
         modes=WIDE_MODES,
         kernel="convert_wide + the second step's kernels",
         contexts="Pillow's own detours, each step by its own route: I, F, I;16* -> 1, P, PA, "
-        "YCbCr, HSV through L (getmodebase; to 1 with dither=NONE) and -> LAB through RGBA "
+        "YCbCr, HSV through L (getmodebase; to 1 with any dither) and -> LAB through RGBA "
         "(Image.convert's LittleCMS path); RGB, RGBA, RGBX -> I and RGB -> I;16* as rgb2l's "
         "luma widened (rgb2i, rgb2i16l/b), LA, CMYK, YCbCr, HSV, RGBa (and RGBA, RGBX -> "
         "I;16*) through their getmodebase; P and 1 -> I/F (and 1 -> I;16*) through Pillow's "

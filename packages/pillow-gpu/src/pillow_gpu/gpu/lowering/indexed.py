@@ -8,14 +8,15 @@ is a 256-entry table of output words, applied by the per-byte ``lut`` kernel. Th
 Pillow's by construction: live Pillow converts a 256 x 1 image holding every stored value
 with the leaf's own palette and ``info`` (transparency included) to the target mode.
 
-As targets (:func:`lower_to_indexed`), P and 1 are admitted where Pillow's result depends on
-the pixel alone: L, LA and 1 -> P copy the gray value as the index (a 256-entry gray palette,
-whatever the dither); RGB, RGBX and RGBa -> P with ``dither=NONE`` and the WEB palette are the
-palette cache's 64^3 cells (CMYK and YCbCr through RGB, as Pillow goes); L and LA -> 1 with
-``dither=NONE`` threshold byte 0 at 128; RGB, RGBA and RGBX -> 1 with ``dither=NONE`` are
-Pillow's ``rgb2bit`` (RGBa, CMYK and YCbCr through RGB); P -> 1 is the palette's table
-whatever the dither. Floyd-Steinberg dithering (Pillow's default), ADAPTIVE palettes and
-RGBA -> P (a ``quantize``) depend on other pixels and are refused.
+As targets (:func:`lower_to_indexed`): L, LA and 1 -> P copy the gray value as the index (a
+256-entry gray palette, whatever the dither); RGB, RGBX and RGBa -> P with the WEB palette are
+the palette cache's 64^3 cells (CMYK, YCbCr and HSV through RGB, as Pillow goes); L and LA
+-> 1 threshold byte 0 at 128; RGB, RGBA and RGBX -> 1 are Pillow's ``rgb2bit`` (RGBa, CMYK,
+YCbCr and HSV through RGB); P -> 1 is the palette's table whatever the dither. Those are
+``dither=NONE``; with Pillow's default Floyd-Steinberg dither (any non-zero ``dither``, as its
+C code reads it) the same sources go through ``kernels.dither``, which replays Pillow's error
+diffusion. ADAPTIVE palettes and RGBA -> P (a ``quantize``: a palette made from the pixels)
+are refused.
 
 P and 1 images also go through the copies (:data:`INDEX_COPIES`: transpose, crop, expand,
 paste, putpixel, resize and transform, which Pillow runs NEAREST for them), ``point`` (a table
@@ -55,7 +56,7 @@ from pillow_gpu.gpu._layout import (
     to_words,
 )
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import lut, to_indexed
+from pillow_gpu.gpu.kernels import dither, lut, to_indexed
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Route
 
@@ -82,10 +83,10 @@ __all__ = [
 
 #: Modes a P or 1 image converts to on the GPU (every native layout).
 INDEXED_TARGETS = NATIVE_MODES
-#: Sources of ``convert("P")`` on the GPU: gray ones (any dither) and RGB-like ones (dither
-#: NONE, WEB palette; CMYK and YCbCr through RGB). RGBA -> P is Pillow's ``quantize``.
+#: Sources of ``convert("P")`` on the GPU: gray ones (the gray palette) and RGB-like ones (the
+#: WEB palette; CMYK, YCbCr and HSV through RGB). RGBA -> P is Pillow's ``quantize``.
 PALETTE_SOURCES = ("L", "LA", "1", "RGB", "RGBX", "RGBa", "CMYK", "YCbCr", "HSV")
-#: Sources of ``convert("1")`` on the GPU (dither NONE; P whatever the dither).
+#: Sources of ``convert("1")`` on the GPU (any dither; P's ignores it).
 BILEVEL_SOURCES = ("L", "LA", "P", "RGB", "RGBA", "RGBX", "RGBa", "CMYK", "YCbCr", "HSV")
 _GRAY = ("L", "LA", "1")  # byte 0 is the gray value Pillow reads (LA -> L -> P)
 _WEB = ("RGB", "RGBX", "RGBa")  # Pillow's topalette reads stored bytes 0..2 of these
@@ -198,24 +199,6 @@ def _dithered(node: Node) -> bool:
     return dither is None or int(dither) != 0
 
 
-def _dither_text(node: Node) -> str:
-    dither = node.params.get("dither")
-    return "None, Pillow's default FLOYDSTEINBERG" if dither is None else repr(dither)
-
-
-def _refuse_dither(node: Node, source: str) -> None:
-    if _dithered(node):
-        raise unsupported(
-            node,
-            f"convert({node.mode!r}) of a mode {source} image dithers (observed dither="
-            f"{_dither_text(node)}): Pillow's Floyd-Steinberg result is not a fixed per-pixel "
-            "table, each pixel depends on the errors diffused from earlier pixels",
-            fix=f'convert to {node.mode} without dithering, convert("{node.mode}", '
-            "dither=Image.Dither.NONE), for Pillow's per-pixel result, or evaluate with "
-            "to_pil()",
-        )
-
-
 def _to_palette(program: Program, node: Node, ins: list[tuple[int, Any]], to_rgb: ToRgb) -> int:
     src, source = ins[0]
     if node.params.get("palette", PILImage.Palette.WEB) == PILImage.Palette.ADAPTIVE:
@@ -223,24 +206,23 @@ def _to_palette(program: Program, node: Node, ins: list[tuple[int, Any]], to_rgb
             node,
             "convert('P', palette=ADAPTIVE) is a quantizer: its palette and every index "
             "depend on all the pixels of the image",
-            fix="use palette=Image.Palette.WEB with dither=Image.Dither.NONE, or evaluate "
-            "with to_pil()",
+            fix="use palette=Image.Palette.WEB (Pillow's default), or evaluate with to_pil()",
         )
     if source.mode == "RGBA":
         raise unsupported(
             node,
             "Pillow converts RGBA to P with quantize() (an adaptive palette that depends on "
             "every pixel; dither and palette are ignored)",
-            fix='convert("RGB") first, then convert("P", dither=Image.Dither.NONE), or '
-            "evaluate with to_pil()",
+            fix='convert("RGB") first, then convert("P"), or evaluate with to_pil()',
         )
     if source.mode not in PALETTE_SOURCES:
         raise unsupported(node, f"conversion {source.mode} -> P is not proven on the GPU")
     if source.mode in _GRAY:  # Pillow's gray palette: the index is the gray value
         return to_indexed.lower_byte_table(program, src, node.size, np.arange(256))
-    _refuse_dither(node, source.mode)
     if source.mode not in _WEB:
         src = to_rgb(program, node, ins)
+    if _dithered(node):
+        return dither.lower_web(program, src, node.size)
     return to_indexed.lower_web(program, src, node.size)
 
 
@@ -251,11 +233,15 @@ def _to_bilevel(program: Program, node: Node, ins: list[tuple[int, Any]], to_rgb
         return lut.lower(program, src, node.size, table)
     if source.mode not in BILEVEL_SOURCES:
         raise unsupported(node, f"conversion {source.mode} -> 1 is not proven on the GPU")
-    _refuse_dither(node, source.mode)
+    dithered = _dithered(node)
     if source.mode in _GRAY:
+        if dithered:
+            return dither.lower_bilevel(program, src, node.size, dither.BILEVEL_GRAY)
         return to_indexed.lower_byte_table(program, src, node.size, _THRESHOLD)
     if source.mode not in _RGB2BIT:
         src = to_rgb(program, node, ins)
+    if dithered:
+        return dither.lower_bilevel(program, src, node.size, dither.BILEVEL_LUMA)
     return to_indexed.lower_rgb2bit(program, src, node.size)
 
 
@@ -466,22 +452,25 @@ ROUTES = (
     Route(
         operation="convert to P (from the modes marked)",
         modes=_columns(PALETTE_SOURCES),
-        kernel="to_indexed",
+        kernel="to_indexed / dither",
         contexts="L, LA and 1: the gray value as index with Pillow's 256-entry gray palette, any "
-        "dither; RGB, RGBX, RGBa (stored bytes), CMYK and YCbCr (through RGB): "
-        "dither=NONE with the WEB palette, Pillow's palette cache as a 64^3-cell table read "
-        "off live Pillow (exhaustive over 2^24 inputs); the result carries Pillow's palette "
-        "(transparency colour included) and info; Floyd-Steinberg, ADAPTIVE and RGBA -> P "
-        "(quantize) refused",
+        "dither; RGB, RGBX, RGBa (stored bytes), CMYK, YCbCr and HSV (through RGB) with the "
+        "WEB palette: Pillow's palette cache as a 64^3-cell table read off live Pillow "
+        "(exhaustive over 2^24 inputs), with dither=NONE per pixel, with Floyd-Steinberg (the "
+        "default; any non-zero dither) Pillow's topalette error diffusion replayed exactly "
+        "(rows as a wavefront, one workgroup per image); the result carries Pillow's palette "
+        "(transparency colour included) and info; ADAPTIVE and RGBA -> P (quantize) refused",
     ),
     Route(
         operation="convert to 1 (from the modes marked)",
         modes=_columns(BILEVEL_SOURCES),
-        kernel="to_indexed/lut",
+        kernel="to_indexed / dither / lut",
         contexts="dither=NONE: L, LA byte 0 >= 128; RGB, RGBA, RGBX Pillow's rgb2bit "
-        "(r*299 + g*587 + b*114 >= 128000, exhaustive over 2^24 inputs); RGBa, CMYK, "
-        "YCbCr through RGB; P (any dither) the palette's table; returned as Pillow's 0/255 "
-        "bytes; Floyd-Steinberg (the default) refused with the dither=NONE fix",
+        "(r*299 + g*587 + b*114 >= 128000, exhaustive over 2^24 inputs); Floyd-Steinberg "
+        "(the default; any non-zero dither): Pillow's tobilevel error diffusion of byte 0 or "
+        "of (r*299 + g*587 + b*114) / 1000, replayed exactly (rows as a wavefront, one "
+        "workgroup per image); RGBa, CMYK, YCbCr, HSV through RGB; P (any dither) the "
+        "palette's table; returned as Pillow's 0/255 bytes",
     ),
     Route(
         operation="convert from PA (to every mode Pillow converts it to)",
