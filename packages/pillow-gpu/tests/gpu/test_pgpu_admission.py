@@ -33,9 +33,10 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "mode-I": lambda: _leaf("I").filter(ImageFilter.MedianFilter(3)),
     "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
     "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
-    "filter-on-HSV": lambda: _leaf("HSV").filter(ImageFilter.BLUR),
-    # YCbCr, La, RGBa, HSV, LAB are admitted for copies and convert() only (gpu.lowering.limited)
-    "filter-on-YCbCr": lambda: _leaf("YCbCr").filter(ImageFilter.BLUR),
+    # YCbCr, La, RGBa, HSV, LAB: copies, convert() and what Pillow runs by band count or
+    # byte by byte (gpu.lowering.limited); not the enhancers, putalpha or ImageOps' own
+    "brightness-on-HSV": lambda: ImageEnhance.Brightness(_leaf("HSV")).enhance(1.5),
+    "putalpha-on-La": lambda: _edited(_leaf("La"), "putalpha", 9),
     "convert-to-P-adaptive": lambda: _leaf("RGB").convert("P", palette=PILImage.Palette.ADAPTIVE),
     "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),
     # masked paste is proven for the 8-bit modes only (gpu.lowering.composite)
@@ -58,7 +59,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
     "putalpha-CMYK": lambda: _edited(_leaf("CMYK"), "putalpha", 128),
     "putalpha-mode-1-alpha": lambda: _edited(_leaf("RGB"), "putalpha", _leaf("1")),
-    "point-on-LAB": lambda: _leaf("LAB").point(list(range(256)) * 3),
+    "color-on-YCbCr": lambda: ImageEnhance.Color(_leaf("YCbCr")).enhance(0.5),
 }
 
 

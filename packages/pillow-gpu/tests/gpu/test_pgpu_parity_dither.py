@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 from pillow_gpu import GpuBatchExecutor, Image
+from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import _stack, evaluate, plan_graph
 from pillow_gpu.gpu.kernels import dither
 
@@ -191,3 +192,15 @@ def test_a_stack_of_same_shaped_jobs_dithers_each_lane_alone(kind: str) -> None:
     assert stats["dispatch_calls"] == len(program.dispatches)
     for index, source in enumerate(sources):
         _assert_same(found[index], source.convert(target))
+
+
+def test_rows_longer_than_the_kernel_takes_are_refused_with_the_fix() -> None:
+    # A dispatch's steps grow with the row length whatever the adapter (each row is serial).
+    image = _source("L", _content("noise", (dither.MAX_WIDTH + 1, 2), seed=9))
+    with pytest.raises(Unsupported, match="runs each row serially") as refused:
+        plan_graph(Image.from_pil(image).convert("1"))
+    assert "dither=Image.Dither.NONE" in refused.value.fix
+    widest = _source("L", _content("noise", (dither.MAX_WIDTH, 2), seed=9))
+    lazy = Image.from_pil(widest).convert("1")
+    assert max(d.loop_steps for d in plan_graph(lazy).program.dispatches) <= 65_535
+    _assert_same(evaluate(lazy), widest.convert("1"))

@@ -259,7 +259,7 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
         lambda: Image.from_pil(_source("rgb256")).transform(
             (4, 4), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)
         ),
-        "only for AFFINE with NEAREST .pure copies., not PERSPECTIVE",
+        "only for AFFINE, EXTENT and QUAD with NEAREST .pure copies., not PERSPECTIVE",
     ),
     "putpixel-colour-of-P": (
         lambda: _put(Image.from_pil(_source("rgb256")), (1, 2, 3)),

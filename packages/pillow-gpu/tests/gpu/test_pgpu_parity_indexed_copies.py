@@ -110,6 +110,16 @@ OPERATIONS: dict[str, Callable[[Any, Any], Any]] = {
     "transform-affine-scale": lambda im, ns: im.transform(
         (20, 30), PILImage.Transform.AFFINE, (1.7, 0, 1, 0, 0.6, -2), PILImage.Resampling.BILINEAR
     ),
+    "transform-quad-bicubic-fill": lambda im, ns: im.transform(
+        (20, 15),
+        PILImage.Transform.QUAD,
+        (0, 0, 2, 22, 35, 20, 30, 1),
+        PILImage.Resampling.BICUBIC,
+        fillcolor=3,
+    ),
+    "transform-extent": lambda im, ns: im.transform(
+        (14, 9), PILImage.Transform.EXTENT, (2.5, 1, 30, 17.5)
+    ),
     "contain": lambda im, ns: ns.ImageOps.contain(im, (30, 30)),
     "pad": lambda im, ns: ns.ImageOps.pad(im, (30, 30), color=6, centering=(0.2, 0.7)),
     "fit": lambda im, ns: ns.ImageOps.fit(im, (12, 12)),

@@ -228,7 +228,7 @@ REFUSALS = {
     "P upload, perspective transform": (
         "P",
         lambda im: im.transform((5, 5), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)),
-        "only for AFFINE with NEAREST",
+        "only for AFFINE, EXTENT and QUAD with NEAREST",
     ),
     "point to 1 of a P result": (
         "RGB",

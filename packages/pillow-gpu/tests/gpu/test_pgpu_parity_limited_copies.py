@@ -2,8 +2,10 @@
 
 Transpose, crop, expand, paste, putpixel, resize NEAREST, transform/rotate NEAREST, leaf
 uploads, ``Image.new``, getchannel/split and merge equal live Pillow byte for byte, the
-stored padding byte of YCbCr, HSV and LAB included; filters, point, chops, interpolating
-resize and the like are refused with ``Unsupported`` naming the mode.
+stored padding byte of YCbCr, HSV and LAB included (resampling, transform filters and image
+filters, point, ImageChops and blend, which Pillow runs by band count or byte by byte:
+``test_pgpu_parity_limited_bands``); putalpha, the enhancers other than Sharpness and the like
+are refused with ``Unsupported`` naming the mode.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from PIL import ImageEnhance as PILImageEnhance
-from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageOps
 from pillow_gpu.errors import Unsupported
@@ -209,21 +210,20 @@ def _putalpha(image: Any) -> Any:
     return image
 
 
+def _enhancer(chops: Any, name: str) -> Any:
+    return getattr(PILImageEnhance if chops is PILImageChops else ImageEnhance, name)
+
+
 def _enhance(chops: Any, image: Any) -> Any:
-    module = PILImageEnhance if chops is PILImageChops else ImageEnhance
-    return module.Contrast(image).enhance(1.5)
+    return _enhancer(chops, "Contrast")(image).enhance(1.5)
 
 
 _Op = Callable[[Any, Any], Any]
 #: Operations with no proven route on these modes (called with the ImageChops module and an
 #: image, Pillow's or a lazy one). Each is refused at admission, naming the mode.
 REFUSED: dict[str, _Op] = {
-    "resize-bilinear": lambda m, im: im.resize((9, 5), PILImage.Resampling.BILINEAR),
-    "reduce": lambda m, im: im.reduce(2),
-    "rotate-bicubic": lambda m, im: im.rotate(30, PILImage.Resampling.BICUBIC),
-    "filter-blur": lambda m, im: im.filter(PILImageFilter.BLUR),
-    "point": lambda m, im: im.point(lambda v: 255 - v),
-    "chops-invert": lambda m, im: m.invert(im),
+    "brightness": lambda m, im: _enhancer(m, "Brightness")(im).enhance(1.3),
+    "resize-mks2013": lambda m, im: im.resize((9, 5), PILImage.Resampling.MKS2013),
     "putalpha": lambda m, im: _putalpha(im),
     "contrast": _enhance,
 }

@@ -221,6 +221,12 @@ COPIES: dict[str, tuple[Callable[[Image.Image], Image.Image], Callable[..., PILI
         lambda im: im.transform((20, 20), PILImage.Transform.AFFINE, (1, 0.5, -3, 0, 1, 2),
                                 fillcolor=(3, 200)),
     ),
+    "transform-quad-nearest-fill": (
+        lambda im: im.transform((20, 15), PILImage.Transform.QUAD, (0, 0, 2, 22, 35, 20, 30, 1),
+                                fillcolor=(3, 200)),
+        lambda im: im.transform((20, 15), PILImage.Transform.QUAD, (0, 0, 2, 22, 35, 20, 30, 1),
+                                fillcolor=(3, 200)),
+    ),
 }  # fmt: skip
 
 

@@ -18,6 +18,8 @@ RGB and YCbCr padding survives the trip and an I;16B result's ``tobytes()`` equa
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +28,7 @@ from PIL import Image as PILImage
 from pillow_gpu._pillow_memory import STORED_UPLOADS, stored_view
 
 __all__ = [
+    "BAND_TWINS",
     "BYTE_BANDS",
     "BYTE_TERMINALS",
     "INDEXED_MODES",
@@ -38,6 +41,7 @@ __all__ = [
     "WIDE_MODES",
     "band_bytes",
     "band_mask",
+    "band_twin",
     "image_from_terminal",
     "image_of_words",
     "ink",
@@ -82,6 +86,21 @@ BYTE_BANDS: dict[str, tuple[int | None, ...]] = {
     "HSV": (0, 1, 2, None),
     "LAB": (0, 1, 2, None),
 }
+
+#: The native mode whose kernels give Pillow's result for a limited mode where Pillow's C code
+#: chooses its path by the band count alone (8-bit resampling and reduce, the transform
+#: filters, the kernel, rank and box filters): YCbCr, HSV and LAB are three bands like RGB
+#: (byte 3 the padding), La two like LA (bytes 0 and 3), RGBa four like RGBA. Pillow's Python
+#: layer premultiplies LA and RGBA around resampling and filtered transforms; La and RGBa are
+#: those premultiplied forms, taken as they are.
+BAND_TWINS: Mapping[str, str] = MappingProxyType(
+    {"YCbCr": "RGB", "HSV": "RGB", "LAB": "RGB", "La": "LA", "RGBa": "RGBA"}
+)
+
+
+def band_twin(mode: str) -> str:
+    """The native mode :data:`BAND_TWINS` names for ``mode``, else ``mode`` itself."""
+    return BAND_TWINS.get(mode, mode)
 
 
 #: 16- and 32-bit single-band modes: the value in the word (see the module docstring). Only

@@ -19,7 +19,15 @@ from PIL import Image as PILImage
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels.to_indexed import WEB_CELLS, web_cells
 
-__all__ = ["BILEVEL_GRAY", "BILEVEL_LUMA", "STEP_BUDGET", "lower_bilevel", "lower_web", "steps"]
+__all__ = [
+    "BILEVEL_GRAY",
+    "BILEVEL_LUMA",
+    "MAX_WIDTH",
+    "STEP_BUDGET",
+    "lower_bilevel",
+    "lower_web",
+    "steps",
+]
 
 #: Source kinds of :func:`lower_bilevel`: byte 0 (L, LA) or Pillow's ``L(rgb) / 1000`` of
 #: bytes 0..2 (RGB, RGBA, RGBX).
@@ -30,6 +38,10 @@ _WEB_KIND = 2
 #: Loop steps one dispatch aims at (a taller image takes more dispatches); well inside the
 #: 65,535 loop steps lavapipe runs per invocation, and a few milliseconds on a hardware GPU.
 STEP_BUDGET = 16_384
+#: Widest image dithered on the device: one dispatch's rows take at least width + 1 serial
+#: steps, each with a barrier, whatever the adapter; this keeps them to 65,535 steps or fewer
+#: (lavapipe's per-invocation loop bound, and a few tens of milliseconds on a hardware GPU).
+MAX_WIDTH = 65_534 - 2 * 255
 #: Workgroup sizes (rows at once) the kernel is compiled for: the smallest that holds the
 #: image's rows, up to 256 (WebGPU's default bound on a workgroup's invocations).
 _ROWS = (16, 64, 256)
@@ -76,6 +88,9 @@ def web_colours() -> bytes:
 
 def _lower(program: Program, src: int, size: tuple[int, int], kind: int) -> int:
     width, height = size
+    if width > MAX_WIDTH:  # the lowering refuses these first; a guard against misuse
+        msg = f"dither takes images up to {MAX_WIDTH} pixels wide; observed {width}"
+        raise ValueError(msg)
     dst = program.image(size)
     line = program.words((width + 1) * (3 if kind == _WEB_KIND else 1))
     if kind == _WEB_KIND:

@@ -38,7 +38,15 @@ import numpy.typing as npt
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE16_MODES, WIDE_MODES, ink
+from pillow_gpu.gpu._layout import (
+    INDEXED_MODES,
+    LIMITED_MODES,
+    NATIVE_MODES,
+    WIDE16_MODES,
+    WIDE_MODES,
+    band_twin,
+    ink,
+)
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import affine_nearest, generic_transform, premultiply
 from pillow_gpu.gpu.lowering._admission import unsupported
@@ -216,11 +224,11 @@ def _lower_generic(
 
 
 #: Modes whose BILINEAR and BICUBIC transforms run on the device (generic_transform; LA and
-#: RGBA through La and RGBa, as Pillow converts them).
-_FILTERED_MODES = tuple(generic_transform.KINDS)
+#: RGBA through La and RGBa, as Pillow converts them; the limited modes by their band twins).
+_FILTERED_MODES = (*generic_transform.KINDS, *LIMITED_MODES)
 _FILTERS = (PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC)
 #: Modes whose NEAREST quad warp runs on the device (the source word is copied).
-_QUAD_NEAREST_MODES = (*NATIVE_MODES, *WIDE_MODES)
+_QUAD_NEAREST_MODES = (*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES, *INDEXED_MODES, "PA")
 #: Multiplied coefficients are 0 or within these magnitudes and the offsets (affine a2, a5;
 #: quad a0, a4) any normal double below the upper one: every product, sum and fraction then
 #: stays a normal double, as the software arithmetic assumes (the products are 0 or at least
@@ -292,7 +300,7 @@ def _lower_generic_map(
         current,
         src_node.size,
         node.size,
-        kind=generic_transform.KINDS.get(mode, 4),
+        kind=generic_transform.KINDS.get(band_twin(mode), 4),  # Pillow's filters by bands
         map_name=map_name,
         coefficients=tuple(a),
         fill=fill,
@@ -348,7 +356,7 @@ LOWERINGS: dict[str, Lowering] = {"transform": lower_transform}
 ROUTES = (
     Route(
         operation="Image.transform AFFINE / Image.rotate (NEAREST)",
-        modes=(*NATIVE_MODES, *WIDE_MODES),
+        modes=(*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES),
         kernel="affine_nearest",
         contexts=(
             "NEAREST only; Pillow's scale path (a[1] == a[3] == 0, host index tables) and its "
@@ -369,7 +377,9 @@ ROUTES = (
             "magnitude 2**-500..2**500 (offsets: normal doubles); Pillow's generic transform "
             "and its filters in "
             "software binary64 (an FMA-fused Pillow build refused); LA/RGBA premultiplied "
-            "around it as Pillow converts them"
+            "around it as Pillow converts them; YCbCr, HSV and LAB filtered as three bands "
+            "(byte 3 the fill's, as Image.new fills it), La and RGBa as two and four bands "
+            "as they are, as Pillow picks its filter by band count"
         ),
     ),
     Route(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import chops, convert, lut
 from pillow_gpu.gpu.lowering._admission import unsupported
@@ -60,14 +60,14 @@ LOWERINGS: dict[str, Lowering] = {"chop": _chop, "blend": _chop, "color": _color
 ROUTES = (
     Route(
         operation="ImageChops binary ops",
-        modes=NATIVE_MODES,
+        modes=(*NATIVE_MODES, *LIMITED_MODES),
         kernel="chops",
         contexts="both inputs in the same mode; output is the overlap: "
         + ", ".join(name for name in chops.OPS if name != "blend"),
     ),
     Route(
         operation="Image.blend / ImageChops.blend",
-        modes=NATIVE_MODES,
+        modes=(*NATIVE_MODES, *LIMITED_MODES),
         kernel="chops",
         contexts="any alpha (host 256x256 table)",
     ),

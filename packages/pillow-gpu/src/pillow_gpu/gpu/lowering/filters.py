@@ -8,13 +8,15 @@ import operator
 from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES, band_mask
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, band_mask
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import boxblur, convolve, modefilter, rank, unsharp
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route, require_mode
 
 __all__ = [
+    "BAND_FILTER_MODES",
+    "BOX_FILTER_MODES",
     "FILTER_MODES",
     "LOWERINGS",
     "MAX_BLUR_RADIUS",
@@ -28,6 +30,12 @@ __all__ = [
 MAX_BLUR_RADIUS = 256.0
 #: Modes every filter route admits (Pillow filters each stored band).
 FILTER_MODES = NATIVE_MODES
+#: Modes of the kernel, rank and mode filters: Pillow's C code takes them by band count, so the
+#: limited modes run as their band twins (``_layout.BAND_TWINS``).
+BAND_FILTER_MODES = (*NATIVE_MODES, *LIMITED_MODES)
+#: Modes of the box filters (BoxBlur, GaussianBlur, UnsharpMask): Pillow's own list, which
+#: takes La and RGBa and raises for YCbCr, HSV and LAB.
+BOX_FILTER_MODES = (*NATIVE_MODES, "La", "RGBa")
 
 _Blur = ImageFilter.BoxBlur | ImageFilter.GaussianBlur
 _Convolution = ImageFilter.Kernel | ImageFilter.BuiltinFilter
@@ -146,19 +154,19 @@ def _filter(program: Program, node: Node, ins: Inputs) -> int:
     instance = node.params["filter"]
     src = ins[0][0]
     if isinstance(instance, (ImageFilter.BoxBlur, ImageFilter.GaussianBlur)):
-        require_mode(node, FILTER_MODES, type(instance).__name__)
+        require_mode(node, BOX_FILTER_MODES, type(instance).__name__)
         return _blur(program, node, src, instance)
     if isinstance(instance, ImageFilter.RankFilter):
-        require_mode(node, FILTER_MODES, type(instance).__name__)
+        require_mode(node, BAND_FILTER_MODES, type(instance).__name__)
         return _rank(program, node, src, instance)
     if isinstance(instance, ImageFilter.ModeFilter):
-        require_mode(node, FILTER_MODES, "ModeFilter")
+        require_mode(node, BAND_FILTER_MODES, "ModeFilter")
         return _mode_filter(program, node, src, instance)
     if isinstance(instance, ImageFilter.UnsharpMask):
-        require_mode(node, FILTER_MODES, "UnsharpMask")
+        require_mode(node, BOX_FILTER_MODES, "UnsharpMask")
         return _unsharp_mask(program, node, src, instance)
     if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
-        require_mode(node, FILTER_MODES, "ImageFilter.Kernel")
+        require_mode(node, BAND_FILTER_MODES, "ImageFilter.Kernel")
         return convolution(program, node, src, instance)
     raise unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
 
@@ -168,7 +176,7 @@ LOWERINGS: dict[str, Lowering] = {"filter": _filter}
 ROUTES = (
     Route(
         operation="BoxBlur / GaussianBlur",
-        modes=FILTER_MODES,
+        modes=BOX_FILTER_MODES,
         kernel="boxblur",
         contexts=f"radius (or per-axis radii) with box radius <= {MAX_BLUR_RADIUS:g}; L runs four "
         "pixels to a word (Pillow's packed rows, or rows of whole words where the width does not "
@@ -176,36 +184,37 @@ ROUTES = (
     ),
     Route(
         operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
-        modes=FILTER_MODES,
+        modes=BAND_FILTER_MODES,
         kernel="rank",
         contexts=f"odd size <= {rank.MAX_SIZE}; L runs four pixels to a word (Pillow's packed "
         "rows, or rows of whole words where the width does not divide by four)",
     ),
     Route(
         operation="ModeFilter",
-        modes=FILTER_MODES,
+        modes=BAND_FILTER_MODES,
         kernel="modefilter",
         contexts=f"any size <= {modefilter.MAX_SIZE} (even sizes and sizes <= 2 as Pillow "
         "treats them); per band, clipped window, ties to the smallest value",
     ),
     Route(
         operation="UnsharpMask",
-        modes=FILTER_MODES,
+        modes=BOX_FILTER_MODES,
         kernel="boxblur+unsharp",
         contexts=f"Gaussian box radius <= {MAX_BLUR_RADIUS:g}, percent within +-"
         f"{unsharp.MAX_PERCENT}, any threshold; every stored byte (alpha, RGB padding, X)",
     ),
     Route(
         operation="ImageFilter.Kernel and built-in kernels",
-        modes=FILTER_MODES,
+        modes=BAND_FILTER_MODES,
         kernel="convolve",
         contexts="3x3 and 5x5; L runs four pixels to a word (Pillow's packed rows, or rows of "
         "whole words where the width does not divide by four)",
     ),
     Route(
         operation="ImageEnhance.Sharpness",
-        modes=FILTER_MODES,
+        modes=(*FILTER_MODES, "YCbCr", "La", "RGBa", "HSV"),
         kernel="convolve+bands+chops",
-        contexts="any factor; recorded as filter(SMOOTH), putalpha of the alpha, blend",
+        contexts="any factor; recorded as filter(SMOOTH), putalpha of the alpha, blend (LAB: "
+        "Pillow raises, and so does the recording)",
     ),
 )

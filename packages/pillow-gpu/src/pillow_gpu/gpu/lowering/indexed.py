@@ -99,8 +99,9 @@ _THRESHOLD = np.where(np.arange(256) >= 128, 255, 0)  # Pillow's l2bit
 ToRgb = Callable[[Program, Node, list[tuple[int, Any]]], int]
 
 #: Operations that move stored P, PA and 1 words unchanged (resize: NEAREST, which Pillow
-#: forces for P and 1, or the same-size copy; transform: AFFINE with NEAREST). The result keeps
-#: the palette, or gets the one Pillow rebuilds (expand, transform; see ``_convert_info``).
+#: forces for P and 1, or the same-size copy; transform: AFFINE, EXTENT or QUAD with
+#: NEAREST). The result keeps the palette, or gets the one Pillow rebuilds (expand,
+#: transform; see ``_convert_info``).
 INDEX_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "transform")
 #: Per-pixel operations on P and 1 images: ``point`` maps the stored byte (a P result keeps
 #: the palette); ``ImageOps.invert`` maps 1's stored byte, and a P image's palette (Pillow's
@@ -194,9 +195,21 @@ def lower_indexed_convert(program: Program, node: Node, ins: list[tuple[int, Any
 
 
 def _dithered(node: Node) -> bool:
+    """Whether Pillow dithers this conversion (the caller knows the source can be dithered);
+    ``Unsupported`` for an image too wide for the dithering kernel."""
     # Pillow: dither None means FLOYDSTEINBERG, and its C code dithers for any non-zero value.
-    dither = node.params.get("dither")
-    return dither is None or int(dither) != 0
+    value = node.params.get("dither")
+    if value is not None and int(value) == 0:
+        return False
+    if node.size[0] > dither.MAX_WIDTH:
+        raise unsupported(
+            node,
+            f"Floyd-Steinberg dithering runs each row serially, and a row of {node.size[0]} "
+            f"pixels is over the {dither.MAX_WIDTH} the GPU kernel takes",
+            fix="pass dither=Image.Dither.NONE, split the image into narrower tiles (the "
+            "error diffusion then restarts at each tile) or evaluate with to_pil()",
+        )
+    return True
 
 
 def _to_palette(program: Program, node: Node, ins: list[tuple[int, Any]], to_rgb: ToRgb) -> int:
@@ -299,14 +312,15 @@ def _check_copy(node: Node, fix: str) -> None:
                 fix="use Image.Resampling.NEAREST, or " + fix,
             )
     if node.op == "transform":
-        affine = params["method"] == PILImage.Transform.AFFINE
-        if not affine or params["resample"] != PILImage.Resampling.NEAREST:
+        copying = params["method"] in (PILImage.Transform.AFFINE, PILImage.Transform.QUAD)
+        if not copying or params["resample"] != PILImage.Resampling.NEAREST:
             method = PILImage.Transform(params["method"]).name
             raise unsupported(
                 node,
-                f"transform of a {node.mode} image is proven only for AFFINE with NEAREST "
-                f"(pure copies), not {method}",
-                fix="use Image.Transform.AFFINE (Image.rotate), or " + fix,
+                f"transform of a {node.mode} image is proven only for AFFINE, EXTENT and QUAD "
+                f"with NEAREST (pure copies), not {method} with "
+                f"{PILImage.Resampling(params['resample']).name}",
+                fix="use Image.Transform.AFFINE (Image.rotate), EXTENT or QUAD, or " + fix,
             )
     colour = params.get("fill") if node.op == "expand" else params.get("value")
     palette = node.mode in ("P", "PA")
@@ -429,9 +443,10 @@ ROUTES = (
     ),
     Route(
         operation="P and 1 copies: transpose, crop, expand, paste, putpixel, resize, "
-        "transform AFFINE (so thumbnail, rotate, exif_transpose, ImageOps.contain/fit/mirror)",
+        "transform AFFINE, EXTENT, QUAD (so thumbnail, rotate, exif_transpose, "
+        "ImageOps.contain/fit/mirror)",
         modes=INDEXED_MODES,
-        kernel="remap / paste / resize_nearest / affine_nearest",
+        kernel="remap / paste / resize_nearest / affine_nearest / generic_transform",
         contexts="uploaded as Pillow's stored byte (P: the index, 1: 0/255) and widened by "
         "unpack; the stored bytes copied, resize and transform NEAREST whatever filter is "
         "asked for (as Pillow forces it); expand and putpixel with an index (a palette colour, "
@@ -494,9 +509,9 @@ ROUTES = (
     ),
     Route(
         operation="PA copies: transpose, crop, expand, paste, putpixel, resize NEAREST, "
-        "transform AFFINE NEAREST",
+        "transform AFFINE, EXTENT, QUAD NEAREST",
         modes=("PA",),
-        kernel="remap / paste / resize_nearest / affine_nearest",
+        kernel="remap / paste / resize_nearest / affine_nearest / generic_transform",
         contexts="uploaded as Pillow's two stored bytes (index, alpha) and widened by unpack; "
         "the stored index and alpha copied (exif_transpose included); expand and "
         "putpixel with an index or (index, alpha), a palette colour (3/4 values or a name) "

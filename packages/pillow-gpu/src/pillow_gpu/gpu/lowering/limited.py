@@ -3,17 +3,25 @@
 These modes are stored like RGB (YCbCr, HSV and LAB, their padding byte included), LA (La)
 and RGBA (RGBa) (:mod:`pillow_gpu.gpu._layout`). Pillow moves their pixels as opaque words in
 transpose, crop, expand, paste (same mode), putpixel, resize NEAREST (or the same-size copy) and
-transform AFFINE NEAREST, reads their bands by stored byte in getchannel and writes them in
-merge, so those routes take them (their lowerings live in ``geometry``, ``resample``,
-``affine``, ``convert`` and ``bands``). ``convert`` replays ``Image.convert``: Pillow's direct
-converter of ``libImaging/Convert.c`` where it has one, else the detour through
-``getmodebase`` (RGB) that ``Image.convert`` takes, each step one dispatch (``convert_ycbcr``
-for RGB <-> YCbCr, ``premultiply`` for LA/RGBA <-> La/RGBa, ``convert`` for the byte
-selections, ``convert_table`` for Pillow's rgb2hsv and hsv2rgb and its LittleCMS RGB <-> LAB
-transforms, read off live Pillow for all 2^24 inputs). ``Image.convert`` takes a source other
-than RGB, RGBA or RGBX to LAB through ``convert("RGBA")``, and converts LAB to those three
-modes only. A P or 1 image converts to YCbCr, HSV or LAB through Pillow's own 256-entry table.
-Every other operation on these modes is refused.
+transform NEAREST, reads their bands by stored byte in getchannel and writes them in merge, so
+those routes take them (their lowerings live in ``geometry``, ``resample``, ``affine``,
+``convert`` and ``bands``). Its 8-bit resampling, reduce, transform filters, ``point`` and
+the kernel, rank, mode and box filters choose their code by band count alone, so those routes
+run them as their band twins (``_layout.BAND_TWINS``: YCbCr, HSV, LAB as RGB; La, RGBa as LA,
+RGBA without the premultiplication Pillow's Python layer adds around LA and RGBA); Pillow
+itself refuses the box filters (BoxBlur, GaussianBlur, UnsharpMask) on YCbCr, HSV and LAB.
+ImageChops and blend work on every stored byte of any mode, so their routes take these too.
+
+``convert`` replays ``Image.convert``: Pillow's direct converter of ``libImaging/Convert.c``
+where it has one, else the detour through ``getmodebase`` (RGB) that ``Image.convert`` takes,
+each step one dispatch (``convert_ycbcr`` for RGB <-> YCbCr, ``premultiply`` for LA/RGBA <->
+La/RGBa, ``convert`` for the byte selections, ``convert_table`` for Pillow's rgb2hsv and
+hsv2rgb and its LittleCMS RGB <-> LAB transforms, read off live Pillow for all 2^24 inputs).
+``Image.convert`` takes a source other than RGB, RGBA or RGBX to LAB through
+``convert("RGBA")``, and converts LAB to those three modes only. A P or 1 image converts to
+YCbCr, HSV or LAB through Pillow's own 256-entry table.
+Every other operation on these modes (putalpha, the enhancers but Sharpness, ImageOps' own
+functions...) is refused.
 """
 
 from __future__ import annotations
@@ -43,9 +51,9 @@ __all__ = [
     "lower_limited_convert",
 ]
 
-#: Operations that move YCbCr/La/RGBa words unchanged, read/write their bands by byte, or
-#: blend them byte by byte with a mask (masked paste and fill)
-#: (resize: NEAREST or the same-size copy; transform: AFFINE with NEAREST).
+#: Operations that move YCbCr/La/RGBa words unchanged, read/write their bands by byte, blend
+#: them byte by byte with a mask (masked paste and fill), or that Pillow runs by band count
+#: (resize, reduce, transform, filter: their lowerings check the method and filter).
 LIMITED_COPIES = (
     "convert",
     "transpose",
@@ -56,7 +64,13 @@ LIMITED_COPIES = (
     "fill_masked",
     "putpixel",
     "resize",
+    "reduce",
     "transform",
+    "filter",
+    "point",
+    "chops_invert",
+    "chop",
+    "blend",
     "getchannel",
     "merge",
 )
@@ -213,29 +227,9 @@ def check_limited(node: Node, limits: DeviceLimits | None = None) -> None:
             node,
             f"mode {limited[0]} is not a native GPU layout, and operation {node.op!r} has no "
             f"route for it: {', '.join(LIMITED_MODES)} images are admitted only for "
-            f"{', '.join(LIMITED_COPIES)} (resize and transform with NEAREST)",
+            f"{', '.join(LIMITED_COPIES)}",
             fix=_FIX,
         )
-    if node.op == "resize":
-        source = node.inputs[0]
-        same = node.size == source.size and tuple(node.params["box"]) == (0, 0, *source.size)
-        if not same and node.params["resample"] != PILImage.Resampling.NEAREST:
-            raise unsupported(
-                node,
-                f"resize of a mode {limited[0]} image is proven only for NEAREST (the "
-                "interpolating filters are not checked against Pillow on this mode)",
-                fix="use Image.Resampling.NEAREST, or " + _FIX,
-            )
-    if node.op == "transform":
-        params = node.params
-        affine = params["method"] == PILImage.Transform.AFFINE
-        if not affine or params["resample"] != PILImage.Resampling.NEAREST:
-            raise unsupported(
-                node,
-                f"transform of a mode {limited[0]} image is proven only for AFFINE with "
-                "NEAREST (pure copies of stored words)",
-                fix="use Image.Transform.AFFINE with Image.Resampling.NEAREST, or " + _FIX,
-            )
 
 
 def lower_limited_convert(
@@ -323,19 +317,6 @@ ROUTES = (
         "first use (about 0.5 s) and not charged to the credits; a device whose storage "
         "binding is under 64 MiB refuses these with Limit; L -> LAB with "
         "info['transparency'] refused; the other steps as for YCbCr, La, RGBa",
-    ),
-    Route(
-        operation=f"resize NEAREST / same-size copy ({_NAMES})",
-        modes=LIMITED_MODES,
-        kernel="resize_nearest",
-        contexts="any size and box; the interpolating filters refused",
-    ),
-    Route(
-        operation=f"Image.transform AFFINE / Image.rotate NEAREST ({_NAMES})",
-        modes=LIMITED_MODES,
-        kernel="affine_nearest",
-        contexts="as for the native modes (scale and 16.16 fixed-point paths, any fillcolor); "
-        "other methods and filters refused",
     ),
     Route(
         operation=f"Image.merge ({_NAMES})",

@@ -7,7 +7,7 @@ Each becomes one lookup of a (4, 256) host table built by :mod:`pillow_gpu.gpu.k
 from __future__ import annotations
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import lut
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route, require_mode
@@ -41,15 +41,16 @@ ROUTES = (
     ),
     Route(
         operation="ImageChops.invert",
-        modes=NATIVE_MODES,
+        modes=(*NATIVE_MODES, *LIMITED_MODES),
         kernel="lut",
         contexts="~x on every stored byte, alpha and padding included",
     ),
     Route(
         operation="Image.point",
-        modes=NATIVE_MODES,
+        modes=(*NATIVE_MODES, *LIMITED_MODES),
         kernel="lut",
-        contexts="table of 256 x bands or a callable; mode= argument rejected",
+        contexts="table of 256 x bands or a callable; mode= argument rejected; the limited "
+        "modes by their bands (YCbCr, HSV, LAB's padding byte as RGB's)",
     ),
     Route(
         operation="ImageOps.solarize / posterize",

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import NATIVE_MODES, WIDE16_MODES
+from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, WIDE16_MODES, band_twin
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import (
     affine_nearest,
@@ -110,8 +110,8 @@ def lower_resize(program: Program, node: Node, ins: list[tuple[int, Node]]) -> i
     current = _premultiplied(program, src, mode, src_node.size)
     if step is not None:
         current = _reduced(program, node, current, src_node, factor=step[0], box=step[1])
-    out = resample.lower_passes(
-        program, current, mode, size, plan, out_of_range=_out_of_range(node, mode)
+    out = resample.lower_passes(  # Pillow resamples 8-bit images by band count
+        program, current, band_twin(mode), size, plan, out_of_range=_out_of_range(node, mode)
     )
     return _finish(program, src, out, mode, node.size)
 
@@ -138,7 +138,8 @@ def _reduced(
     """``ImagingReduce`` of ``src`` (premultiplied for LA/RGBA): the 8-bit kernel, or for I
     Pillow's double sums (reduce_wide; the recorder raises Pillow's ValueError for I;16*)."""
     if src_node.mode not in resample_wide.KINDS:
-        return reduce.lower(program, src, src_node.mode, src_node.size, factor=factor, box=box)
+        mode = band_twin(src_node.mode)  # Pillow reduces by band count
+        return reduce.lower(program, src, mode, src_node.size, factor=factor, box=box)
     _check_block(node, factor)
     out_of_range = _out_of_range(node, src_node.mode)
     return reduce_wide.lower(
@@ -268,22 +269,29 @@ def _finish(program: Program, src: int, out: int, mode: str, size: tuple[int, in
 
 LOWERINGS: dict[str, Lowering] = {"resize": lower_resize, "reduce": lower_reduce}
 
+_EIGHT_BIT = (*NATIVE_MODES, *LIMITED_MODES)
+#: How the limited modes are resampled and reduced (their band twins).
+_BY_BANDS = (
+    "YCbCr, HSV and LAB as three bands (byte 3 written 0) and La and RGBa as two and four "
+    "bands, without premultiplying them again, as Pillow resamples by band count"
+)
+
 ROUTES = (
     Route(
         operation="resize NEAREST",
-        modes=NATIVE_MODES,
+        modes=_EIGHT_BIT,
         kernel="resize_nearest",
         contexts="any size and box; host-built index tables",
     ),
     Route(
         operation="resize BOX / BILINEAR / HAMMING / BICUBIC / LANCZOS",
-        modes=NATIVE_MODES,
+        modes=_EIGHT_BIT,
         kernel="resample, resample_long (+reduce, premultiply)",
         contexts=(
             "any size, box and reducing_gap; Pillow 13's pass order; host fixed-point "
             f"coefficient tables of at most {resample.MAX_TABLE_WORDS} i32 words per pass, "
             "merged into dense windows of four outputs where they fit a uniform binding; "
-            "LA/RGBA premultiplied around the work as Pillow does"
+            "LA/RGBA premultiplied around the work as Pillow does; " + _BY_BANDS
         ),
     ),
     Route(
@@ -309,8 +317,9 @@ ROUTES = (
     ),
     Route(
         operation="Image.reduce",
-        modes=NATIVE_MODES,
+        modes=_EIGHT_BIT,
         kernel="reduce (+premultiply)",
-        contexts="any factor and integer box; edge blocks average the pixels the box holds",
+        contexts="any factor and integer box; edge blocks average the pixels the box holds; "
+        + _BY_BANDS,
     ),
 )
