@@ -204,3 +204,14 @@ def test_rows_longer_than_the_kernel_takes_are_refused_with_the_fix() -> None:
     lazy = Image.from_pil(widest).convert("1")
     assert max(d.loop_steps for d in plan_graph(lazy).program.dispatches) <= 65_535
     _assert_same(evaluate(lazy), widest.convert("1"))
+
+
+@pytest.mark.parametrize(
+    ("size", "rows"), [((1, 300), 16), ((100, 300), 64), ((600, 300), 256), ((600, 40), 64)]
+)
+def test_workgroups_hold_the_rows_that_work_together(size: tuple[int, int], rows: int) -> None:
+    # About (width + 1) / 2 rows are at work at once (each starts two steps after the one
+    # above); a workgroup holds them, or the whole image when it has fewer rows.
+    lazy = Image.from_pil(_source("L", _content("ramp", size, seed=0))).convert("1")
+    pipelines = {d.pipeline for d in plan_graph(lazy).program.dispatches if d.shader == "dither"}
+    assert pipelines == {f"dither?KIND=0&ROWS={rows}"}

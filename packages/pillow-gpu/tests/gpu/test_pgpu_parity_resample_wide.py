@@ -20,7 +20,7 @@ from pillow_gpu import Image
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu.lowering.resample import _clamps_16bit, _int_out_of_range
+from pillow_gpu.gpu.lowering._platform import clamps_16bit, int_out_of_range
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -118,8 +118,8 @@ def test_any_size_matches_pillow(
 
 
 def test_live_pillow_clamps_16bit_results_and_casts_out_of_range_i_to_a_known_value() -> None:
-    assert _clamps_16bit()
-    above, below = _int_out_of_range() or (None, None)
+    assert clamps_16bit()
+    above, below = int_out_of_range() or (None, None)
     assert above is not None
     assert below is not None
 

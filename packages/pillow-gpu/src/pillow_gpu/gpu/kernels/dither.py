@@ -42,16 +42,20 @@ STEP_BUDGET = 16_384
 #: steps, each with a barrier, whatever the adapter; this keeps them to 65,535 steps or fewer
 #: (lavapipe's per-invocation loop bound, and a few tens of milliseconds on a hardware GPU).
 MAX_WIDTH = 65_534 - 2 * 255
-#: Workgroup sizes (rows at once) the kernel is compiled for: the smallest that holds the
-#: image's rows, up to 256 (WebGPU's default bound on a workgroup's invocations).
+#: Workgroup sizes (rows at once) the kernel is compiled for, up to 256 (WebGPU's default
+#: bound on a workgroup's invocations).
 _ROWS = (16, 64, 256)
 #: Shader-work units per invocation step: a sample and its error arithmetic, plus the storage
 #: barrier every invocation waits at (measured on lavapipe, see ``_work``).
 _UNITS_PER_STEP = (4, 4, 8)
 
 
-def _rows(height: int) -> int:
-    return next((rows for rows in _ROWS if rows >= height), _ROWS[-1])
+def _rows(width: int, height: int) -> int:
+    """The smallest workgroup that runs every row at once, or that keeps a narrow image's
+    rows busy: a row starts two steps after the one above, so about (width + 1) / 2 rows are
+    ever at work together, and more would only wait at the barriers."""
+    busy = min(height, -(-(width + 1) // 2))
+    return next((rows for rows in _ROWS if rows >= busy), _ROWS[-1])
 
 
 def _period(width: int, rows: int) -> int:
@@ -66,7 +70,7 @@ def steps(width: int, rows_in_dispatch: int, rows: int) -> int:
 
 def _dispatches(width: int, height: int) -> list[tuple[int, int]]:
     """``(first row, rows)`` of each dispatch: whole workgroup rounds within the budget."""
-    rows = _rows(height)
+    rows = _rows(width, height)
     rounds = max(1, (STEP_BUDGET - width - 1 - 2 * (rows - 1)) // _period(width, rows) + 1)
     chunk = rounds * rows
     return [(row0, min(chunk, height - row0)) for row0 in range(0, height, chunk)]
@@ -98,7 +102,7 @@ def _lower(program: Program, src: int, size: tuple[int, int], kind: int) -> int:
         colours = program.table(np.frombuffer(web_colours(), dtype="<u4"))
     else:  # bound but unread: the kernel's bindings are the same for every kind
         cells = colours = program.table([0])
-    rows = _rows(height)
+    rows = _rows(width, height)
     for row0, count in _dispatches(width, height):
         total = steps(width, count, rows)
         program.dispatch(

@@ -16,7 +16,9 @@ from pillow_gpu.gpu.kernels.binary64 import double_words
 __all__ = ["KINDS", "MAPS", "lower"]
 
 #: Mode -> the kernel's KIND (the bands the interpolating filters write; see the .wgsl).
-KINDS = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4, "CMYK": 4, "RGBX": 4}
+KINDS = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4, "CMYK": 4, "RGBX": 4, "I": 5}
+#: Bands each KIND filters (the shader work scales with them).
+_BANDS = {1: 1, 2: 2, 3: 3, 4: 4, 5: 1}
 #: Filter id -> shader-work units of one band: a word copy (NEAREST), 7 software double
 #: operations (BILINEAR), about 40 (BICUBIC); the coordinates take about 20 (each operation
 #: about 2 units; measured on lavapipe, about 1 ns a unit).
@@ -37,20 +39,23 @@ def lower(
     coefficients: tuple[float, ...],
     fill: int,
     resample: int,
+    out_of_range: tuple[int, int] = (0, 0),
 ) -> int:
     """A new ``size`` image: ``src`` (LA/RGBA already premultiplied for the interpolating
     filters) through the ``map_name`` map with ``resample`` (0 NEAREST, 2 BILINEAR, 3 BICUBIC,
-    Pillow's ids); ``kind`` is :data:`KINDS`' entry of the mode (any for NEAREST)."""
+    Pillow's ids); ``kind`` is :data:`KINDS`' entry of the mode (any for NEAREST);
+    ``out_of_range``: what this platform's (INT32) cast gives a double at or above 2**31 and
+    below -2**31 (I only)."""
     map_id, count = MAPS[map_name]
     padded = [*coefficients[:count], *(0.0,) * (8 - count)]
     bits = double_words(padded).tolist()
     dst = program.image(size)
     program.dispatch(
         "generic_transform",
-        words=(*size, *src_size, fill, 0, 0, 0, *bits),
+        words=(*size, *src_size, fill, *out_of_range, 0, *bits),
         bindings=(src, dst),
         grid=size,
-        invocation_work=_COORDINATE_WORK + _BAND_WORK[resample] * kind,
+        invocation_work=_COORDINATE_WORK + _BAND_WORK[resample] * _BANDS[kind],
         constants={"KIND": kind, "FILTER": resample, "MAP": map_id},
     )
     return dst

@@ -17,13 +17,16 @@
 //   doubles down the column), v = p1 + t (p2 + t (p3 + t p4)); stored as 0 at or below 0, 255
 //   at or above 255, else (UINT8)v.
 // KIND (the filtered bands) 1: one band in byte 0 (L); 2: band 0 from byte 0 into bytes 0..2 and
-// band 1 in byte 3 (La); 3: bytes 0..2 (RGB; byte 3 keeps the fill word's); 4: bytes 0..3.
+// band 1 in byte 3 (La); 3: bytes 0..2 (RGB; byte 3 keeps the fill word's); 4: bytes 0..3;
+// 5: the word as one C int (I): the row's int arithmetic wraps as Pillow's does (x86-64, a
+// host probe checks it), and the result is C's (INT32)v, truncated, with this platform's
+// value for a double out of range (p.above, p.below) instead of BICUBIC's 0..255 clamp.
 //
 // Method: one output pixel per invocation, every double operation in software binary64
 // (binary64.wgsli), so each rounding is Pillow's.
 struct Params {
     dst_w: u32, dst_h: u32, src_w: u32, src_h: u32,
-    fill: u32, _pad0: u32, _pad1: u32, _pad2: u32,
+    fill: u32, above: i32, below: i32, _pad: u32,
     // the map's coefficients as IEEE bits (low, high words): a0..a7 (affine: a0..a5)
     a01: vec4<u32>, a23: vec4<u32>, a45: vec4<u32>, a67: vec4<u32>,
 }
@@ -120,7 +123,11 @@ fn f64_at_least_int(v: F64, n: u32) -> bool {
 fn sample(x: i32, y: i32, byte: u32) -> i32 {
     let cx = u32(clamp(x, 0, i32(p.src_w) - 1));
     let cy = u32(clamp(y, 0, i32(p.src_h) - 1));
-    return i32((src[lane_src + cy * p.src_w + cx] >> (8u * byte)) & 0xFFu);
+    let word = src[lane_src + cy * p.src_w + cx];
+    if (KIND == 5u) {
+        return bitcast<i32>(word);
+    }
+    return i32((word >> (8u * byte)) & 0xFFu);
 }
 
 // a + (b - a) * d for the integers a, b (C: the int difference times a double, plus a).
@@ -146,7 +153,7 @@ fn cubic_row(y: i32, ax: Axis, byte: u32) -> F64 {
         from_int(-a + b - c + d), ax.frac);
 }
 
-fn bicubic_band(ax: Axis, ay: Axis, byte: u32) -> u32 {
+fn bicubic_value(ax: Axis, ay: Axis, byte: u32) -> F64 {
     let y = ay.cell - 1;
     let v1 = cubic_row(y, ax, byte);  // sample() clips the first row
     var v2 = v1;
@@ -164,20 +171,10 @@ fn bicubic_band(ax: Axis, ay: Axis, byte: u32) -> u32 {
     let p2 = f64_add(negated(v1), v3);
     let p3 = minus(f64_add(doubled(minus(v1, v2)), v3), v4);
     let p4 = f64_add(minus(f64_add(negated(v1), v2), v3), v4);
-    let v = cubic(v2, p2, p3, p4, ay.frac);
-    if (v.sign == 1u || v.hi == 0u) {
-        return 0u;
-    }
-    if (f64_at_least_int(v, 255u)) {
-        return 255u;
-    }
-    return u32(f64_to_i32(v, 0, 0));
+    return cubic(v2, p2, p3, p4, ay.frac);
 }
 
-fn band(ax: Axis, ay: Axis, byte: u32) -> u32 {
-    if (FILTER == 3u) {
-        return bicubic_band(ax, ay, byte);
-    }
+fn bilinear_value(ax: Axis, ay: Axis, byte: u32) -> F64 {
     let v1 = lerp_int(sample(ax.cell, ay.cell, byte), sample(ax.cell + 1, ay.cell, byte), ax.frac);
     var v2 = v1;
     if (ay.cell + 1 >= 0 && ay.cell + 1 < i32(p.src_h)) {
@@ -185,8 +182,30 @@ fn band(ax: Axis, ay: Axis, byte: u32) -> u32 {
             sample(ax.cell, ay.cell + 1, byte), sample(ax.cell + 1, ay.cell + 1, byte), ax.frac
         );
     }
-    let v = f64_add(v1, f64_mul(f64_add(v2, negated(v1)), ay.frac));
-    return u32(f64_to_i32(v, 0, 0)) & 0xFFu;  // (UINT8)v of a value in 0..255
+    return f64_add(v1, f64_mul(f64_add(v2, negated(v1)), ay.frac));
+}
+
+// The filtered value of one band, as Pillow stores it: I as (INT32)v; an 8-bit band as
+// (UINT8)v (BILINEAR's value lies in 0..255), BICUBIC's clamped to 0..255 first.
+fn band(ax: Axis, ay: Axis, byte: u32) -> u32 {
+    if (FILTER == 2u) {
+        let v = bilinear_value(ax, ay, byte);
+        if (KIND == 5u) {
+            return bitcast<u32>(f64_to_i32(v, p.above, p.below));
+        }
+        return u32(f64_to_i32(v, 0, 0)) & 0xFFu;
+    }
+    let v = bicubic_value(ax, ay, byte);
+    if (KIND == 5u) {
+        return bitcast<u32>(f64_to_i32(v, p.above, p.below));
+    }
+    if (v.sign == 1u || v.hi == 0u) {
+        return 0u;
+    }
+    if (f64_at_least_int(v, 255u)) {
+        return 255u;
+    }
+    return u32(f64_to_i32(v, 0, 0));
 }
 
 @compute @workgroup_size(16, 16)
@@ -229,7 +248,7 @@ fn main(
     let ax = axis(xin, p.src_w);
     let ay = axis(yin, p.src_h);
     if (ax.cell >= -1 && ay.cell >= -1) {
-        if (KIND == 1u) {
+        if (KIND == 1u || KIND == 5u) {
             out = band(ax, ay, 0u);
         } else if (KIND == 2u) {
             out = band(ax, ay, 0u) * 0x010101u | (band(ax, ay, 3u) << 24u);

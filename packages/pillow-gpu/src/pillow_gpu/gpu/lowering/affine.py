@@ -51,6 +51,7 @@ from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import affine_nearest, generic_transform, premultiply
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
+from pillow_gpu.gpu.lowering._platform import filters_wrap_int32, int_out_of_range
 
 __all__ = [
     "LOWERINGS",
@@ -188,6 +189,21 @@ def _check_unfused(node: Node, *, fix: str) -> None:
         )
 
 
+def _int_filters(node: Node) -> tuple[int, int]:
+    """What the I filters' (INT32) cast gives out of range; ``Unsupported`` where live Pillow's
+    row arithmetic or cast is not the one replayed (the C standard leaves both open)."""
+    found = int_out_of_range()
+    if found is None or not filters_wrap_int32():  # pragma: no cover - platform dependent
+        raise unsupported(
+            node,
+            "this Pillow build's BILINEAR/BICUBIC filters of I images overflow or cast "
+            "differently from the replayed x86-64 behaviour (int32 wrap, one out-of-range "
+            "value)",
+            fix="use NEAREST, or evaluate with to_pil()",
+        )
+    return found
+
+
 def _nan_refusal(node: Node) -> Exception:
     return unsupported(
         node,
@@ -288,6 +304,9 @@ def _lower_generic_map(
             fix="use such coefficients, or evaluate with to_pil()",
         )
     _check_unfused(node, fix="evaluate with to_pil()")
+    out_of_range = (0, 0)
+    if mode == "I" and resample != PILImage.Resampling.NEAREST:
+        out_of_range = _int_filters(node)
     premultiplied = mode in ("LA", "RGBA") and resample != PILImage.Resampling.NEAREST
     work_mode = {"LA": "La", "RGBA": "RGBa"}[mode] if premultiplied else mode
     colour = node.params["fillcolor"]
@@ -305,6 +324,7 @@ def _lower_generic_map(
         coefficients=tuple(a),
         fill=fill,
         resample=resample,
+        out_of_range=out_of_range,
     )
     if premultiplied:
         out = premultiply.lower(program, out, node.size, mode, unpremultiply=True)
@@ -379,7 +399,10 @@ ROUTES = (
             "software binary64 (an FMA-fused Pillow build refused); LA/RGBA premultiplied "
             "around it as Pillow converts them; YCbCr, HSV and LAB filtered as three bands "
             "(byte 3 the fill's, as Image.new fills it), La and RGBa as two and four bands "
-            "as they are, as Pillow picks its filter by band count"
+            "as they are, as Pillow picks its filter by band count; I in C ints and "
+            "doubles as Pillow's filter32I (a row's int differences wrap, the result is "
+            "truncated, out-of-range values cast as this platform does, both probed on live "
+            "Pillow)"
         ),
     ),
     Route(

@@ -14,7 +14,6 @@ no larger than the graph's pixel bound. MKS2013/MKS2021 are not proven.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -33,9 +32,10 @@ from pillow_gpu.gpu.kernels import (
     resample_wide,
     resize_nearest,
 )
-from pillow_gpu.gpu.kernels.resample_coeffs import FILTERS, precompute_doubles
+from pillow_gpu.gpu.kernels.resample_coeffs import FILTERS
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
+from pillow_gpu.gpu.lowering._platform import clamps_16bit, int_out_of_range
 from pillow_gpu.gpu.lowering.affine import generic_scale_tables
 
 __all__ = ["LOWERINGS", "ROUTES", "lower_reduce", "lower_resize"]
@@ -122,7 +122,7 @@ def _check_wide_passes(node: Node, mode: str, plan: resample.ResizePlan) -> None
         weights = np.abs(one.coefficients.weights)
         if np.any((weights > 0) & (weights < resample_wide.SMALLEST_WEIGHT)):  # pragma: no cover
             raise unsupported(node, "this resize has a weight too small for the exact passes")
-    if mode != "I" and not _clamps_16bit():  # pragma: no cover - Pillow version dependent
+    if mode != "I" and not clamps_16bit():  # pragma: no cover - Pillow version dependent
         raise unsupported(node, "this Pillow does not clamp 16-bit resampling results")
 
 
@@ -151,7 +151,7 @@ def _out_of_range(node: Node, mode: str) -> tuple[int, int]:
     """The I results of this platform's out-of-range casts (unused for the 16-bit modes)."""
     if mode != "I":
         return (0, 0)
-    found = _int_out_of_range()
+    found = int_out_of_range()
     if found is None:  # pragma: no cover - platform dependent
         raise unsupported(node, "this Pillow's int cast of out-of-range I results is not uniform")
     return found
@@ -165,59 +165,6 @@ def _check_block(node: Node, factor: tuple[int, ...]) -> None:
             "the range where Pillow's double sums are exact (2**53)",
             fix="reduce in two steps, or evaluate with to_pil()",
         )
-
-
-def _replayed_rounding(rows: list[list[int]], width: int) -> list[list[int]]:
-    """``ROUND_UP`` of each output of a horizontal BICUBIC pass over ``rows`` to ``width``,
-    unclipped: Pillow's double sums replayed in its order (Python floats are the same
-    doubles), with C's truncating cast."""
-    method = int(PILImage.Resampling.BICUBIC)
-    weights = precompute_doubles(method, len(rows[0]), 0.0, float(len(rows[0])), width)
-    out = []
-    for row in rows:
-        values = []
-        for x, (first, taps) in enumerate(weights.bounds.tolist()):
-            total = 0.0
-            for t in range(taps):
-                total += row[first + t] * float(weights.weights[x, t])
-            values.append(math.trunc(total + 0.5 if total >= 0 else total - 0.5))
-        out.append(values)
-    return out
-
-
-def _live_pass(rows: list[list[int]], mode: str, dtype: str, width: int) -> list[list[int]]:
-    image = PILImage.frombytes(mode, (len(rows[0]), len(rows)), np.array(rows, dtype).tobytes())
-    got = image.resize((width, len(rows)), PILImage.Resampling.BICUBIC).tobytes()
-    return np.frombuffer(got, dtype).reshape(len(rows), width).tolist()
-
-
-@functools.cache
-def _int_out_of_range() -> tuple[int, int] | None:
-    """What this Pillow's ``ROUND_UP`` gives for I results at or above 2**31 and below -2**31
-    (C leaves the cast undefined; x86-64 gives -2**31 for both), or None when live Pillow
-    does not give one value per side: two rows that BICUBIC overshoots past each end."""
-    top, bottom = 2**31 - 1, -(2**31)
-    rows = [[bottom, top, top, bottom], [top, bottom, bottom, top]]
-    sides: dict[bool, set[int]] = {True: set(), False: set()}
-    replayed = _replayed_rounding(rows, 9)
-    for want, got in zip(replayed, _live_pass(rows, "I", "<i4", 9), strict=True):
-        for rounded, value in zip(want, got, strict=True):
-            if not bottom <= rounded <= top:
-                sides[rounded > 0].add(value)
-    if len(sides[True]) != 1 or len(sides[False]) != 1:
-        return None
-    return sides[True].pop(), sides[False].pop()
-
-
-@functools.cache
-def _clamps_16bit() -> bool:
-    """True when live Pillow clamps a 16-bit resampling result to 0..65535, as 13.0 does (the
-    older 16bpc pass clipped each byte, wrapping the low byte of results above 65535)."""
-    rows = [[0, 65535, 65535, 0, 0, 65535, 12345, 0], [65535, 0, 0, 65535, 65535, 0, 7, 65535]]
-    replayed = _replayed_rounding(rows, 19)
-    clamped = [[min(max(value, 0), 65535) for value in row] for row in replayed]
-    overshoots = any(not 0 <= value <= 65535 for row in replayed for value in row)
-    return overshoots and clamped == _live_pass(rows, "I;16", "<u2", 19)
 
 
 def _generic_nearest(
