@@ -247,9 +247,9 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
         lambda: _masked_paste(Image.from_pil(_source("rgb256"))),
         "operation 'paste_masked' on a mode P image has no GPU route",
     ),
-    "point-to-L-of-P": (
-        lambda: Image.from_pil(_source("rgb256")).point(list(range(256)), "L"),
-        "operation 'point_mode' on a mode P image has no GPU route",
+    "point-to-F-of-P": (
+        lambda: Image.from_pil(_source("rgb256")).point([v / 2 for v in range(256)], "F"),
+        "operation 'point_mode' on a mode F image has no GPU route",
     ),
     "filter-of-1": (
         lambda: Image.new("1", (4, 4)).filter(ImageFilter.MedianFilter(3)),

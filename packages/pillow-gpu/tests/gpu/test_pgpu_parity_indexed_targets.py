@@ -230,10 +230,10 @@ REFUSALS = {
         lambda im: im.transform((5, 5), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)),
         "only for AFFINE, EXTENT and QUAD with NEAREST",
     ),
-    "point to 1 of a P result": (
+    "point to I of a P result": (
         "RGB",
-        lambda im: im.convert("P", dither=NONE).point(list(range(256)), "1"),
-        "operation 'point_mode' on a mode P image",
+        lambda im: im.convert("P", dither=NONE).point(list(range(256)), "I"),
+        "operation 'point_mode' on a mode I image",
     ),
 }
 

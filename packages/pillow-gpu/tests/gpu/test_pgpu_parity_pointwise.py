@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
@@ -9,7 +11,8 @@ from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageOps
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
-from pillow_gpu.gpu import evaluate
+from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu import evaluate, plan_graph
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -97,6 +100,51 @@ def test_point_list_per_band(mode: str) -> None:
     bands = PILImage.getmodebands(mode)
     table = [(i * (b + 3) + 11 * b) % 300 for b in range(bands) for i in range(256)]
     assert_image_equal(evaluate(Image.from_pil(source).point(table)), source.point(table))
+
+
+#: ``point(table, mode)`` of one-byte images: the thresholding idiom and others.
+MODE_TABLES = {
+    "threshold-128": lambda v: 255 if v > 128 else 0,
+    "stored-one": lambda v: 1 if v > 100 else 0,  # a 1 image storing 1, as Pillow stores it
+    "float-out-of-range": lambda v: v * 1.7 - 20.5,
+    "list": [(v * 37 + 5) % 300 for v in range(256)],
+}
+
+
+def _one_byte_source(mode: str, size: tuple[int, int]) -> PILImage.Image:
+    gray = make_image("L", size, seed=3)
+    if mode == "P":
+        return make_image("RGB", size, seed=3).convert("P")
+    return gray if mode == "L" else gray.convert("1")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("table", list(MODE_TABLES))
+@pytest.mark.parametrize("target", ["1", "L"])
+@pytest.mark.parametrize("source", ["L", "P", "1"])
+def test_point_to_a_mode(source: str, target: str, table: str, size: tuple[int, int]) -> None:
+    image = _one_byte_source(source, size)
+    expected = image.point(MODE_TABLES[table], target)
+    actual = evaluate(Image.from_pil(image).point(MODE_TABLES[table], target))
+    assert_image_equal(actual, expected)
+    assert actual.tobytes("raw", "L") == expected.tobytes("raw", "L")  # the stored bytes
+    assert actual.info == expected.info
+
+
+@pytest.mark.parametrize(
+    ("source", "target"), [("L", "I"), ("L", "F"), ("L", "P"), ("LA", "LA"), ("RGB", "RGB")]
+)
+def test_point_to_other_modes_is_refused_or_raises_as_pillow(source: str, target: str) -> None:
+    image = make_image(source, (9, 7))
+    table = [v // 2 for v in range(256)] * PILImage.getmodebands(target)
+    try:
+        image.point(table, target)
+    except ValueError as pillow:  # e.g. LA to LA: Pillow's own mode check
+        with pytest.raises(ValueError, match=re.escape(str(pillow))):
+            Image.from_pil(image).point(table, target)
+        return
+    with pytest.raises(Unsupported, match="point"):
+        plan_graph(Image.from_pil(image).point(table, target))
 
 
 @pytest.mark.parametrize("factor", [0.0, 0.37, 1.0, 2.5])

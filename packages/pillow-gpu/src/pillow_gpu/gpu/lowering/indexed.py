@@ -104,9 +104,9 @@ ToRgb = Callable[[Program, Node, list[tuple[int, Any]]], int]
 #: transform; see ``_convert_info``).
 INDEX_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "transform")
 #: Per-pixel operations on P and 1 images: ``point`` maps the stored byte (a P result keeps
-#: the palette); ``ImageOps.invert`` maps 1's stored byte, and a P image's palette (Pillow's
-#: ``ImageOps._lut``), keeping its indices.
-INDEX_POINTWISE = ("point", "invert")
+#: the palette; with a mode, to L or 1: ``lowering.pointwise``); ``ImageOps.invert`` maps 1's
+#: stored byte, and a P image's palette (Pillow's ``ImageOps._lut``), keeping its indices.
+INDEX_POINTWISE = ("point", "point_mode", "invert")
 #: Everything that may read or produce a P or 1 image on the GPU.
 INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE)
 #: Operations that read a mode 1 image as a mask (its stored 0/255 byte): the mask's position
