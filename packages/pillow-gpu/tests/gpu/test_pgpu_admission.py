@@ -48,7 +48,8 @@ REJECTED: dict[str, Callable[[], Any]] = {
         _leaf("P"), "paste", _leaf("P", (2, 2)), (1, 1), _leaf("L", (2, 2))
     ),
     "resize-mks2013": lambda: _leaf("RGB").resize((4, 4), PILImage.Resampling.MKS2013),
-    "point-with-mode": lambda: _leaf("L").point(list(range(256)), "L"),
+    # point with a mode: L, P and 1 to L or 1 only (gpu.lowering.pointwise)
+    "point-with-mode-I": lambda: _leaf("L").point(list(range(256)), "I"),
     "chops-mode-mismatch": lambda: ImageChops.multiply(_leaf("RGBA"), _leaf("RGBX")),
     "color-CMYK": lambda: ImageEnhance.Color(_leaf("CMYK")).enhance(0.5),
     "rank-size-9": lambda: _leaf("L").filter(ImageFilter.MedianFilter(9)),

@@ -4,8 +4,8 @@ resample_wide and reduce_wide reproduce Pillow's double loops only if each multi
 conversion and ROUND_UP returns exactly what the CPU returns. A test kernel runs the library
 on the adapter over operands chosen to reach every branch (exponent gaps of 0..70 bits,
 carries into a new binade, cancellation down to zero, rounding ties both ways, products of
-1..32-bit integers and of two doubles, integers of 1..53 bits) and its results are compared
-bit for bit with numpy's IEEE doubles.
+1..32-bit integers and of two doubles, quotients of two doubles, integers of 1..53 bits) and
+its results are compared bit for bit with numpy's IEEE doubles.
 """
 
 from __future__ import annotations
@@ -49,19 +49,22 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let acc = f64_from_bits(cases[c + 3u], cases[c + 4u]);
     let product = f64_mul_int(k, select(word, 0u - word, sign == 1u), sign);
     let sum = f64_add(acc, product);
-    let r = 10u * id.x;
+    let r = 12u * id.x;
     put(r, f64_to_bits(product));
     put(r + 2u, f64_to_bits(sum));
     results[r + 4u] = bitcast<u32>(f64_round_up(sum, 1234567, -7654321));
     put(r + 5u, f64_to_bits(f64_mul(acc, k)));
     put(r + 7u, f64_to_bits(f64_from_u64(cases[c + 7u], cases[c + 6u], cases[c + 5u])));
+    if (k.hi != 0u) {
+        put(r + 10u, f64_to_bits(f64_div(acc, k)));
+    }
 }
 """
 _ABOVE, _BELOW = 1234567, -7654321  # stand-ins for the platform's out-of-range casts
 
 
 def _run(device: SharedDevice, cases: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint32]:
-    """Run the test kernel over (count, 8) input words; (count, 10) result words."""
+    """Run the test kernel over (count, 8) input words; (count, 12) result words."""
     gpu = device.device
     source = _expanded("binary64.wgsli", set()) + _MAIN
     module = gpu.create_shader_module(code=source)
@@ -72,7 +75,7 @@ def _run(device: SharedDevice, cases: npt.NDArray[np.uint32]) -> npt.NDArray[np.
     count = len(data)
     inputs = gpu.create_buffer_with_data(data=data.tobytes(), usage=wgpu.BufferUsage.STORAGE)
     outputs = gpu.create_buffer(
-        size=count * 40, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+        size=count * 48, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
     )
     bind_group = gpu.create_bind_group(
         layout=pipeline.get_bind_group_layout(0),
@@ -89,7 +92,7 @@ def _run(device: SharedDevice, cases: npt.NDArray[np.uint32]) -> npt.NDArray[np.
     compute.end()
     gpu.queue.submit([encoder.finish()])
     out = np.frombuffer(gpu.queue.read_buffer(outputs), dtype="<u4")
-    return out.reshape(count, 10)
+    return out.reshape(count, 12)
 
 
 def _doubles(rng: np.random.Generator, count: int, low: int, high: int) -> npt.NDArray[np.float64]:
@@ -188,6 +191,14 @@ def test_arithmetic_matches_the_cpu(device: SharedDevice, seed: int) -> None:
     ):
         bad = _mismatches(got[:, columns], want)
         assert not bad, (name, [(k[i], v[i], acc[i], n[i]) for i in bad[:5]])
+    # acc / k where k is not zero and the quotient is a normal double or zero
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        quotient = acc / k
+    normal = (k != 0) & np.isfinite(quotient)
+    normal &= (quotient == 0) | (np.abs(quotient) >= np.finfo(np.float64).tiny)
+    assert normal.sum() > len(k) * 0.9
+    bad = _mismatches(got[normal][:, 10:12], quotient[normal])
+    assert not bad, ("acc / k", [(acc[normal][i], k[normal][i]) for i in bad[:5]])
     rounded = got[:, 4].view(np.int32)
     for i, value in enumerate(total.tolist()):
         want = _round_up(value)

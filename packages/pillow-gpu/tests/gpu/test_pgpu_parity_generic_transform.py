@@ -269,6 +269,60 @@ def test_quad_interpolated_matches_pillow(
     _check_quad(mode, quad, resample)
 
 
+def _perspective(target: list[tuple[float, float]], size: tuple[int, int]) -> list[float]:
+    """PERSPECTIVE coefficients mapping the output's corners to ``target`` (a keystone)."""
+    corners = [(0, 0), (size[0], 0), (size[0], size[1]), (0, size[1])]
+    rows = []
+    for (x, y), (u, v) in zip(corners, target, strict=True):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    solution = np.linalg.solve(np.array(rows, dtype=float), np.array(target, dtype=float).ravel())
+    return [float(v) for v in solution]
+
+
+#: PERSPECTIVE maps of a 37 x 29 output: keystones (a scanned page), a strong tilt that
+#: samples outside the source, a near-identity one (a6, a7 tiny), exact affine (a6 = a7 = 0).
+PERSPECTIVES: dict[str, list[float]] = {
+    "keystone": _perspective([(3, 2), (35, 0), (39, 31), (-2, 27)], (37, 29)),
+    "strong-tilt": _perspective([(12, 8), (28, 9), (47, 36), (-9, 33)], (37, 29)),
+    "near-identity": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1e-4, -2e-4],
+    "affine": [0.9, 0.2, 1.5, -0.1, 1.1, -0.5, 0.0, 0.0],
+}
+PERSPECTIVE_MODES = (*MODES, "I", "YCbCr", "P")
+
+
+@pytest.mark.parametrize("resample", ALL_FILTERS, ids=[f.name for f in ALL_FILTERS])
+@pytest.mark.parametrize("name", list(PERSPECTIVES))
+@pytest.mark.parametrize("mode", PERSPECTIVE_MODES)
+def test_perspective_matches_pillow(mode: str, name: str, resample: int) -> None:
+    source = _quad_source(mode) if mode != "P" else _quad_source("RGB").convert("P")
+    if mode == "YCbCr":
+        source = _quad_source("RGB").convert(mode)
+    coefficients = PERSPECTIVES[name]
+    for fill in (None, 7 if mode in ("L", "I", "P") else "red"):
+        args = ((37, 29), PILImage.Transform.PERSPECTIVE, coefficients, resample)
+        expected = source.transform(*args, fillcolor=fill)
+        _same(Image.from_pil(source).transform(*args, fillcolor=fill), expected)
+
+
+#: Maps whose denominator a6 xx + a7 yy + 1 is zero at an output pixel (a6 * 0.5 = -1), or
+#: whose coordinates leave the normal doubles there.
+SINGULAR = {
+    "horizon-on-a-pixel": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0],
+    "subnormal-coordinate": [1e-310, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+}
+
+
+@pytest.mark.parametrize("name", list(SINGULAR))
+def test_perspective_outside_the_normal_doubles_is_refused(name: str) -> None:
+    lazy = Image.from_pil(make_image("RGB", (9, 7))).transform(
+        (9, 7), PILImage.Transform.PERSPECTIVE, SINGULAR[name], BILINEAR
+    )
+    with pytest.raises(Unsupported) as refused:
+        plan_graph(lazy)
+    assert "to_pil()" in refused.value.fix
+
+
 EXTENTS = {"whole": (0, 0, 40, 30), "fractional": (5.5, 2.25, 30, 20), "zoom": (10, 10, 12, 13)}
 
 

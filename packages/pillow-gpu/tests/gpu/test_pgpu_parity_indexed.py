@@ -255,11 +255,11 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
         lambda: Image.new("1", (4, 4)).filter(ImageFilter.MedianFilter(3)),
         "operation 'filter' on a mode 1 image has no GPU route",
     ),
-    "perspective-of-P": (
+    "mesh-of-P": (
         lambda: Image.from_pil(_source("rgb256")).transform(
-            (4, 4), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)
+            (4, 4), PILImage.Transform.MESH, [((0, 0, 4, 4), (0, 0, 0, 8, 8, 8, 8, 0))]
         ),
-        "only for AFFINE, EXTENT and QUAD with NEAREST .pure copies., not PERSPECTIVE",
+        "only for AFFINE, EXTENT, QUAD and PERSPECTIVE with NEAREST .pure copies., not MESH",
     ),
     "putpixel-colour-of-P": (
         lambda: _put(Image.from_pil(_source("rgb256")), (1, 2, 3)),

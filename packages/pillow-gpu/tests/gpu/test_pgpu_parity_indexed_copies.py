@@ -117,6 +117,12 @@ OPERATIONS: dict[str, Callable[[Any, Any], Any]] = {
         PILImage.Resampling.BICUBIC,
         fillcolor=3,
     ),
+    "transform-perspective-bilinear": lambda im, ns: im.transform(
+        (20, 15),
+        PILImage.Transform.PERSPECTIVE,
+        (1.1, 0.2, -1.0, 0.05, 0.9, 2.0, 0.004, -0.003),
+        PILImage.Resampling.BILINEAR,
+    ),
     "transform-extent": lambda im, ns: im.transform(
         (14, 9), PILImage.Transform.EXTENT, (2.5, 1, 30, 17.5)
     ),

@@ -225,10 +225,12 @@ REFUSALS = {
     ),
     "L->P ADAPTIVE": ("L", lambda im: im.convert("P", palette=ADAPTIVE), "quantizer"),
     "RGBA->P": ("RGBA", lambda im: im.convert("P", dither=NONE), r"quantize\(\)"),
-    "P upload, perspective transform": (
+    "P upload, mesh transform": (
         "P",
-        lambda im: im.transform((5, 5), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)),
-        "only for AFFINE, EXTENT and QUAD with NEAREST",
+        lambda im: im.transform(
+            (5, 5), PILImage.Transform.MESH, [((0, 0, 4, 4), (0, 0, 0, 8, 8, 8, 8, 0))]
+        ),
+        "only for AFFINE, EXTENT, QUAD and PERSPECTIVE",
     ),
     "point to I of a P result": (
         "RGB",

@@ -227,6 +227,12 @@ COPIES: dict[str, tuple[Callable[[Image.Image], Image.Image], Callable[..., PILI
         lambda im: im.transform((20, 15), PILImage.Transform.QUAD, (0, 0, 2, 22, 35, 20, 30, 1),
                                 fillcolor=(3, 200)),
     ),
+    "transform-perspective-nearest": (
+        lambda im: im.transform((20, 15), PILImage.Transform.PERSPECTIVE,
+                                (1.1, 0.2, -1.0, 0.05, 0.9, 2.0, 0.004, -0.003)),
+        lambda im: im.transform((20, 15), PILImage.Transform.PERSPECTIVE,
+                                (1.1, 0.2, -1.0, 0.05, 0.9, 2.0, 0.004, -0.003)),
+    ),
 }  # fmt: skip
 
 

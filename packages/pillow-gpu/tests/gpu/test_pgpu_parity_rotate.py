@@ -186,8 +186,8 @@ def test_executor_runs_rotations_like_pillow() -> None:
 REJECTED = {
     "double-fallback": lambda im: im.transform((8, 8), AFFINE, (1, 0.5, 40000, 0, 1, 0)),
     "fix-overflow": lambda im: im.transform((1, 1), AFFINE, (60000, 0.5, -30000, 0, 1, 0)),
-    "perspective": lambda im: im.transform(
-        (8, 8), PILImage.Transform.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0, 0)
+    "mesh": lambda im: im.transform(
+        (8, 8), PILImage.Transform.MESH, [((0, 0, 8, 8), (0, 0, 0, 8, 8, 8, 8, 0))]
     ),
 }
 

@@ -1,5 +1,5 @@
-"""Pillow's generic transform on the device (AFFINE and QUAD maps; NEAREST, BILINEAR and
-BICUBIC filters), in its double arithmetic.
+"""Pillow's generic transform on the device (AFFINE, QUAD and PERSPECTIVE maps; NEAREST,
+BILINEAR and BICUBIC filters), in its double arithmetic.
 
 ``ImagingGenericTransform`` maps each output pixel centre through ``affine_transform`` or
 ``quad_transform`` and samples the source with Geometry.c's filters: the nearest pixel, or the
@@ -25,7 +25,10 @@ _BANDS = {1: 1, 2: 2, 3: 3, 4: 4, 5: 1}
 _BAND_WORK = {0: 0, 2: 14, 3: 80}
 _COORDINATE_WORK = 40
 #: Map -> the kernel's MAP and the coefficients Pillow's map reads.
-MAPS = {"affine": (0, 6), "quad": (1, 8)}
+MAPS = {"affine": (0, 6), "quad": (1, 8), "perspective": (2, 8)}
+#: Shader-work units of a map's coordinates beyond the affine map's: two divisions of 54
+#: restoring steps each (about 2 units a step).
+_MAP_WORK = {"affine": 0, "quad": 0, "perspective": 220}
 
 
 def lower(
@@ -55,7 +58,9 @@ def lower(
         words=(*size, *src_size, fill, *out_of_range, 0, *bits),
         bindings=(src, dst),
         grid=size,
-        invocation_work=_COORDINATE_WORK + _BAND_WORK[resample] * _BANDS[kind],
+        invocation_work=_COORDINATE_WORK
+        + _MAP_WORK[map_name]
+        + _BAND_WORK[resample] * _BANDS[kind],
         constants={"KIND": kind, "FILTER": resample, "MAP": map_id},
     )
     return dst

@@ -1,8 +1,11 @@
-// Pillow's generic transform (ImagingGenericTransform, Geometry.c) for the AFFINE (MAP 0) and
-// QUAD (MAP 1) maps with the NEAREST (FILTER 0), BILINEAR (2) and BICUBIC (3) filters, in its
-// double arithmetic: per output pixel (x, y), with xx = x + 0.5 and yy = y + 0.5,
+// Pillow's generic transform (ImagingGenericTransform, Geometry.c) for the AFFINE (MAP 0),
+// QUAD (MAP 1) and PERSPECTIVE (MAP 2) maps with the NEAREST (FILTER 0), BILINEAR (2) and
+// BICUBIC (3) filters, in its double arithmetic: per output pixel (x, y), with xx = x + 0.5
+// and yy = y + 0.5,
 //   affine: xin = a0 xx + a1 yy + a2, yin = a3 xx + a4 yy + a5;
 //   quad:   xin = a0 + a1 xx + a2 yy + a3 xx yy, yin = a4 + a5 xx + a6 yy + a7 xx yy;
+//   perspective: the affine xin and yin each divided by a6 xx + a7 yy + 1 (the host checks
+//   that every numerator, denominator and quotient is a normal double or zero);
 //   each product and sum rounded in C's order (a build that fuses them is refused on the host).
 // NEAREST: COORD(v) = v < 0 ? -1 : (int)v on each axis (values past int32 count as outside, as
 //   both C conversions put them there); outside the image the fill word, else the source word.
@@ -226,14 +229,20 @@ fn main(
     let a5 = f64_from_bits(p.a45.z, p.a45.w);
     var xin: F64;
     var yin: F64;
-    if (MAP == 0u) {
-        xin = f64_add(f64_add(times_half_odd(a0, id.x), times_half_odd(a1, id.y)), a2);
-        yin = f64_add(f64_add(times_half_odd(a3, id.x), times_half_odd(a4, id.y)), a5);
-    } else {
-        let a6 = f64_from_bits(p.a67.x, p.a67.y);
-        let a7 = f64_from_bits(p.a67.z, p.a67.w);
+    let a6 = f64_from_bits(p.a67.x, p.a67.y);
+    let a7 = f64_from_bits(p.a67.z, p.a67.w);
+    if (MAP == 1u) {
         xin = quad(a0, a1, a2, a3, id.x, id.y);
         yin = quad(a4, a5, a6, a7, id.x, id.y);
+    } else {
+        xin = f64_add(f64_add(times_half_odd(a0, id.x), times_half_odd(a1, id.y)), a2);
+        yin = f64_add(f64_add(times_half_odd(a3, id.x), times_half_odd(a4, id.y)), a5);
+        if (MAP == 2u) {
+            let one = F64(0u, 0, F64_LEAD, 0u);
+            let w = f64_add(f64_add(times_half_odd(a6, id.x), times_half_odd(a7, id.y)), one);
+            xin = f64_div(xin, w);
+            yin = f64_div(yin, w);
+        }
     }
     var out = p.fill;
     if (FILTER == 0u) {

@@ -189,6 +189,36 @@ def _check_unfused(node: Node, *, fix: str) -> None:
         )
 
 
+def _perspective_refusal(a: Sequence[float], size: tuple[int, int]) -> str | None:
+    """What of ``perspective_transform``'s doubles at some output pixel is not a normal double
+    (or zero): a denominator a6 xx + a7 yy + 1, a numerator or a quotient; None when all are.
+    Numpy's float64 operations round as the C ones do, in the same order."""
+    tiny = np.finfo(np.float64).tiny
+    columns = np.arange(size[0], dtype=np.float64) + 0.5
+    step = max(1, _CHUNK_PIXELS // size[0])
+
+    def regular(values: npt.NDArray[np.float64], zero: bool) -> bool:
+        return bool(
+            (np.isfinite(values) & ((zero & (values == 0)) | (np.abs(values) >= tiny))).all()
+        )
+
+    with np.errstate(all="ignore"):
+        for top in range(0, size[1], step):
+            rows = np.arange(top, min(size[1], top + step), dtype=np.float64)[:, None] + 0.5
+            denominator = a[6] * columns + a[7] * rows + 1
+            if not regular(denominator, zero=False):
+                return "a denominator that is zero, infinite or subnormal"
+            for numerator in (
+                a[0] * columns + a[1] * rows + a[2],
+                a[3] * columns + a[4] * rows + a[5],
+            ):
+                if not regular(numerator, zero=True):
+                    return "a numerator that is infinite or subnormal"
+                if not regular(numerator / denominator, zero=True):
+                    return "a source coordinate that is infinite or subnormal"
+    return None
+
+
 def _int_filters(node: Node) -> tuple[int, int]:
     """What the I filters' (INT32) cast gives out of range; ``Unsupported`` where live Pillow's
     row arithmetic or cast is not the one replayed (the C standard leaves both open)."""
@@ -253,7 +283,7 @@ _QUAD_NEAREST_MODES = (*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES, *INDEXED_MODE
 _COEFFICIENT_RANGE = (2.0**-500, 2.0**500)
 _SMALLEST_NORMAL = 2.0**-1022
 #: Which coefficients of each map are offsets (the others are multiplied).
-_OFFSETS = {"affine": (2, 5), "quad": (0, 4)}
+_OFFSETS = {"affine": (2, 5), "quad": (0, 4), "perspective": (2, 5)}
 
 
 def quad_coefficients(data: Sequence[float], size: tuple[int, int]) -> tuple[float, ...]:
@@ -339,6 +369,17 @@ def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -
     if method == PILImage.Transform.QUAD:
         a = [float(v) for v in quad_coefficients(params["data"], node.size)]
         return _lower_generic_map(program, node, src, src_node, map_name="quad", a=a)
+    if method == PILImage.Transform.PERSPECTIVE:
+        a = [float(v) for v in params["data"][:8]]
+        refusal = _perspective_refusal(a, node.size)
+        if refusal is not None:
+            raise unsupported(
+                node,
+                f"the perspective map {tuple(a)} gives {refusal} at some output pixel, where "
+                "the software doubles of the GPU route are not proven",
+                fix="use a map whose horizon lies outside the output, or evaluate with to_pil()",
+            )
+        return _lower_generic_map(program, node, src, src_node, map_name="perspective", a=a)
     if method != PILImage.Transform.AFFINE:
         name = PILImage.Transform(method).name
         raise unsupported(node, f"transform method {name} has no proven GPU route")
@@ -415,6 +456,20 @@ ROUTES = (
             "listed, BILINEAR and BICUBIC in "
             + ", ".join(_FILTERED_MODES)
             + "; coefficients as for the affine map"
+        ),
+    ),
+    Route(
+        operation="Image.transform PERSPECTIVE (NEAREST, BILINEAR, BICUBIC)",
+        modes=_QUAD_NEAREST_MODES,
+        kernel="generic_transform (+premultiply)",
+        contexts=(
+            "Pillow's perspective_transform, (a0 xx + a1 yy + a2) / (a6 xx + a7 yy + 1) and "
+            "likewise y, with its double division in software binary64 (restoring division, "
+            "round to nearest even); NEAREST in every mode listed, BILINEAR and BICUBIC in "
+            + ", ".join(_FILTERED_MODES)
+            + "; coefficients as for the affine map, and every denominator, numerator and "
+            "source coordinate of the output a normal double or zero (checked on the host: a "
+            "horizon crossing the output is refused)"
         ),
     ),
 )

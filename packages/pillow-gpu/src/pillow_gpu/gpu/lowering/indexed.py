@@ -312,15 +312,21 @@ def _check_copy(node: Node, fix: str) -> None:
                 fix="use Image.Resampling.NEAREST, or " + fix,
             )
     if node.op == "transform":
-        copying = params["method"] in (PILImage.Transform.AFFINE, PILImage.Transform.QUAD)
+        copying = params["method"] in (
+            PILImage.Transform.AFFINE,
+            PILImage.Transform.QUAD,
+            PILImage.Transform.PERSPECTIVE,
+        )
         if not copying or params["resample"] != PILImage.Resampling.NEAREST:
             method = PILImage.Transform(params["method"]).name
             raise unsupported(
                 node,
-                f"transform of a {node.mode} image is proven only for AFFINE, EXTENT and QUAD "
+                f"transform of a {node.mode} image is proven only for AFFINE, EXTENT, QUAD and "
+                "PERSPECTIVE "
                 f"with NEAREST (pure copies), not {method} with "
                 f"{PILImage.Resampling(params['resample']).name}",
-                fix="use Image.Transform.AFFINE (Image.rotate), EXTENT or QUAD, or " + fix,
+                fix="use Image.Transform.AFFINE (Image.rotate), EXTENT, QUAD or PERSPECTIVE, or "
+                + fix,
             )
     colour = params.get("fill") if node.op == "expand" else params.get("value")
     palette = node.mode in ("P", "PA")
