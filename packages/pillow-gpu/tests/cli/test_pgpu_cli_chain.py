@@ -87,6 +87,10 @@ _PIL_CALLS: dict[str, tuple[str, Callable[[PILImage.Image], PILImage.Image]]] = 
     "chops_invert": ("chops_invert", PILImageChops.invert),
     "grayscale": ("grayscale", PILImageOps.grayscale),
     "convert": ("convert:P:none", lambda im: im.convert("P", dither=PILImage.Dither.NONE)),
+    "threshold": (
+        "threshold:100",
+        lambda im: im.convert("L").point(lambda v: 255 * (v >= 100), "1"),
+    ),
     "gaussian_blur": ("gaussian_blur:1.5", lambda im: im.filter(PILImageFilter.GaussianBlur(1.5))),
     "box_blur": ("box_blur:2", lambda im: im.filter(PILImageFilter.BoxBlur(2))),
     "median": ("median:5", lambda im: im.filter(PILImageFilter.MedianFilter(5))),
@@ -316,3 +320,13 @@ def test_printed_chain_parses_to_the_same_steps(text: str) -> None:
     again = parse_chain(str(chain))
     assert again == chain
     assert len(chain.steps) == text.count(",") + 1
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "CMYK"])
+def test_threshold_step_runs_on_the_gpu_as_pillow_thresholds(mode: str) -> None:
+    chain = parse_chain("threshold:100")
+    assert admitted_modes(chain).admitted == NATIVE_MODES
+    source = make_image(mode, (19, 17), seed=5)
+    expected = source.convert("L").point(lambda v: 255 if v >= 100 else 0, "1")
+    assert_image_equal(evaluate(chain.apply(Image.from_pil(source))), expected)

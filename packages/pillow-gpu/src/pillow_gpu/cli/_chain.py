@@ -187,10 +187,16 @@ def _rotate(modules: _Modules, image: Any, degrees: float, filter_name: str = "n
 
 def _convert(modules: _Modules, image: Any, mode: str, dither: str = "floydsteinberg") -> Any:
     # Pillow's convert to the image's own mode is ``copy()``: nothing for the GPU to do. The
-    # dither only matters for P and 1 targets (only ``none`` gives Pillow's fixed tables).
+    # dither only matters for P and 1 targets.
     if image.mode == mode:
         return image.copy()
     return image.convert(mode, dither=_DITHERS[dither])
+
+
+def _threshold(modules: _Modules, image: Any, level: int = 128) -> Any:
+    # The bilevel image of the gray levels at or above ``level``: Pillow's point to mode 1.
+    gray = image if image.mode == "L" else image.convert("L")
+    return gray.point([255 if value >= level else 0 for value in range(256)], "1")
 
 
 def _flatten(modules: _Modules, image: Any, color: str = "white") -> Any:
@@ -274,6 +280,14 @@ _SPECS: tuple[StepSpec, ...] = (
         defaults=("floydsteinberg",),
         build=_convert,
         print_defaults=False,
+    ),
+    StepSpec(
+        name="threshold",
+        call="image.convert('L').point(table, '1'): white at or above gray LEVEL (default 128), "
+        "black below it, with no dither (the convert is skipped for an L image)",
+        parsers=(("LEVEL", _integer),),
+        defaults=(128,),
+        build=_threshold,
     ),
     StepSpec(
         name="gaussian_blur",
