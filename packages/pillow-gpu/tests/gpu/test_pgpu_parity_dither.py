@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image as PILImage
 from pillow_gpu import GpuBatchExecutor, Image
 from pillow_gpu.errors import Unsupported
@@ -215,3 +217,19 @@ def test_workgroups_hold_the_rows_that_work_together(size: tuple[int, int], rows
     lazy = Image.from_pil(_source("L", _content("ramp", size, seed=0))).convert("1")
     pipelines = {d.pipeline for d in plan_graph(lazy).program.dispatches if d.shader == "dither"}
     assert pipelines == {f"dither?KIND=0&ROWS={rows}"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    kind=st.sampled_from(list(KINDS)),
+    width=st.integers(1, 90),
+    height=st.integers(1, 90),
+    content=st.sampled_from(["noise", "ramp", "stripes", "threshold"]),
+    seed=st.integers(0, 2**16),
+)
+def test_any_shape_and_content_dithers_as_pillow(
+    kind: str, width: int, height: int, content: str, seed: int
+) -> None:
+    mode, target = KINDS[kind]
+    image = _source(mode, _content(content, (width, height), seed))
+    _assert_same(evaluate(Image.from_pil(image).convert(target)), image.convert(target))

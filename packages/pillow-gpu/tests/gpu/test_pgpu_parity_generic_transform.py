@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from PIL import Image as PILImage
 from pillow_gpu import GpuBatchExecutor, Image
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu.lowering import _platform
+from pillow_gpu.gpu.lowering import _platform, affine
 from pillow_gpu.gpu.lowering._platform import filters_wrap_int32
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -303,6 +303,33 @@ def test_perspective_matches_pillow(mode: str, name: str, resample: int) -> None
         args = ((37, 29), PILImage.Transform.PERSPECTIVE, coefficients, resample)
         expected = source.transform(*args, fillcolor=fill)
         _same(Image.from_pil(source).transform(*args, fillcolor=fill), expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    mode=st.sampled_from(MODES),
+    offsets=st.lists(st.integers(-768, 768), min_size=8, max_size=8),  # 1/64 pixel steps
+    resample=st.sampled_from(ALL_FILTERS),
+)
+def test_any_keystone_matches_pillow(mode: str, offsets: list[int], resample: int) -> None:
+    corners = [(0, 0), (37, 0), (37, 29), (0, 29)]
+    target = [
+        (x + offsets[2 * i] / 64, y + offsets[2 * i + 1] / 64) for i, (x, y) in enumerate(corners)
+    ]
+    try:
+        coefficients = _perspective(target, (37, 29))
+    except np.linalg.LinAlgError:
+        assume(False)
+    assume(affine._perspective_refusal(coefficients, (37, 29)) is None)
+    source = _quad_source(mode)
+    args = ((37, 29), PILImage.Transform.PERSPECTIVE, coefficients, resample)
+    lazy = Image.from_pil(source).transform(*args)
+    try:  # the proven coefficient range (a solved map can hold a tiny nonzero term)
+        plan_graph(lazy)
+    except Unsupported as refused:
+        assume("coefficients" not in refused.why)
+        raise
+    _same(lazy, source.transform(*args))
 
 
 #: Maps whose denominator a6 xx + a7 yy + 1 is zero at an output pixel (a6 * 0.5 = -1), or
