@@ -41,7 +41,7 @@ from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 from pillow_gpu.gpu.lowering.indexed import palette_table
 
 __all__ = [
-    "LIMITED_COPIES",
+    "LIMITED_OPERATIONS",
     "LOWERINGS",
     "ROUTES",
     "TABLE_MODES",
@@ -51,10 +51,11 @@ __all__ = [
     "lower_limited_convert",
 ]
 
-#: Operations that move YCbCr/La/RGBa words unchanged, read/write their bands by byte, blend
-#: them byte by byte with a mask (masked paste and fill), or that Pillow runs by band count
-#: (resize, reduce, transform, filter: their lowerings check the method and filter).
-LIMITED_COPIES = (
+#: Operations admitted on YCbCr, La, RGBa, HSV and LAB: those that move their words unchanged,
+#: read/write their bands by byte, blend them byte by byte (with a mask, ImageChops, blend), or
+#: that Pillow runs by band count (resize, reduce, transform, filter, point: their lowerings
+#: check the method, filter and mode).
+LIMITED_OPERATIONS = (
     "convert",
     "transpose",
     "crop",
@@ -222,12 +223,12 @@ def check_limited(node: Node, limits: DeviceLimits | None = None) -> None:
     limited = sorted({node.mode, *(child.mode for child in node.inputs)} & set(LIMITED_MODES))
     if not limited:
         return
-    if node.op not in LIMITED_COPIES:
+    if node.op not in LIMITED_OPERATIONS:
         raise unsupported(
             node,
             f"mode {limited[0]} is not a native GPU layout, and operation {node.op!r} has no "
             f"route for it: {', '.join(LIMITED_MODES)} images are admitted only for "
-            f"{', '.join(LIMITED_COPIES)}",
+            f"{', '.join(LIMITED_OPERATIONS)}",
             fix=_FIX,
         )
 
