@@ -35,7 +35,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
     # YCbCr, La, RGBa, HSV, LAB: copies, convert() and what Pillow runs by band count or
     # byte by byte (gpu.lowering.limited); not the enhancers, putalpha or ImageOps' own
-    "brightness-on-HSV": lambda: ImageEnhance.Brightness(_leaf("HSV")).enhance(1.5),
+    "contrast-on-HSV": lambda: ImageEnhance.Contrast(_leaf("HSV")).enhance(1.5),
     "putalpha-on-La": lambda: _edited(_leaf("La"), "putalpha", 9),
     "convert-to-P-adaptive": lambda: _leaf("RGB").convert("P", palette=PILImage.Palette.ADAPTIVE),
     "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),

@@ -4,8 +4,8 @@ Transpose, crop, expand, paste, putpixel, resize NEAREST, transform/rotate NEARE
 uploads, ``Image.new``, getchannel/split and merge equal live Pillow byte for byte, the
 stored padding byte of YCbCr, HSV and LAB included (resampling, transform filters and image
 filters, point, ImageChops and blend, which Pillow runs by band count or byte by byte:
-``test_pgpu_parity_limited_bands``); putalpha, the enhancers other than Sharpness and the like
-are refused with ``Unsupported`` naming the mode.
+``test_pgpu_parity_limited_bands``); putalpha, Contrast, Color and the like are refused with
+``Unsupported`` naming the mode.
 """
 
 from __future__ import annotations
@@ -222,7 +222,6 @@ _Op = Callable[[Any, Any], Any]
 #: Operations with no proven route on these modes (called with the ImageChops module and an
 #: image, Pillow's or a lazy one). Each is refused at admission, naming the mode.
 REFUSED: dict[str, _Op] = {
-    "brightness": lambda m, im: _enhancer(m, "Brightness")(im).enhance(1.3),
     "resize-mks2013": lambda m, im: im.resize((9, 5), PILImage.Resampling.MKS2013),
     "putalpha": lambda m, im: _putalpha(im),
     "contrast": _enhance,

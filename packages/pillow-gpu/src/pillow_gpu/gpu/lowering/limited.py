@@ -20,7 +20,7 @@ hsv2rgb and its LittleCMS RGB <-> LAB transforms, read off live Pillow for all 2
 ``Image.convert`` takes a source other than RGB, RGBA or RGBX to LAB through
 ``convert("RGBA")``, and converts LAB to those three modes only. A P or 1 image converts to
 YCbCr, HSV or LAB through Pillow's own 256-entry table.
-Every other operation on these modes (putalpha, the enhancers but Sharpness, ImageOps' own
+Every other operation on these modes (putalpha, Contrast and Color, ImageOps' own
 functions...) is refused.
 """
 
@@ -72,6 +72,7 @@ LIMITED_OPERATIONS = (
     "chops_invert",
     "chop",
     "blend",
+    "brightness",
     "getchannel",
     "merge",
 )

@@ -87,8 +87,9 @@ ROUTES = (
     ),
     Route(
         operation="ImageEnhance.Brightness",
-        modes=NATIVE_MODES,
+        modes=(*NATIVE_MODES, "YCbCr", "La", "RGBa", "HSV"),
         kernel="lut",
-        contexts="any factor; alpha unchanged",
+        contexts="any factor; an A band unchanged (La's and RGBa's a is blended, as Pillow's "
+        "degenerate image has no A band; LAB: Pillow raises, and so does the recording)",
     ),
 )
