@@ -379,7 +379,7 @@ def test_replay_equivalence_evidence_verifies(stream: Any, temporal_contract: An
         elsewhere,
         elsewhere,
         elsewhere,
-        elsewhere,
+        lambda footprint: elsewhere(),  # normalize_footprint takes the declared footprint
         lambda a, b: a == b,
     )
     report = verify_cuda_graph_contract(CudaGraphContractSuite(module, replay_equivalence))
