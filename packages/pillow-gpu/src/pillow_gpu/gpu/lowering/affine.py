@@ -192,9 +192,10 @@ def _check_unfused(node: Node, *, fix: str) -> None:
 def _perspective_refusal(a: Sequence[float], size: tuple[int, int]) -> str | None:
     """What of ``perspective_transform``'s doubles at some output pixel is not a normal double
     (or zero): a denominator a6 xx + a7 yy + 1, a numerator or a quotient; None when all are.
-    Numpy's float64 operations round as the C ones do, in the same order."""
+    The numerators and the denominator are affine forms in Pillow's order
+    (:func:`generic_coordinates`), and numpy's float64 division rounds as C's."""
     tiny = np.finfo(np.float64).tiny
-    columns = np.arange(size[0], dtype=np.float64) + 0.5
+    columns = np.arange(size[0])
     step = max(1, _CHUNK_PIXELS // size[0])
 
     def regular(values: npt.NDArray[np.float64], zero: bool) -> bool:
@@ -204,14 +205,11 @@ def _perspective_refusal(a: Sequence[float], size: tuple[int, int]) -> str | Non
 
     with np.errstate(all="ignore"):
         for top in range(0, size[1], step):
-            rows = np.arange(top, min(size[1], top + step), dtype=np.float64)[:, None] + 0.5
-            denominator = a[6] * columns + a[7] * rows + 1
+            rows = np.arange(top, min(size[1], top + step))
+            denominator, _ = generic_coordinates((a[6], a[7], 1.0, 0, 0, 0), columns, rows)
             if not regular(denominator, zero=False):
                 return "a denominator that is zero, infinite or subnormal"
-            for numerator in (
-                a[0] * columns + a[1] * rows + a[2],
-                a[3] * columns + a[4] * rows + a[5],
-            ):
+            for numerator in generic_coordinates(a[:6], columns, rows):
                 if not regular(numerator, zero=True):
                     return "a numerator that is infinite or subnormal"
                 if not regular(numerator / denominator, zero=True):

@@ -99,8 +99,8 @@ _THRESHOLD = np.where(np.arange(256) >= 128, 255, 0)  # Pillow's l2bit
 ToRgb = Callable[[Program, Node, list[tuple[int, Any]]], int]
 
 #: Operations that move stored P, PA and 1 words unchanged (resize: NEAREST, which Pillow
-#: forces for P and 1, or the same-size copy; transform: AFFINE, EXTENT or QUAD with
-#: NEAREST). The result keeps the palette, or gets the one Pillow rebuilds (expand,
+#: forces for P and 1, or the same-size copy; transform: AFFINE, EXTENT, QUAD or PERSPECTIVE
+#: with NEAREST). The result keeps the palette, or gets the one Pillow rebuilds (expand,
 #: transform; see ``_convert_info``).
 INDEX_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "transform")
 #: Per-pixel operations on P and 1 images: ``point`` maps the stored byte (a P result keeps
