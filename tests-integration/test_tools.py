@@ -93,3 +93,41 @@ def test_forbidden_dependency_is_caught(built: Path, tmp_path: Path) -> None:
         archive.writestr(metadata_name, patched)
     problems, _ = check_wheels.check_wheel(bad, check_wheels.POLICIES["pixtreme-infer"])
     assert any("must not depend on 'tensoracle'" in p for p in problems), problems
+
+
+def test_executor_profile_measures_a_case(tmp_path: Path) -> None:
+    """The profile tool runs a real executor lane on this machine's adapter and records it."""
+    import json
+
+    prefix = tmp_path / "profile"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "executor_profile.py"),
+            "--cases=chops_invert:L:64:4",
+            "--seconds=0.3",
+            "--idle=0.01",
+            "--settings=4x1",
+            "--top=8",
+            f"--output={prefix}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(prefix.with_suffix(".json").read_text())
+    assert report["calibration"]["python_1000_items_us"] > 0
+    assert report["calibration"]["copy_64kib_cold_us"] > 0
+    case = report["cases"]["chops_invert:L:64:4"]
+    for name in ("back_to_back", "after_idle"):
+        assert case[name]["windows"] >= 3
+        assert case[name]["img_per_s"] > 0
+    assert case["settings"]["4x1"]["largest_submission"] == 4
+    assert case["stats"]["submitted_jobs"] >= 4
+    profiled = [name for name, _micros, _calls in case["profile"]["cumulative_us_per_job"]]
+    assert any("_next" in name for name in profiled), profiled
+    assert "back_to_back" in result.stdout
+    assert "profile (cProfile" in result.stdout

@@ -31,9 +31,15 @@
 #                                                                         cuda_graph_bench.json
 #   6. pillow-gpu bench     the H200 cases (--cases)      -> performance.log,
 #                                                                         pillow-gpu-bench.json/.md
+#   7. executor_profile.py  where the executor's time goes          -> performance.log,
+#                                                                         executor-profile.json
 # and writes summary.txt (machine, each step's status and time, the figures). That is at most
-# 8 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
+# 9 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
 # GPU step ran on a CPU adapter; 0 otherwise (--dry-run: skips are expected, not failures).
+#
+# DEVICE_CHECK_ONLY=pillow-gpu-bench,executor-profile (step names as the summary prints them,
+# comma-separated) runs only those steps, for a session with little device time; the others are
+# reported as not selected.
 set -uo pipefail
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -243,6 +249,10 @@ step() {
     local name=$1 cap=$2 log=$3 how=$4
     shift 4
     local left limit status started
+    if [[ -n ${DEVICE_CHECK_ONLY:-} && ",$DEVICE_CHECK_ONLY," != *",$name,"* ]]; then
+        note "$name: not selected (DEVICE_CHECK_ONLY=$DEVICE_CHECK_ONLY)"
+        return 0
+    fi
     left=$(remaining)
     limit=$((cap < left - 5 ? cap : left - 5))
     if ((limit < 20)); then
@@ -312,7 +322,7 @@ if gpu_probe=$(timeout 60 "$python" -c "$probe" 2>&1); then
 else
     gpu_reason=$(echo "$gpu_probe" | tail -1)
 fi
-if [[ -z $gpu_reason ]]; then
+if [[ -z $gpu_reason || (-n ${DEVICE_CHECK_ONLY:-} && ",$DEVICE_CHECK_ONLY," != *,cuda-graph-bench,*) ]]; then
     step cuda-graph-bench 90 "$performance" append "$python" \
         packages/pixtreme-infer/benchmarks/cuda_graph_bench.py \
         --output "$out/cuda_graph_bench.json"
@@ -340,8 +350,13 @@ else
     [[ $bench_help == *--output* ]] && bench_args+=(--output "$out/pillow-gpu-bench")
     [[ $bench_help == *--quick* || $bench_help == *--cases* ]] ||
         note "pillow-gpu-bench: no --cases or --quick option; full default run"
-    step pillow-gpu-bench 90 "$performance" append "$python" -m pillow_gpu.bench "${bench_args[@]}"
+    step pillow-gpu-bench 150 "$performance" append "$python" -m pillow_gpu.bench "${bench_args[@]}"
 fi
+
+# 7. Where the executor's time goes on this host: back-to-back windows, windows after an idle
+#    gap, and a cProfile of the driving thread (tools/executor_profile.py).
+step executor-profile 60 "$performance" append "$python" tools/executor_profile.py \
+    --seconds 3 --output "$out/executor-profile"
 
 # The figures, for the summary.
 {
