@@ -355,8 +355,8 @@ fi
 
 # 7. Where the executor's time goes on this host: back-to-back windows, windows after an idle
 #    gap, and a cProfile of the driving thread (tools/executor_profile.py).
-step executor-profile 60 "$performance" append "$python" tools/executor_profile.py \
-    --seconds 3 --output "$out/executor-profile"
+step executor-profile 90 "$performance" append "$python" tools/executor_profile.py \
+    --seconds 2 --output "$out/executor-profile"
 
 # The figures, for the summary.
 {

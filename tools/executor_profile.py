@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-DEFAULT_CASES = "invert_median3:L:256:64,chops_invert:L:256:64"
+DEFAULT_CASES = "invert_median3:L:256:64,chops_invert:L:256:64,invert_median3:RGB:1024:64"
 
 
 def _calibration() -> dict[str, float]:
@@ -180,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import wgpu  # type: ignore[import-untyped]
+    from pillow_gpu._copy import split_ways
     from pillow_gpu.gpu._device import get_device
 
     adapter = get_device().adapter_info
@@ -213,8 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             lane.close()
         result["settings"] = _settings_sweep(case, args.settings, args.seconds / 2)
+        result["copy_split_ways"] = split_ways()  # what the large-copy trials chose
         report["cases"][case] = result
-        print(f"\n## {case}")
+        print(f"\n## {case} (large copies split {result['copy_split_ways']} ways)")
         for name in ("back_to_back", "after_idle"):
             row = result[name]
             print(

@@ -10,7 +10,8 @@ encoder over every line and copies the image once more (for a 1024x1024 RGB imag
 
 Pillow refuses the export when the image's rows are not one contiguous block (an image larger
 than Pillow's block size); :func:`stored_view` then returns None and the caller falls back to
-``tobytes()``.
+``tobytes()``. A result image is filled the same way (:func:`fill_storage`) where its bytes are
+exactly the storage's.
 
 The same export gives a lazy leaf its private copy: :func:`stored_snapshot` copies the storage
 once into a read-only :class:`~pillow_gpu._snapshot.Snapshot` (padded to whole words, exactly
@@ -25,13 +26,16 @@ import ctypes
 import sys
 from typing import Any
 
+import numpy as np
 from PIL import Image as PILImage
 
+from pillow_gpu._copy import copy_memory
 from pillow_gpu._snapshot import Snapshot
 
 __all__ = [
     "SNAPSHOT_RAWMODES",
     "STORED_UPLOADS",
+    "fill_storage",
     "image_of_snapshot",
     "stored_snapshot",
     "stored_view",
@@ -174,6 +178,21 @@ def stored_view(image: PILImage.Image) -> memoryview | None:
     data: Any = (ctypes.c_uint8 * nbytes).from_address(address)
     data.export = export  # released with the view
     return memoryview(data).cast("B").toreadonly()
+
+
+def fill_storage(image: PILImage.Image, data: memoryview | bytes) -> bool:
+    """Copy ``data`` into ``image``'s storage when that is one exportable block of exactly
+    ``len(data)`` bytes (large copies split across threads, :mod:`pillow_gpu._copy`); False,
+    with nothing written, otherwise. The caller knows ``data`` is the storage's bytes."""
+    block = _stored_block(image)
+    if block is None:
+        return False
+    address, nbytes, _export = block  # the export keeps the storage alive during the copy
+    source = np.frombuffer(data, dtype=np.uint8)
+    if source.nbytes != nbytes:
+        return False
+    copy_memory(address, source.ctypes.data, nbytes)
+    return True
 
 
 def stored_word(image: PILImage.Image) -> int | None:

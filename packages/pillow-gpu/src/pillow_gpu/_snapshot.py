@@ -21,6 +21,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from pillow_gpu._copy import copy_memory
+
 __all__ = ["IDLE_SNAPSHOT_BYTES", "MIN_POOLED_BYTES", "Snapshot", "SnapshotPool", "snapshot_pool"]
 
 #: Most bytes of idle snapshot buffers kept for reuse.
@@ -118,7 +120,7 @@ class Snapshot:
         elif padded > nbytes:
             buffer[nbytes:] = bytes(padded - nbytes)  # a recycled buffer's old tail
         target = (ctypes.c_char * padded).from_buffer(buffer)
-        ctypes.memmove(target, address, nbytes)
+        copy_memory(ctypes.addressof(target), address, nbytes)  # large ones split, see _copy
         del target  # release the export: a buffer with exports is never given back
         return cls(buffer)
 

@@ -17,6 +17,7 @@ RGB and YCbCr padding survives the trip and an I;16B result's ``tobytes()`` equa
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -25,7 +26,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image as PILImage
 
-from pillow_gpu._pillow_memory import STORED_UPLOADS, stored_view
+from pillow_gpu._copy import MIN_SPLIT_BYTES
+from pillow_gpu._pillow_memory import STORED_UPLOADS, fill_storage, stored_view
 
 __all__ = [
     "BAND_TWINS",
@@ -295,9 +297,37 @@ def _filled(
     mode: str, size: tuple[int, int], data: memoryview | bytes, rawmode: str
 ) -> PILImage.Image:
     """``PIL.Image.frombytes(mode, size, data, "raw", rawmode)`` without first zeroing the new
-    image (``Image.new(..., None)`` leaves it uninitialised; the raw decoder fills every byte)."""
+    image (``Image.new(..., None)`` leaves it uninitialised; the raw decoder fills every byte).
+
+    A large image whose raw decode is a plain copy (:func:`_raw_is_copy`) is filled by one
+    copy into its storage instead, split across threads where that is faster
+    (:func:`~pillow_gpu._pillow_memory.fill_storage`)."""
     if not size[0] or not size[1]:
         return PILImage.frombytes(mode, size, data, "raw", rawmode)
     image = PILImage.new(mode, size, None)
-    image.frombytes(data, "raw", rawmode)
+    if (
+        len(data) < MIN_SPLIT_BYTES
+        or not _raw_is_copy(mode, rawmode)
+        or not fill_storage(image, data)
+    ):
+        image.frombytes(data, "raw", rawmode)
     return image
+
+
+@functools.cache
+def _raw_is_copy(mode: str, rawmode: str) -> bool:
+    """True when Pillow's raw decoder of ``rawmode`` into a ``mode`` image stores exactly the
+    bytes it is given (probed once on a small image with every byte distinct)."""
+    if mode not in STORED_UPLOADS:
+        return False
+    probe = PILImage.new(mode, (7, 3), None)
+    view = stored_view(probe)
+    if view is None:
+        return False
+    data = bytes((37 * index + 11) % 256 for index in range(len(view)))
+    try:
+        probe.frombytes(data, "raw", rawmode)
+    except (ValueError, OSError):  # not a raw mode of this image, or too few bytes
+        return False
+    stored = stored_view(probe)
+    return stored is not None and bytes(stored) == data
