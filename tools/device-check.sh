@@ -26,13 +26,13 @@
 #   1. pixtreme-infer       pytest -m 'gpu and not performance'        -> infer-gpu.log
 #   2. pixtreme-arch-example pytest -m gpu (TensorRT cases skip)       -> example-gpu.log
 #   3. pillow-gpu           Vulkan adapter, then the parity suite      -> pillow-gpu-parity.log
-#   4. pixtreme-infer       pytest -m 'gpu and performance' -s         -> performance.log
-#   5. cuda_graph_bench.py  copy/replay table and JSON                 -> performance.log,
-#                                                                         cuda_graph_bench.json
-#   6. pillow-gpu bench     the H200 cases (--cases)      -> performance.log,
+#   4. pillow-gpu bench     the H200 cases (--cases)           -> performance.log,
 #                                                                         pillow-gpu-bench.json/.md
-#   7. executor_profile.py  where the executor's time goes          -> performance.log,
+#   5. executor_profile.py  where the executor's time goes             -> performance.log,
 #                                                                         executor-profile.json
+#   6. pixtreme-infer       pytest -m 'gpu and performance' -s         -> performance.log
+#   7. cuda_graph_bench.py  copy/replay table and JSON                 -> performance.log,
+#                                                                         cuda_graph_bench.json
 # and writes summary.txt (machine, each step's status and time, the figures). That is at most
 # 9 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
 # GPU step ran on a CPU adapter; 0 otherwise (--dry-run: skips are expected, not failures).
@@ -311,27 +311,7 @@ fi
 step pillow-gpu-parity 150 "$parity_log" append "$python" "${pytest_args[@]}" \
     packages/pillow-gpu/tests/gpu -q -rfEs
 
-# 4. pixtreme-infer performance cases (median and p90, no thresholds).
-step pixtreme-infer-performance 90 "$performance" append "$python" "${pytest_args[@]}" \
-    packages/pixtreme-infer/tests -m 'gpu and performance' -s -rA
-
-# 5. The CUDA Graph benchmark: table and JSON (needs a CUDA GPU; without one, said so).
-probe='import cupy; assert cupy.cuda.runtime.getDeviceCount() > 0'
-if gpu_probe=$(timeout 60 "$python" -c "$probe" 2>&1); then
-    gpu_reason=""
-else
-    gpu_reason=$(echo "$gpu_probe" | tail -1)
-fi
-if [[ -z $gpu_reason || (-n ${DEVICE_CHECK_ONLY:-} && ",$DEVICE_CHECK_ONLY," != *,cuda-graph-bench,*) ]]; then
-    step cuda-graph-bench 90 "$performance" append "$python" \
-        packages/pixtreme-infer/benchmarks/cuda_graph_bench.py \
-        --output "$out/cuda_graph_bench.json"
-else
-    note "cuda-graph-bench: SKIPPED (no CUDA GPU: $gpu_reason)"
-    [[ $mode == run ]] && failed=1
-fi
-
-# 6. pillow-gpu's benchmark, short form (the module may not exist yet in this checkout).
+# 4. pillow-gpu's benchmark, short form (the module may not exist yet in this checkout).
 bench_help=$(timeout 60 "$python" -m pillow_gpu.bench --help 2>&1)
 if [[ $? -ne 0 ]]; then
     note "pillow-gpu-bench: SKIPPED (python -m pillow_gpu.bench is not usable here:" \
@@ -353,10 +333,30 @@ else
     step pillow-gpu-bench 150 "$performance" append "$python" -m pillow_gpu.bench "${bench_args[@]}"
 fi
 
-# 7. Where the executor's time goes on this host: back-to-back windows, windows after an idle
+# 5. Where the executor's time goes on this host: back-to-back windows, windows after an idle
 #    gap, and a cProfile of the driving thread (tools/executor_profile.py).
 step executor-profile 90 "$performance" append "$python" tools/executor_profile.py \
     --seconds 2 --output "$out/executor-profile"
+
+# 6. pixtreme-infer performance cases (median and p90, no thresholds).
+step pixtreme-infer-performance 90 "$performance" append "$python" "${pytest_args[@]}" \
+    packages/pixtreme-infer/tests -m 'gpu and performance' -s -rA
+
+# 7. The CUDA Graph benchmark: table and JSON (needs a CUDA GPU; without one, said so).
+probe='import cupy; assert cupy.cuda.runtime.getDeviceCount() > 0'
+if gpu_probe=$(timeout 60 "$python" -c "$probe" 2>&1); then
+    gpu_reason=""
+else
+    gpu_reason=$(echo "$gpu_probe" | tail -1)
+fi
+if [[ -z $gpu_reason || (-n ${DEVICE_CHECK_ONLY:-} && ",$DEVICE_CHECK_ONLY," != *,cuda-graph-bench,*) ]]; then
+    step cuda-graph-bench 90 "$performance" append "$python" \
+        packages/pixtreme-infer/benchmarks/cuda_graph_bench.py \
+        --output "$out/cuda_graph_bench.json"
+else
+    note "cuda-graph-bench: SKIPPED (no CUDA GPU: $gpu_reason)"
+    [[ $mode == run ]] && failed=1
+fi
 
 # The figures, for the summary.
 {
