@@ -15,7 +15,8 @@ from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 
 from pillow_gpu import _cpu
-from pillow_gpu._graph import Node
+from pillow_gpu._graph import Node, walk
+from pillow_gpu._png_tail import LATE_ORIENTATION
 from pillow_gpu._probes import _probe, _probe_image, _probe_mode, _tiny_size
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.Image import Image, from_pil, new
@@ -151,18 +152,22 @@ _EXIF_METHODS = {
 }
 
 
-def _opened_orientation(image: Image) -> tuple[Any, bool, bool] | None:
-    """(orientation, is TIFF, the TIFF's size changes while loading) as the file Pillow opens
-    sees it, for an undecoded open leaf.
+def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] | None] | None:
+    """(orientation, is TIFF, the TIFF's size changes while loading, the loaded ``info`` or
+    None) as the file Pillow opens sees it, for an undecoded open leaf.
 
     Pillow's ``exif_transpose`` asks the opened image itself, whose plugin may have read the
     EXIF already: the JPEG plugin does so while opening (for the DPI) and keeps whatever part
     of a corrupt or truncated EXIF it parsed, so its ``exif_transpose`` copes where a fresh
-    parse of the same bytes raises. The header is opened again (no pixel is decoded) and asked
-    the same question, so the answer and any exception are Pillow's. None where that question
-    would decode the pixels (PNG without an ``exif`` chunk before its data, whose ``getexif``
-    loads the image) or the node is not an undecoded ``open`` leaf: then ``info`` answers, as
-    it does for Pillow's loaded image.
+    parse of the same bytes raises. The header is opened again and asked the same question,
+    so the answer and any exception are Pillow's.
+
+    A PNG without an ``exif`` chunk before its data makes Pillow's ``getexif`` load the image
+    and read what follows the pixels. Where nothing there can carry an orientation (the leaf's
+    ``late`` metadata, :mod:`pillow_gpu._png_tail`) this returns None and ``info`` answers, as
+    it would for Pillow's loaded image; where something can, the header copy is loaded as
+    Pillow loads it (the pixels are decoded once here), and its orientation and loaded
+    ``info`` are returned. None too where the node is not an undecoded ``open`` leaf.
 
     Pillow's TIFF plugin transposes the pixels while loading, as the EXIF orientation asks; it
     reports the transposed size from the header's orientation tag already at open, but not from
@@ -175,11 +180,25 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool] | None:
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif
         if own and not is_tiff and "exif" not in header.info:
-            return None
+            if LATE_ORIENTATION not in node.params.get("late", ()):
+                return None
+            orientation = header.getexif().get(_ORIENTATION, 1)  # loads, as in Pillow
+            loaded = cast("dict[str, Any]", dict(header.info))  # Pillow types some keys as pairs
+            return orientation, False, False, loaded
         orientation = header.getexif().get(_ORIENTATION, 1)  # the IFD is read, not pixels
         swaps = orientation in (5, 6, 7, 8)  # a quarter turn: width and height swap
         tagged = getattr(header, "tag_v2", {}).get(_ORIENTATION)  # what sized the header
-        return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8)
+        return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8), None
+
+
+def _late_orientation_below(node: Node) -> bool:
+    """True when a PNG leaf under ``node`` (``node`` itself excluded) carries orientation
+    metadata after its pixels, which Pillow's operations load into ``info`` and ``node``'s
+    recorded ``info`` lacks."""
+    return any(
+        leaf is not node and leaf.op == "open" and LATE_ORIENTATION in leaf.params.get("late", ())
+        for leaf in walk(node)
+    )
 
 
 @overload
@@ -212,7 +231,17 @@ def exif_transpose(image: Image, *, in_place: bool = False) -> Image | None:
 def _exif_transposed(image: Image) -> Image:
     """``exif_transpose(image)``'s result as a new image (see :func:`exif_transpose`)."""
     opened = _opened_orientation(image)
+    if opened is None and _late_orientation_below(image.node):
+        raise Unsupported(
+            "the image comes from a PNG whose orientation metadata follows its pixels: Pillow "
+            "reads it into info when an operation loads the file, and the recorded info has "
+            "only the header's",
+            observed=f"exif_transpose of a {image.node.op!r} result of such a PNG",
+            fix="call ImageOps.exif_transpose on the opened image first, or evaluate with to_pil()",
+            stage="admission",
+        )
     is_tiff = opened is not None and opened[1]
+    loaded = opened[3] if opened is not None else None
     if opened is not None and opened[2]:
         raise Unsupported(
             "Pillow transposes a TIFF oriented by its XMP packet while loading it, so its size "
@@ -223,11 +252,24 @@ def _exif_transposed(image: Image) -> Image:
             stage="admission",
         )
     probe = PILImage.new("L", (1, 1))
-    probe.info.update(image.info)
+    probe.info.update(image.info if loaded is None else loaded)
     orientation = probe.getexif().get(_ORIENTATION, 1) if opened is None else opened[0]
     method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
-        return image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
+        copy = image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
+        if loaded is None:
+            return copy
+        node = copy.node  # Pillow's copy of the loaded image: the loaded info
+        return Image(
+            Node(
+                op=node.op,
+                params=node.params,
+                inputs=node.inputs,
+                mode=node.mode,
+                size=node.size,
+                info=loaded,
+            )
+        )
     info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
     node = image.transpose(method).node
     params = {**node.params, "info": info}  # the CPU route sets Pillow's info on its result

@@ -17,6 +17,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
 from pillow_gpu._pillow_memory import stored_snapshot
+from pillow_gpu._png_tail import late_metadata
 
 __all__ = ["FileFormat", "new_node", "open_node", "pil_node"]
 
@@ -84,6 +85,9 @@ def open_node(
         data = fp.read()
         source = io.BytesIO(data)
     with PILImage.open(source, mode, formats) as header:
+        # A PNG's metadata after its pixels, which Pillow applies only while loading
+        # (pillow_gpu._png_tail): kept with the leaf for exif_transpose and the planner.
+        late = late_metadata(path, data) if header.format == "PNG" else ()
         node = Node(
             op="open",
             params={
@@ -92,6 +96,7 @@ def open_node(
                 "format": header.format,
                 "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or ""),
                 "palette": _header_palette(header),
+                "late": late,
             },
             mode=header.mode,
             size=header.size,

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import struct
 import warnings
-from collections.abc import Callable, Mapping
+import zlib
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +19,8 @@ __all__ = [
     "call_outcome",
     "make_image",
     "pillow_converts",
+    "png_chunk",
+    "png_with_late_chunks",
     "rebuilt",
     "undated_info",
 ]
@@ -116,3 +121,20 @@ def pillow_converts(source: PILImage.Image | str, target: str, **options: Any) -
     except (ValueError, OSError):
         return False
     return True
+
+
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    """One PNG chunk: length, type, data and CRC."""
+    crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
+def png_with_late_chunks(image: PILImage.Image, chunks: Sequence[bytes]) -> bytes:
+    """``image`` saved as PNG by Pillow, with ``chunks`` (:func:`png_chunk`) inserted after
+    its image data, before ``IEND``: where some writers put metadata and Pillow reads it only
+    while decoding."""
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    data = out.getvalue()
+    end = data.rindex(b"IEND") - 4  # the IEND chunk's length field
+    return data[:end] + b"".join(chunks) + data[end:]

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps
-from pillow_gpu._testing import assert_image_equal, make_image, rebuilt
+from pillow_gpu._testing import (
+    assert_image_equal,
+    make_image,
+    png_chunk,
+    png_with_late_chunks,
+    rebuilt,
+)
 from pillow_gpu.cli._chain import parse_chain
+from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -166,3 +174,84 @@ def test_tiff_leaf_copies_as_pillows_load_time_transpose(
     lazy = ImageOps.exif_transpose(Image.open(path))
     assert lazy.info == expected.info
     assert_image_equal(evaluate(lazy), expected)
+
+
+def _late_orientation_chunk(carrier: str, orientation: int) -> bytes:
+    """A chunk after the pixels that gives ``orientation`` the way ``carrier`` writers do."""
+    exif = PILImage.Exif()
+    exif[0x010F] = "pillow-gpu"
+    exif[_ORIENTATION] = orientation
+    if carrier == "exif":
+        return png_chunk(b"eXIf", exif.tobytes()[6:])
+    if carrier == "raw-profile":  # ImageMagick's zTXt
+        payload = exif.tobytes().hex()
+        text = f"\nexif\n{len(payload) // 2:8d}\n{payload}".encode()
+        return png_chunk(b"zTXt", b"Raw profile type exif\0\0" + zlib.compress(text))
+    xmp = (
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF '
+        'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description '
+        f'xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="{orientation}"/>'
+        "</rdf:RDF></x:xmpmeta>"
+    )
+    return png_chunk(b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0" + xmp.encode())
+
+
+@pytest.mark.parametrize("orientation", [1, 2, 3, 6, 8], ids=lambda o: f"orientation-{o}")
+@pytest.mark.parametrize("carrier", ["exif", "raw-profile", "xmp"])
+def test_orientation_after_the_pixels_matches_pillow(
+    carrier: str, orientation: int, tmp_path: Path, executor: GpuBatchExecutor
+) -> None:
+    """Pillow's exif_transpose loads a PNG without a header eXIf and honours what follows its
+    pixels; so do the GPU route and the executor (pixels and info)."""
+    path = tmp_path / "late.png"
+    chunk = _late_orientation_chunk(carrier, orientation)
+    path.write_bytes(png_with_late_chunks(make_image("RGB", (7, 5), seed=5), [chunk]))
+    expected = _pillow(path)
+    lazy = ImageOps.exif_transpose(Image.open(path))
+    assert lazy.size == expected.size
+    assert lazy.info == expected.info
+    result = evaluate(lazy)
+    assert_image_equal(result, expected)
+    assert result.info == expected.info
+    (delivered,) = executor.run([(0, ImageOps.exif_transpose(Image.open(path)))])
+    assert_image_equal(delivered.image, expected)
+    assert delivered.image.info == expected.info
+
+
+def test_transposing_a_derived_image_of_such_a_png_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "late.png"
+    chunk = _late_orientation_chunk("exif", 6)
+    path.write_bytes(png_with_late_chunks(make_image("RGB", (7, 5), seed=5), [chunk]))
+    derived = Image.open(path).convert("L")
+    with pytest.raises(Unsupported, match="orientation metadata follows its pixels"):
+        ImageOps.exif_transpose(derived)
+    with PILImage.open(path) as opened:  # what Pillow does instead: the late orientation counts
+        assert PILImageOps.exif_transpose(opened.convert("L")).size == (5, 7)
+
+
+TRNS = {"P": bytes([0, 128, 255]), "L": b"\x00\x07", "RGB": b"\x00\x07\x00\x08\x00\x09"}
+
+
+@pytest.mark.parametrize("mode", list(TRNS))
+def test_a_transparency_chunk_after_the_pixels_is_refused_on_the_gpu(
+    mode: str, tmp_path: Path, executor: GpuBatchExecutor
+) -> None:
+    """Pillow applies a tRNS chunk that follows the pixels while loading: recorded graphs lack
+    it, so the GPU route refuses the file (even right after a same-shaped clean file, whose
+    plan the cache holds), and the CPU route (Pillow's) stays exact."""
+    source = make_image("L", (6, 4), seed=2).convert(mode)
+    clean = tmp_path / "clean.png"
+    source.save(clean)
+    (done,) = executor.run([(0, Image.open(clean).convert("RGBA"))])
+    assert done.ok
+    path = tmp_path / "late-trns.png"
+    path.write_bytes(png_with_late_chunks(source, [png_chunk(b"tRNS", TRNS[mode])]))
+    with PILImage.open(path) as opened:
+        expected = opened.convert("RGBA")
+    lazy = Image.open(path).convert("RGBA")
+    with pytest.raises(Unsupported, match="tRNS"):
+        evaluate(lazy)
+    (failure,) = executor.run([(0, Image.open(path).convert("RGBA"))], errors="deliver")
+    assert not failure.ok
+    assert failure.kind == "Unsupported"
+    assert_image_equal(lazy.to_pil(), expected)

@@ -10,9 +10,10 @@ node in walk order, and holds everything planning reads:
 
 * ``limits`` (by value: the planner reads only its fields) and ``max_work``;
 * per uploaded node (a leaf other than ``Image.new``, or any completed node): its operation,
-  whether it is completed, mode, size and ``info`` (and an undecoded file's ``format`` and
-  ``draft`` request); never its pixels or other leaf parameters (file path, bytes, encoded
-  size, PIL image), which only ``allocate`` and the ``host_bytes`` count read;
+  whether it is completed, mode, size and ``info`` (and an undecoded file's ``format``,
+  ``draft`` request and ``late`` PNG metadata); never its pixels or other leaf parameters
+  (file path, bytes, encoded size, PIL image), which only ``allocate`` and the
+  ``host_bytes`` count read;
 * per ``Image.new`` leaf: mode, size, parameters (the fill colour) and ``info``;
 * per operation: its name, mode, size, parameters, ``info`` and the walk positions of its
   inputs (so a shared input, a diamond and two separate leaves differ).
@@ -88,8 +89,9 @@ PLAN_CACHE_BYTES = 32 << 20
 #: Modes whose graphs are never cached (their lowerings read the leaf's palette).
 EXCLUDED_MODES = frozenset({"P", "PA", "1"})
 
-#: Parameters of an ``open`` leaf the key holds (never its bytes, path or encoded size).
-_HEADER_PARAMS = ("format", "draft")
+#: Parameters of an ``open`` leaf the key holds (never its bytes, path or encoded size); a
+#: PNG's metadata after its pixels (``late``) decides whether the planner admits it.
+_HEADER_PARAMS = ("format", "draft", "late")
 #: Deepest nesting of a parameter or info value a key holds.
 _MAX_DEPTH = 16
 #: Most scalar items of all parameters and info values of one graph a key holds.

@@ -1,0 +1,87 @@
+"""What a PNG holds after its image data: the chunks Pillow reads only while decoding.
+
+Pillow's PNG reader stops at the first ``IDAT`` chunk when it opens a file. The chunks after
+the image data reach ``info`` only when the pixels load (``PngImageFile.load_end``), and every
+operation loads first. Text chunks there (ImageMagick writes its dates after the pixels) only
+add ``info`` keys, but two kinds change pixels in Pillow:
+
+* orientation: an ``eXIf`` chunk, or a text chunk keyed ``Raw profile type exif`` or
+  ``XML:com.adobe.xmp``, is what ``ImageOps.exif_transpose`` reads (``PngImageFile.getexif``
+  loads the image when the header had no ``exif``);
+* transparency: a ``tRNS`` chunk after the data (the PNG specification puts it before, Pillow
+  applies it wherever it is) becomes ``info["transparency"]``, which ``convert`` reads.
+
+:func:`late_metadata` walks the chunk headers after the first ``IDAT`` (no pixel is decoded;
+chunk data is skipped, text chunks' keywords read) and names which of the two are there. The
+walk goes on to ``IEND`` or the end of the file, past anything that would stop Pillow's
+reader earlier, so it never misses a chunk Pillow applies; a file of more than
+:data:`MAX_CHUNKS` chunks is reported as carrying both.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+from typing import IO
+
+__all__ = ["LATE_ORIENTATION", "LATE_TRANSPARENCY", "MAX_CHUNKS", "late_metadata"]
+
+#: :func:`late_metadata` names.
+LATE_ORIENTATION = "orientation"
+LATE_TRANSPARENCY = "transparency"
+
+_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
+#: Text keywords whose values Pillow's ``getexif`` reads for the orientation.
+_ORIENTATION_KEYWORDS = (b"Raw profile type exif", b"XML:com.adobe.xmp")
+#: Longest keyword the PNG specification allows (79 bytes) plus its terminating NUL.
+_KEYWORD_BYTES = 80
+#: Most chunks walked (a 4096x4096 RGBA image in 8 KiB IDAT chunks has about 8,000); a file
+#: with more is reported as carrying both kinds, the answer that is never wrong.
+MAX_CHUNKS = 100_000
+
+
+def _walk(stream: IO[bytes], size: int) -> tuple[str, ...]:
+    if stream.read(8) != _SIGNATURE:
+        return ()
+    found: set[str] = set()
+    position = 8
+    seen_data = False
+    for _ in range(MAX_CHUNKS):
+        if position + 8 > size:
+            break
+        stream.seek(position)
+        header = stream.read(8)
+        if len(header) < 8:
+            break
+        length, kind = struct.unpack(">I4s", header)
+        if kind == b"IEND":
+            break
+        if kind in (b"IDAT", b"fdAT"):
+            seen_data = True
+        elif seen_data:
+            if kind == b"eXIf":
+                found.add(LATE_ORIENTATION)
+            elif kind == b"tRNS":
+                found.add(LATE_TRANSPARENCY)
+            elif kind in _TEXT_CHUNKS:
+                keyword = stream.read(min(length, _KEYWORD_BYTES)).split(b"\0", 1)[0]
+                if keyword in _ORIENTATION_KEYWORDS:
+                    found.add(LATE_ORIENTATION)
+        position += 12 + length  # header, data, CRC
+    else:
+        return (LATE_ORIENTATION, LATE_TRANSPARENCY)
+    return tuple(sorted(found))
+
+
+def late_metadata(path: str | None, data: bytes | None) -> tuple[str, ...]:
+    """Which of :data:`LATE_ORIENTATION` and :data:`LATE_TRANSPARENCY` a PNG file (``path``)
+    or its bytes (``data``) carries after its image data, sorted; ``()`` for neither, or for
+    bytes that are not a PNG. A file that cannot be read raises ``OSError``."""
+    if data is not None:
+        return _walk(io.BytesIO(data), len(data))
+    if path is None:
+        return ()
+    with open(path, "rb") as stream:
+        return _walk(stream, os.fstat(stream.fileno()).st_size)
