@@ -8,6 +8,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image as PILImage
 from pillow_gpu import Image, _png_tail
 from pillow_gpu._png_tail import LATE_ORIENTATION, LATE_TRANSPARENCY, late_metadata
@@ -103,3 +105,21 @@ def test_a_huge_declared_length_ends_the_walk() -> None:
     end = data.rindex(b"IEND") - 4
     hostile = data[:end] + b"\xff\xff\xff\xf0eXIf" + bytes(16) + data[end:]
     assert late_metadata(None, hostile) == (LATE_ORIENTATION,)  # seen, then past the end
+
+
+@settings(max_examples=200, deadline=None)
+@given(tail=st.binary(max_size=400), cut=st.integers(min_value=0, max_value=500))
+def test_any_bytes_after_a_png_header_never_raise(tail: bytes, cut: int) -> None:
+    """Hostile bytes after a real signature and IHDR: the walk ends, names at most both
+    kinds, and Image.open raises nothing of its own (Pillow's exception, if any)."""
+    head = png_with_late_chunks(make_image("L", (3, 2)), [])
+    data = (head[:33] + tail)[: 33 + cut]
+    assert set(late_metadata(None, data)) <= set(BOTH)
+    try:
+        with PILImage.open(io.BytesIO(data)):
+            pass
+    except Exception as error:  # Pillow refuses the bytes: the lazy open raises the same type
+        with pytest.raises(type(error)):
+            Image.open(io.BytesIO(data))
+    else:
+        assert Image.open(io.BytesIO(data)).node.params["late"] == late_metadata(None, data)
