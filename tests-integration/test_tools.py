@@ -107,7 +107,7 @@ def test_executor_profile_measures_a_case(tmp_path: Path) -> None:
             "--cases=chops_invert:L:64:4",
             "--seconds=0.3",
             "--idle=0.01",
-            "--settings=4x1",
+            "--settings=4x1,4x1:spin",
             "--top=8",
             f"--output={prefix}",
         ],
@@ -126,6 +126,7 @@ def test_executor_profile_measures_a_case(tmp_path: Path) -> None:
         assert case[name]["windows"] >= 3
         assert case[name]["img_per_s"] > 0
     assert case["settings"]["4x1"]["largest_submission"] == 4
+    assert case["settings"]["4x1:spin"]["img_per_s"] > 0
     assert case["stats"]["submitted_jobs"] >= 4
     profiled = [name for name, _micros, _calls in case["profile"]["cumulative_us_per_job"]]
     assert any("_next" in name for name in profiled), profiled

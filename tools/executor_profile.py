@@ -18,7 +18,9 @@ For each case (``WORKLOAD:MODE:SIZE:BATCH``, as ``pillow-gpu bench --cases`` tak
   ``back_to_back`` is what waking the device costs a short batch;
 * ``settings``: back-to-back windows of executors with other ``max_jobs`` x
   ``max_in_flight`` (``--settings``; the benchmark's default is 64x2): what submission size
-  and depth are worth on this device;
+  and depth are worth on this device; a ``:spin`` variant runs while wgpu's poll thread polls
+  without blocking, since its blocking poll holds the lock ``queue.submit`` needs until the
+  GPU is done (what that costs here);
 * ``profile``: back-to-back windows again under ``cProfile`` (no ptrace, no extra package):
   microseconds per job by function, own time and with callees, the top ``--top`` of each.
   cProfile slows Python calls (roughly in proportion to their number) but times C calls,
@@ -32,11 +34,13 @@ It prints one table per case and writes PREFIX.json (with ``--output``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,16 +99,47 @@ def _lane(case: str, max_jobs: int = 64, max_in_flight: int = 2) -> Any:
     return ExecutorLane(workload, mode, sources, batch=int(batch), settings=settings)
 
 
+@contextlib.contextmanager
+def _non_blocking_poll(interval: float = 50e-6) -> Iterator[None]:
+    """wgpu's poll thread polls without blocking (a short sleep between polls) meanwhile.
+
+    Its blocking poll (``wgpuDevicePoll(wait=True)``, while a map is pending) holds
+    wgpu-core's fence lock until the GPU is done, and ``queue.submit`` takes that lock for
+    writing: a submission made while the previous one runs then waits for it. This variant
+    measures what that costs on this device (private wgpu-py attributes, tool use only).
+    """
+    import wgpu.backends.wgpu_native._api as native  # type: ignore[import-untyped]
+    from pillow_gpu.gpu._device import get_device
+
+    device = get_device().device
+    poller, internal = device._poller, device._internal
+    original = poller._poll_func
+
+    def poll(block: bool) -> None:
+        native.libf.wgpuDevicePoll(internal, False, native.ffi.NULL)
+        if block:
+            time.sleep(interval)
+
+    poller._poll_func = poll
+    try:
+        yield
+    finally:
+        poller._poll_func = original
+
+
 def _settings_sweep(case: str, variants: str, seconds: float) -> dict[str, Any]:
     """Back-to-back windows of ``case`` for each ``MAX_JOBSxMAX_IN_FLIGHT`` of ``variants``."""
     found: dict[str, Any] = {}
     for variant in filter(None, variants.split(",")):
-        jobs, flight = (int(part) for part in variant.split("x"))
+        shape, _, poll = variant.partition(":")
+        jobs, flight = (int(part) for part in shape.split("x"))
         lane = _lane(case, jobs, flight)
+        polling = _non_blocking_poll() if poll == "spin" else contextlib.nullcontext()
         try:
-            window = lane.window()
-            window()
-            found[variant] = _windows(window, lane.batch, seconds, 0.0)
+            with polling:
+                window = lane.window()
+                window()
+                found[variant] = _windows(window, lane.batch, seconds, 0.0)
             found[variant]["largest_submission"] = lane.stats().get("largest_submission")
         finally:
             lane.close()
@@ -173,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=40, help="functions kept in the profile")
     parser.add_argument(
         "--settings",
-        default="64x1,128x2,128x1",
-        help="MAX_JOBSxMAX_IN_FLIGHT variants timed back to back besides the default 64x2",
+        default="64x1,128x2,64x2:spin",
+        help="MAX_JOBSxMAX_IN_FLIGHT variants timed back to back besides the default 64x2; "
+        "':spin' makes wgpu's poll thread poll without blocking meanwhile",
     )
     parser.add_argument("--output", default="", help="write PREFIX.json")
     args = parser.parse_args(argv)
@@ -226,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         for variant, row in result["settings"].items():
             print(
-                f"{'settings ' + variant:13s} {row['img_per_s']:9,.0f} img/s  wall "
+                f"{'settings ' + variant:18s} {row['img_per_s']:9,.0f} img/s  wall "
                 f"{row['wall_us_per_job']:7.1f} us/job  thread CPU "
                 f"{row['thread_cpu_us_per_job']:7.1f} us/job  (largest submission "
                 f"{row['largest_submission']})"
