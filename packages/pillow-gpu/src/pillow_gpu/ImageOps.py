@@ -167,15 +167,22 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
     ``late`` metadata, :mod:`pillow_gpu._png_tail`) this returns None and ``info`` answers, as
     it would for Pillow's loaded image; where something can, the header copy is loaded as
     Pillow loads it (the pixels are decoded once here), and its orientation and loaded
-    ``info`` are returned. None too where the node is not an undecoded ``open`` leaf.
+    ``info`` are returned; a leaf decoded already answers from its decoded image the same way.
+    None where the node is not an ``open`` leaf, or is one decoded already (other files).
 
     Pillow's TIFF plugin transposes the pixels while loading, as the EXIF orientation asks; it
     reports the transposed size from the header's orientation tag already at open, but not from
     an orientation that only the XMP packet gives (then the size changes while loading).
     """
     node = image.node
-    if node.op != "open" or node.cache.get() is not None:
+    if node.op != "open":
         return None
+    cached = node.cache.get()
+    if cached is not None:  # decoded already (load(), to_pil()): Pillow's loaded image answers
+        if LATE_ORIENTATION not in node.params.get("late", ()):
+            return None
+        loaded_info = cast("dict[str, Any]", dict(cached.info))
+        return cached.getexif().get(_ORIENTATION, 1), False, False, loaded_info
     with _cpu.open_encoded(node.params) as header:
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif

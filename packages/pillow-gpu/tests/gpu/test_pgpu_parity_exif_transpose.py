@@ -218,6 +218,23 @@ def test_orientation_after_the_pixels_matches_pillow(
     assert delivered.image.info == expected.info
 
 
+def test_orientation_after_the_pixels_of_a_loaded_leaf_matches_pillow(tmp_path: Path) -> None:
+    """``load()`` first (the leaf decoded), then exif_transpose: Pillow's loaded image has the
+    orientation that followed the pixels in its info, and so does the decoded leaf."""
+    path = tmp_path / "late.png"
+    chunk = _late_orientation_chunk("exif", 6)
+    path.write_bytes(png_with_late_chunks(make_image("RGB", (7, 5), seed=5), [chunk]))
+    with PILImage.open(path) as opened:
+        opened.load()
+        expected = PILImageOps.exif_transpose(opened)
+    leaf = Image.open(path)
+    leaf.load()
+    lazy = ImageOps.exif_transpose(leaf)
+    assert lazy.size == expected.size == (5, 7)
+    assert lazy.info == expected.info
+    assert_image_equal(evaluate(lazy), expected)
+
+
 def test_transposing_a_derived_image_of_such_a_png_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "late.png"
     chunk = _late_orientation_chunk("exif", 6)
