@@ -167,8 +167,9 @@ def _windows(window: Any, batch: int, seconds: float, idle: float) -> dict[str, 
 
 
 def _where(key: tuple[str, int, str]) -> str:
+    """``function (path:line)``, the path relative to the package or repository root."""
     path, line, name = key
-    for marker in ("site-packages/", "/src/", "/lib/python"):
+    for marker in ("site-packages/", "/src/", "/lib/python", f"{Path.cwd()}/"):
         if marker in path:
             path = path.split(marker, 1)[1]
             break
