@@ -58,11 +58,29 @@ class Brightness(_Enhance):
     _pil_class = PILImageEnhance.Brightness
 
 
+#: Modes whose ``Color`` is recorded as Pillow builds it (convert to L and back, then blend):
+#: the steps have GPU routes for these modes, the fused ``color`` kernel has not.
+_COMPOSED_COLOR_MODES = ("YCbCr", "HSV")
+
+
 class Color(_Enhance):
-    """Record ``ImageEnhance.Color``: 0.0 gives grayscale, 1.0 the original image."""
+    """Record ``ImageEnhance.Color``: 0.0 gives grayscale, 1.0 the original image.
+
+    For YCbCr and HSV images it is recorded step by step, as Pillow computes it:
+    ``Image.blend(image.convert("L").convert(mode), image, factor)``.
+    """
 
     _op = "color"
     _pil_class = PILImageEnhance.Color
+
+    def enhance(self, factor: float) -> Image:
+        """Record the enhancement with ``factor`` (1.0 gives the original image)."""
+        image = self.image
+        if image.mode not in _COMPOSED_COLOR_MODES:
+            return super().enhance(factor)
+        _probe(lambda im: PILImageEnhance.Color(im).enhance(factor), image.mode)
+        degenerate = image.convert("L").convert(image.mode)
+        return ImageChops.blend(degenerate, image, factor)
 
 
 class Contrast(_Enhance):

@@ -73,8 +73,10 @@ ROUTES = (
     ),
     Route(
         operation="ImageEnhance.Color",
-        modes=_COLOR_MODES,
+        # YCbCr and HSV: recorded step by step by pillow_gpu.ImageEnhance.Color.
+        modes=(*_COLOR_MODES, "YCbCr", "HSV"),
         kernel="convert+chops",
-        contexts="any factor",
+        contexts="any factor; YCbCr and HSV recorded as Pillow computes them: convert(L), "
+        "convert back, Image.blend (La, RGBa, LAB: Pillow raises, and so does the recording)",
     ),
 )
