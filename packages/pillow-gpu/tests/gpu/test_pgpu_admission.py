@@ -34,7 +34,8 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
     "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
     # YCbCr, La, RGBa, HSV, LAB: copies, convert() and what Pillow runs by band count or
-    # byte by byte (gpu.lowering.limited); not the enhancers, putalpha or ImageOps' own
+    # byte by byte (gpu.lowering.limited); not Contrast, putalpha or ImageOps' own (Color of
+    # YCbCr and HSV is recorded as its steps, pillow_gpu.ImageEnhance)
     "contrast-on-HSV": lambda: ImageEnhance.Contrast(_leaf("HSV")).enhance(1.5),
     "putalpha-on-La": lambda: _edited(_leaf("La"), "putalpha", 9),
     "convert-to-P-adaptive": lambda: _leaf("RGB").convert("P", palette=PILImage.Palette.ADAPTIVE),
@@ -60,7 +61,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
     "putalpha-CMYK": lambda: _edited(_leaf("CMYK"), "putalpha", 128),
     "putalpha-mode-1-alpha": lambda: _edited(_leaf("RGB"), "putalpha", _leaf("1")),
-    "color-on-YCbCr": lambda: ImageEnhance.Color(_leaf("YCbCr")).enhance(0.5),
+    "contrast-on-YCbCr": lambda: ImageEnhance.Contrast(_leaf("YCbCr")).enhance(0.5),
 }
 
 
