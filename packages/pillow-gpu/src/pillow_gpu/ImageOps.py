@@ -177,25 +177,35 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
     node = image.node
     if node.op != "open":
         return None
+    late = LATE_ORIENTATION in node.params.get("late", ())
     cached = node.cache.get()
     if cached is not None:  # decoded already (load(), to_pil()): Pillow's loaded image answers
-        if LATE_ORIENTATION not in node.params.get("late", ()):
-            return None
-        loaded_info = cast("dict[str, Any]", dict(cached.info))
-        return cached.getexif().get(_ORIENTATION, 1), False, False, loaded_info
+        return _loaded_orientation(cached) if late else None
     with _cpu.open_encoded(node.params) as header:
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif
         if own and not is_tiff and "exif" not in header.info:
-            if LATE_ORIENTATION not in node.params.get("late", ()):
-                return None
-            orientation = header.getexif().get(_ORIENTATION, 1)  # loads, as in Pillow
-            loaded = cast("dict[str, Any]", dict(header.info))  # Pillow types some keys as pairs
-            return orientation, False, False, loaded
+            return _loaded_orientation(header) if late else None  # getexif loads, as Pillow's
         orientation = header.getexif().get(_ORIENTATION, 1)  # the IFD is read, not pixels
         swaps = orientation in (5, 6, 7, 8)  # a quarter turn: width and height swap
         tagged = getattr(header, "tag_v2", {}).get(_ORIENTATION)  # what sized the header
         return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8), None
+
+
+def _loaded_orientation(image: PILImage.Image) -> tuple[Any, bool, bool, dict[str, Any]]:
+    """:func:`_opened_orientation`'s answer from a loaded (or, for a PNG, loading) image: its
+    orientation, then its ``info`` with what followed the pixels."""
+    orientation = image.getexif().get(_ORIENTATION, 1)
+    return orientation, False, False, cast("dict[str, Any]", dict(image.info))
+
+
+def _relabelled(node: Node, info: Mapping[str, Any], params: Mapping[str, Any]) -> Image:
+    """A handle on ``node``'s operation with other ``info`` and ``params``."""
+    return Image(
+        Node(
+            op=node.op, params=params, inputs=node.inputs, mode=node.mode, size=node.size, info=info
+        )
+    )
 
 
 def _late_orientation_below(node: Node) -> bool:
@@ -266,25 +276,11 @@ def _exif_transposed(image: Image) -> Image:
         copy = image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
         if loaded is None:
             return copy
-        node = copy.node  # Pillow's copy of the loaded image: the loaded info
-        return Image(
-            Node(
-                op=node.op,
-                params=node.params,
-                inputs=node.inputs,
-                mode=node.mode,
-                size=node.size,
-                info=loaded,
-            )
-        )
+        return _relabelled(copy.node, loaded, copy.node.params)  # Pillow's copy: loaded info
     info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
     node = image.transpose(method).node
-    params = {**node.params, "info": info}  # the CPU route sets Pillow's info on its result
-    return Image(
-        Node(
-            op=node.op, params=params, inputs=node.inputs, mode=node.mode, size=node.size, info=info
-        )
-    )
+    # The CPU route sets Pillow's info on its result (params "info").
+    return _relabelled(node, info, {**node.params, "info": info})
 
 
 def solarize(image: Image, threshold: int = 128) -> Image:

@@ -117,17 +117,13 @@ def copy_memory(target: int, source: int, nbytes: int) -> None:
         ctypes.memmove(target, source, nbytes)
         return
     ways = _next_ways()
-    if _chosen is not None:
-        if ways == 1:
-            ctypes.memmove(target, source, nbytes)
-        else:
-            _split(target, source, nbytes, ways)
-        return
+    trial = _chosen is None
     started = time.perf_counter()
     if ways == 1:
         ctypes.memmove(target, source, nbytes)
     else:
         _split(target, source, nbytes, ways)
-    per_byte = (time.perf_counter() - started) / nbytes
-    with _lock:
-        _trials[ways].append(per_byte)
+    if trial:
+        per_byte = (time.perf_counter() - started) / nbytes
+        with _lock:
+            _trials[ways].append(per_byte)
