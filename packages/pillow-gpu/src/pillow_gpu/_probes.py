@@ -114,12 +114,14 @@ def _filter_probe(instance: ImageFilter.Filter) -> ImageFilter.Filter:
 
 #: Most filter probe outcomes :func:`recorded_filter` remembers (the table is then emptied).
 _FILTER_PROBES_MAX = 256
+#: Passed probes as ``(shared copy, mode, probe size)``: the key holds the copy, so its
+#: identity stands for its plain key (hashed by address, not by value) for as long as it lives.
 _filter_probes: set[tuple[Any, ...]] = set()
-#: The shared private copies of recorded plain filters by plain key, and their keys by id
-#: (emptied together, at the same bound).
+#: The shared private copies of recorded plain filters by plain key, and ``(plain key, copy)``
+#: by the copy's id (emptied together, at the same bound).
 _shared_filters: dict[tuple[Any, ...], ImageFilter.Filter] = {}
-_shared_filter_keys: dict[int, tuple[Any, ...]] = {}
-_SIMPLE = (int, float, bool, str, type(None))
+_shared_filter_keys: dict[int, tuple[tuple[Any, ...], ImageFilter.Filter]] = {}
+_SIMPLE = frozenset((int, bool, str, type(None)))
 
 
 def plain_filter_key(instance: object) -> tuple[Any, ...] | None:
@@ -135,16 +137,21 @@ def plain_filter_key(instance: object) -> tuple[Any, ...] | None:
     except TypeError:
         return None
     items: list[tuple[Any, ...]] = []
+    # Keys every filter of every batch job: plain loops, no generator per attribute.
     for name, value in attributes.items():
-        values = value if type(value) is tuple else (value,)
-        if not all(type(item) in _SIMPLE for item in values) or any(
-            type(item) is float and math.isnan(item) for item in values
-        ):
-            return None
-        tagged = tuple(
-            (float, item.hex()) if type(item) is float else (type(item), item) for item in values
-        )
-        items.append((name, type(value), tagged))
+        outer = type(value)
+        tagged: list[tuple[Any, Any]] = []
+        for item in value if outer is tuple else (value,):
+            inner = type(item)
+            if inner is float:
+                if math.isnan(item):
+                    return None
+                tagged.append((float, item.hex()))
+            elif inner in _SIMPLE:
+                tagged.append((inner, item))
+            else:
+                return None
+        items.append((name, outer, tuple(tagged)))
     return kind, tuple(items)
 
 
@@ -162,15 +169,8 @@ def recorded_filter(
     copied is recorded as it is). Rejections are never remembered.
     """
     plain = plain_filter_key(instance)
-    key = None if plain is None else (*plain, mode, size)
-    if key is None or key not in _filter_probes:
-        checked = _filter_probe(instance)
-        _probe(lambda image: image.filter(checked), mode, size=size)
-        if key is not None:
-            if len(_filter_probes) >= _FILTER_PROBES_MAX:
-                _filter_probes.clear()
-            _filter_probes.add(key)
     if plain is None:
+        _probe_filter(instance, mode, size)
         try:
             return copy.deepcopy(instance)
         except Exception:  # an uncopyable user object is kept as given
@@ -181,17 +181,28 @@ def recorded_filter(
             _shared_filters.clear()
             _shared_filter_keys.clear()
         shared = copy.copy(instance)  # plain attributes: immutable values, shared safely
-        _shared_filter_keys[id(shared)] = plain
+        _shared_filter_keys[id(shared)] = (plain, shared)
         _shared_filters[plain] = shared
+    key = (shared, mode, size)
+    if key not in _filter_probes:
+        _probe_filter(instance, mode, size)
+        if len(_filter_probes) >= _FILTER_PROBES_MAX:
+            _filter_probes.clear()
+        _filter_probes.add(key)
     return shared
+
+
+def _probe_filter(instance: ImageFilter.Filter, mode: str, size: tuple[int, int]) -> None:
+    checked = _filter_probe(instance)
+    _probe(lambda image: image.filter(checked), mode, size=size)
 
 
 def recorded_filter_key(instance: object) -> tuple[Any, ...] | None:
     """:func:`plain_filter_key` of a filter :func:`recorded_filter` returned as a shared copy
     (looked up, not recomputed), else None."""
-    plain = _shared_filter_keys.get(id(instance))
-    if plain is not None and _shared_filters.get(plain) is instance:
-        return plain
+    entry = _shared_filter_keys.get(id(instance))
+    if entry is not None and entry[1] is instance:
+        return entry[0]
     return None
 
 

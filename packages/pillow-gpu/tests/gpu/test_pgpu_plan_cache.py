@@ -24,6 +24,7 @@ from pillow_gpu.gpu import _run, evaluate, plan_graph
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._plan import Plan
 from pillow_gpu.gpu._plan_cache import PlanCache
+from pillow_gpu.gpu._stack import slot_key
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -48,6 +49,10 @@ def _facts(plan: Plan) -> tuple[Any, ...]:
         plan.sources,
         plan.dispatch_count,
         plan.shader_work,
+        plan.mode,
+        plan.size,
+        slot_key(plan),
+        sorted(vars(plan)),  # a plan of a stored shape has every attribute a fresh one has
     )
 
 

@@ -28,7 +28,7 @@ from pillow_gpu.gpu._layout import (
 )
 from pillow_gpu.gpu._program import Program, aligned
 from pillow_gpu.gpu._slots import Slot
-from pillow_gpu.gpu._stack import allocate_together, encode_together
+from pillow_gpu.gpu._stack import allocate_together, encode_together, slot_key
 from pillow_gpu.gpu.kernels import pack16, pack_l, unpack
 
 __all__ = [
@@ -118,12 +118,60 @@ class Plan:
         self.dispatch_count = len(program.dispatches)
         #: Shader-work estimate of all dispatches (units: :mod:`pillow_gpu.gpu._work`).
         self.shader_work = work
+        #: :func:`~pillow_gpu.gpu._stack.slot_key`, computed on first use.
+        self.slot_key: Hashable | None = None
         self._slot: Slot | None = None
         self._lane = 0
         self._key: Hashable = ()
         self._fresh = True
         self._released = False
         self._device: SharedDevice | None = None
+
+    #: What every plan of one graph shape shares (see :meth:`shape` and :meth:`of_shape`).
+    _SHAPE_ATTRIBUTES = (
+        "program",
+        "terminal",
+        "terminal_nbytes",
+        "mode",
+        "size",
+        "output_nbytes",
+        "staging_nbytes",
+        "gpu_bytes",
+        "dispatch_count",
+        "shader_work",
+        "slot_key",
+    )
+    _UNALLOCATED: dict[str, Any] = {  # noqa: RUF012 - read only, copied into each plan
+        "_slot": None,
+        "_lane": 0,
+        "_key": (),
+        "_fresh": True,
+        "_released": False,
+        "_device": None,
+    }
+
+    def shape(self) -> dict[str, Any]:
+        """This plan's attributes that depend only on its graph's shape (no node references),
+        for :meth:`of_shape`; the slot key is computed now."""
+        if self.slot_key is None:
+            self.slot_key = slot_key(self)
+        return {name: getattr(self, name) for name in self._SHAPE_ATTRIBUTES}
+
+    @classmethod
+    def of_shape(
+        cls, shape: dict[str, Any], *, root: Node, uploads: tuple[Upload, ...], host_bytes: int
+    ) -> Plan:
+        """The plan of ``root``, a graph of the shape :meth:`shape` described: what
+        ``Plan(...)`` builds, without deriving the shape's attributes again (every job of a
+        batch of same-shaped graphs plans this way)."""
+        plan = cls.__new__(cls)
+        attributes = vars(plan)
+        attributes.update(shape)
+        attributes.update(cls._UNALLOCATED)
+        plan.root = root
+        plan.uploads = uploads
+        plan.host_bytes = host_bytes
+        return plan
 
     # -- reservations (no device needed) ------------------------------------------------------
     @property

@@ -136,17 +136,22 @@ class _Keyer:
             return ("t" if kind is tuple else "l", items)
         if kind is dict or kind is MappingProxyType:
             return ("m" if kind is dict else "p", self.mapping(value, depth + 1))
+        # The common object: a recorded shared filter, looked up by identity. Another of
+        # Pillow's own filters is keyed by value, several times cheaper than the general key.
+        plain = recorded_filter_key(value)
+        pillows = plain is not None or (
+            isinstance(value, PILImageFilter.Filter) and kind.__module__ == "PIL.ImageFilter"
+        )
+        if plain is None and pillows:
+            plain = plain_filter_key(value)
+        if plain is not None:
+            self.items += len(plain[1])
+            if self.items > _MAX_ITEMS:
+                raise _Uncacheable
+            return ("P", plain)
         if isinstance(value, enum.Enum):
             return ("e", kind, self.value(value.value, depth + 1))
-        if isinstance(value, PILImageFilter.Filter) and kind.__module__ == "PIL.ImageFilter":
-            plain = recorded_filter_key(value)  # the common case: a recorded shared copy
-            if plain is None:
-                plain = plain_filter_key(value)  # several times cheaper than the general key
-            if plain is not None:
-                self.items += len(plain[1])
-                if self.items > _MAX_ITEMS:
-                    raise _Uncacheable
-                return ("P", plain)
+        if pillows:
             try:
                 attributes = vars(value)
             except TypeError as error:  # no __dict__: nothing to key it by
@@ -213,8 +218,7 @@ class _Entry:
 
     program: Program
     upload_buffers: tuple[int, ...]
-    terminal: int
-    terminal_nbytes: int
+    shape: dict[str, Any]  # Plan.shape(): the attributes every plan of the shape shares
     fixed_host_bytes: int  # host_bytes less the per-leaf and metadata parts
     nbytes: int
 
@@ -298,17 +302,15 @@ class PlanCache:
             else:
                 self.misses += 1
         if entry is not None:
-            return Plan(
+            return Plan.of_shape(
+                entry.shape,
                 root=root,
-                program=entry.program,
                 uploads=tuple(
                     [
                         Upload(buffer, node)
                         for buffer, node in zip(entry.upload_buffers, uploads, strict=True)
                     ]
                 ),
-                terminal=entry.terminal,
-                terminal_nbytes=entry.terminal_nbytes,
                 host_bytes=entry.fixed_host_bytes + _variable_host_bytes(root, uploads),
             )
         plan = plan_graph(root, limits=limits, max_work=max_work)  # refusals are never stored
@@ -339,8 +341,7 @@ class PlanCache:
         entry = _Entry(
             program=plan.program,
             upload_buffers=tuple(upload.buffer for upload in plan.uploads),
-            terminal=plan.terminal,
-            terminal_nbytes=plan.terminal_nbytes,
+            shape=plan.shape(),
             fixed_host_bytes=fixed,
             nbytes=data + shape[2] + 64 * len(plan.program.buffers),
         )

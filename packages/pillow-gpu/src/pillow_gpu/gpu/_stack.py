@@ -120,9 +120,13 @@ _Target = tuple["Plan", Any, int]
 
 
 def slot_key(plan: Plan) -> Hashable:
-    """What plans must share to share a slot: buffers, dispatches, uploads, constant bytes."""
-    blob, _, layout = plan.program.constants()
-    return (*layout, tuple(upload.buffer for upload in plan.uploads), blob)
+    """What plans must share to share a slot: buffers, dispatches, uploads, constant bytes
+    (the plans of one cached shape share theirs, :meth:`Plan.shape`)."""
+    key = plan.slot_key
+    if key is None:
+        blob, _, layout = plan.program.constants()
+        key = plan.slot_key = (*layout, tuple(upload.buffer for upload in plan.uploads), blob)
+    return key
 
 
 def _lane_bytes(program: Program) -> int:
