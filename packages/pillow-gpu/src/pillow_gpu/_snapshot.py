@@ -119,7 +119,9 @@ class Snapshot:
             buffer = bytearray(padded)
         elif padded > nbytes:
             buffer[nbytes:] = bytes(padded - nbytes)  # a recycled buffer's old tail
-        target = (ctypes.c_char * padded).from_buffer(buffer)
+        # The first byte's address (one c_char: no array type per size, which ctypes would
+        # rebuild after every garbage collection).
+        target = ctypes.c_char.from_buffer(buffer)
         copy_memory(ctypes.addressof(target), address, nbytes)  # large ones split, see _copy
         del target  # release the export: a buffer with exports is never given back
         return cls(buffer)
