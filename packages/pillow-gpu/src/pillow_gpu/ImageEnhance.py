@@ -58,9 +58,10 @@ class Brightness(_Enhance):
     _pil_class = PILImageEnhance.Brightness
 
 
-#: Modes whose ``Color`` is recorded as Pillow builds it (convert to L and back, then blend):
-#: the steps have GPU routes for these modes, the fused ``color`` kernel has not.
-_COMPOSED_COLOR_MODES = ("YCbCr", "HSV")
+#: Modes whose ``Color`` and ``Contrast`` are recorded as Pillow builds them (through an L
+#: image, converted back, then blended): the steps have GPU routes for these modes, the fused
+#: ``color`` and ``contrast`` kernels have not.
+_COMPOSED_MODES = ("YCbCr", "HSV")
 
 
 class Color(_Enhance):
@@ -76,7 +77,7 @@ class Color(_Enhance):
     def enhance(self, factor: float) -> Image:
         """Record the enhancement with ``factor`` (1.0 gives the original image)."""
         image = self.image
-        if image.mode not in _COMPOSED_COLOR_MODES:
+        if image.mode not in _COMPOSED_MODES:
             return super().enhance(factor)
         _probe(lambda im: PILImageEnhance.Color(im).enhance(factor), image.mode)
         degenerate = image.convert("L").convert(image.mode)
@@ -93,6 +94,20 @@ class Contrast(_Enhance):
 
     _op = "contrast"
     _pil_class = PILImageEnhance.Contrast
+
+    def enhance(self, factor: float) -> Image:
+        """Record the enhancement with ``factor`` (1.0 gives the original image).
+
+        For YCbCr and HSV images it is recorded step by step, as Pillow computes it: the L
+        image at the mean of ``image.convert("L")`` (``Contrast`` of that L image at 0.0, whose
+        mean the device computes) converted to the mode, then ``Image.blend`` with ``image``.
+        """
+        image = self.image
+        if image.mode not in _COMPOSED_MODES:
+            return super().enhance(factor)
+        _probe(lambda im: PILImageEnhance.Contrast(im).enhance(factor), image.mode)
+        mean = Contrast(image.convert("L")).enhance(0.0)
+        return ImageChops.blend(mean.convert(image.mode), image, factor)
 
     @property
     def degenerate(self) -> Image:

@@ -34,9 +34,9 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
     "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
     # YCbCr, La, RGBa, HSV, LAB: copies, convert() and what Pillow runs by band count or
-    # byte by byte (gpu.lowering.limited); not Contrast, putalpha or ImageOps' own (Color of
-    # YCbCr and HSV is recorded as its steps, pillow_gpu.ImageEnhance)
-    "contrast-on-HSV": lambda: ImageEnhance.Contrast(_leaf("HSV")).enhance(1.5),
+    # byte by byte (gpu.lowering.limited); not putalpha, MKS2013 or ImageOps' own (Color and
+    # Contrast of YCbCr and HSV are recorded as their steps, pillow_gpu.ImageEnhance)
+    "mks2013-on-HSV": lambda: _leaf("HSV").resize((4, 4), PILImage.Resampling.MKS2013),
     "putalpha-on-La": lambda: _edited(_leaf("La"), "putalpha", 9),
     "convert-to-P-adaptive": lambda: _leaf("RGB").convert("P", palette=PILImage.Palette.ADAPTIVE),
     "convert-RGB-matrix-4": lambda: _leaf("RGB").convert("RGB", (1.0, 0.0, 0.0, 0.0)),
@@ -61,7 +61,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
     "putalpha-CMYK": lambda: _edited(_leaf("CMYK"), "putalpha", 128),
     "putalpha-mode-1-alpha": lambda: _edited(_leaf("RGB"), "putalpha", _leaf("1")),
-    "contrast-on-YCbCr": lambda: ImageEnhance.Contrast(_leaf("YCbCr")).enhance(0.5),
+    "mks2013-on-YCbCr": lambda: _leaf("YCbCr").resize((4, 4), PILImage.Resampling.MKS2013),
 }
 
 

@@ -10,8 +10,8 @@ from PIL import Image as PILImage
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageStat
 from pillow_gpu import Image, ImageEnhance
+from pillow_gpu._graph import walk
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
-from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
 from pillow_gpu.gpu._device import SharedDevice
 
@@ -169,12 +169,21 @@ def test_recording_reads_no_pixels(tmp_path: Path, device: SharedDevice) -> None
     assert device.buffers_created == created
 
 
-def test_a_non_native_mode_is_rejected_at_admission() -> None:
-    source = make_image("RGB", (9, 7)).convert("YCbCr")
-    lazy = ImageEnhance.Contrast(Image.from_pil(source)).enhance(0.5)
-    with pytest.raises(Unsupported, match="not a native GPU layout") as caught:
-        plan_graph(lazy)
-    assert caught.value.stage == "admission"
+@pytest.mark.parametrize("factor", [0.0, 0.5, 1.8])
+@pytest.mark.parametrize("mode", ["YCbCr", "HSV"])
+def test_ycbcr_and_hsv_run_as_pillows_steps(mode: str, factor: float) -> None:
+    # Pillow blends with Image.new("L", size, mean).convert(mode); the fused kernel has no
+    # route for these modes, so the steps are recorded: the mean of the L conversion (Contrast
+    # of L at 0.0), converted to the mode, blended with the image.
+    source = make_image("RGB", (23, 11), seed=4).convert(mode)
+    lazy = ImageEnhance.Contrast(Image.from_pil(source)).enhance(factor)
+    steps = [(node.op, node.mode) for node in walk(lazy.node)]
+    recorded = [("pil", mode), ("convert", "L"), ("contrast", "L"), ("convert", mode)]
+    assert steps == [*recorded, ("blend", mode)]
+    expected = PILImageEnhance.Contrast(source).enhance(factor)
+    result = evaluate(lazy)
+    assert_image_equal(result, expected)
+    assert (result.info, lazy.info) == (expected.info, expected.info)
 
 
 def test_to_pil_matches_pillow() -> None:

@@ -2,8 +2,9 @@
 
 Pillow's 8-bit resampling, reduce, transform filters, ``point`` and its kernel, rank, mode and
 box filters pick their code by the image's band count, never its mode (ImageChops and blend
-work byte by byte, and so do ImageEnhance.Sharpness, a filter and a blend, and Color, a
-conversion to L and back and a blend, recorded as those steps for YCbCr and HSV): YCbCr, HSV and
+work byte by byte, and so do ImageEnhance.Sharpness, a filter and a blend, Color, a
+conversion to L and back and a blend, and Contrast, an L image at the mean of the L conversion
+converted to the mode and a blend, both recorded as those steps for YCbCr and HSV): YCbCr, HSV and
 LAB go the three-band way (like RGB: byte 3 written 0, or kept from the fill), La and RGBa the
 two- and four-band ways, taken as they are (Pillow's Python layer premultiplies LA and RGBA
 around resampling and filtered transforms; La and RGBa are those forms already). The GPU runs
@@ -103,6 +104,9 @@ BYTEWISE: dict[str, _Binary] = {
     "brightness": lambda m, a, b: m[1].Brightness(a).enhance(0.6),
     "color": lambda m, a, b: m[1].Color(a).enhance(0.4),
     "color-amplified": lambda m, a, b: m[1].Color(a).enhance(1.8),
+    "contrast": lambda m, a, b: m[1].Contrast(a).enhance(0.6),
+    "contrast-amplified": lambda m, a, b: m[1].Contrast(a).enhance(2.3),
+    "contrast-degenerate": lambda m, a, b: m[1].Contrast(a).enhance(0.0),
 }
 PIL_MODULES = (PILImageChops, PILImageEnhance)
 GPU_MODULES = (ImageChops, ImageEnhance)
@@ -138,7 +142,7 @@ def test_bytewise_routes_equal_pillow(mode: str, operation: str, size: tuple[int
     a, b = _image(mode, size, seed=0), _image(mode, size, seed=1)
     call = BYTEWISE[operation]
     refusal = _pillow_error(lambda: call(PIL_MODULES, a, b))
-    if refusal is not None:  # Sharpness, Brightness, Color of LAB (Color of La, RGBa): Pillow's
+    if refusal is not None:  # the enhancers of LAB, Color and Contrast of La, RGBa: Pillow's
         with pytest.raises(ValueError, match=re.escape(str(refusal))):
             call(GPU_MODULES, Image.from_pil(a), Image.from_pil(b))
         return

@@ -4,7 +4,7 @@ Transpose, crop, expand, paste, putpixel, resize NEAREST, transform/rotate NEARE
 uploads, ``Image.new``, getchannel/split and merge equal live Pillow byte for byte, the
 stored padding byte of YCbCr, HSV and LAB included (resampling, transform filters and image
 filters, point, ImageChops and blend, which Pillow runs by band count or byte by byte:
-``test_pgpu_parity_limited_bands``); putalpha, Contrast, Color and the like are refused with
+``test_pgpu_parity_limited_bands``); putalpha and the like are refused with
 ``Unsupported`` naming the mode.
 """
 
@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
-from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageOps
+from pillow_gpu import Image, ImageChops, ImageOps
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
 
@@ -210,28 +209,19 @@ def _putalpha(image: Any) -> Any:
     return image
 
 
-def _enhancer(chops: Any, name: str) -> Any:
-    return getattr(PILImageEnhance if chops is PILImageChops else ImageEnhance, name)
-
-
-def _enhance(chops: Any, image: Any) -> Any:
-    return _enhancer(chops, "Contrast")(image).enhance(1.5)
-
-
 _Op = Callable[[Any, Any], Any]
 #: Operations with no proven route on these modes (called with the ImageChops module and an
 #: image, Pillow's or a lazy one). Each is refused at admission, naming the mode.
 REFUSED: dict[str, _Op] = {
     "resize-mks2013": lambda m, im: im.resize((9, 5), PILImage.Resampling.MKS2013),
     "putalpha": lambda m, im: _putalpha(im),
-    "contrast": _enhance,
 }
 
 
 def _pillow_accepts(mode: str, operation: str) -> bool:
     try:
         REFUSED[operation](PILImageChops, _image(mode, (5, 4)))
-    except (ValueError, OSError):  # e.g. putalpha on YCbCr, Contrast on La: Pillow refuses
+    except (ValueError, OSError):  # e.g. putalpha on YCbCr: Pillow refuses
         return False
     return True
 

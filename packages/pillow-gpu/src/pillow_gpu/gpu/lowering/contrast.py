@@ -41,11 +41,14 @@ LOWERINGS: dict[str, Lowering] = {"contrast": lower_contrast}
 ROUTES = (
     Route(
         operation="ImageEnhance.Contrast",
-        modes=CONTRAST_MODES,
+        # YCbCr and HSV: recorded step by step by pillow_gpu.ImageEnhance.Contrast.
+        modes=(*CONTRAST_MODES, "YCbCr", "HSV"),
         kernel="convert+sum_l+contrast",
         contexts=(
             "any factor; mean of convert(L) summed on the device (u32 atomics) and rounded as "
-            "ImageStat; degenerate as Image.new(L).convert(mode); alpha unchanged"
+            "ImageStat; degenerate as Image.new(L).convert(mode); alpha unchanged; YCbCr and "
+            "HSV recorded as Pillow computes them: Contrast of convert(L) at 0.0, converted to "
+            "the mode, Image.blend (La, RGBa, LAB: Pillow raises, and so does the recording)"
         ),
     ),
 )

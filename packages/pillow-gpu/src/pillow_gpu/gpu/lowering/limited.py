@@ -20,8 +20,9 @@ hsv2rgb and its LittleCMS RGB <-> LAB transforms, read off live Pillow for all 2
 ``Image.convert`` takes a source other than RGB, RGBA or RGBX to LAB through
 ``convert("RGBA")``, and converts LAB to those three modes only. A P or 1 image converts to
 YCbCr, HSV or LAB through Pillow's own 256-entry table.
-Every other operation on these modes (putalpha, Contrast, the fused Color kernel, ImageOps' own
-functions...) is refused; ``ImageEnhance.Color`` of YCbCr and HSV is recorded as its steps.
+Every other operation on these modes (putalpha, the fused Color and Contrast kernels, ImageOps'
+own functions...) is refused; ``ImageEnhance.Color`` and ``ImageEnhance.Contrast`` of YCbCr and
+HSV are recorded as their steps.
 """
 
 from __future__ import annotations
