@@ -83,6 +83,14 @@ def record_terminal(program: Program, root: Node, buffer: int) -> int:
 class Plan:
     """Native GPU work for one graph. Planning touches neither the device nor any decoder."""
 
+    # The allocation state, set from _UNALLOCATED until allocate() or assign().
+    _slot: Slot | None
+    _lane: int
+    _key: Hashable
+    _fresh: bool
+    _released: bool
+    _device: SharedDevice | None
+
     def __init__(
         self,
         *,
@@ -120,12 +128,7 @@ class Plan:
         self.shader_work = work
         #: :func:`~pillow_gpu.gpu._stack.slot_key`, computed on first use.
         self.slot_key: Hashable | None = None
-        self._slot: Slot | None = None
-        self._lane = 0
-        self._key: Hashable = ()
-        self._fresh = True
-        self._released = False
-        self._device: SharedDevice | None = None
+        vars(self).update(self._UNALLOCATED)
 
     #: What every plan of one graph shape shares (see :meth:`shape` and :meth:`of_shape`).
     _SHAPE_ATTRIBUTES = (
@@ -141,7 +144,8 @@ class Plan:
         "shader_work",
         "slot_key",
     )
-    _UNALLOCATED: dict[str, Any] = {  # noqa: RUF012 - read only, copied into each plan
+    #: The allocation state of a new plan (read only, copied into each plan).
+    _UNALLOCATED: dict[str, Any] = {  # noqa: RUF012
         "_slot": None,
         "_lane": 0,
         "_key": (),
