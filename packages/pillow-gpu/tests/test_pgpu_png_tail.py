@@ -11,11 +11,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image as PILImage
-from pillow_gpu import Image, _png_tail
-from pillow_gpu._png_tail import LATE_ORIENTATION, LATE_TRANSPARENCY, late_metadata
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageOps, _png_tail
+from pillow_gpu._png_tail import (
+    LATE_INFO,
+    LATE_ORIENTATION,
+    LATE_TRANSPARENCY,
+    late_metadata,
+    loaded_info,
+)
 from pillow_gpu._testing import make_image, png_chunk, png_with_late_chunks
+from pillow_gpu.gpu import evaluate
 
-BOTH = (LATE_ORIENTATION, LATE_TRANSPARENCY)
+ALL = (LATE_INFO, LATE_ORIENTATION, LATE_TRANSPARENCY)
+ORIENTATION = (LATE_INFO, LATE_ORIENTATION)
 
 
 def _text(kind: bytes, keyword: bytes, value: bytes) -> bytes:
@@ -34,18 +43,21 @@ def _exif_chunk() -> bytes:
 
 LATE_CASES = {
     "nothing": ([], ()),
-    "comment": ([_text(b"tEXt", b"comment", b"made by a tool")], ()),
-    "date-ztxt": ([_text(b"zTXt", b"date:create", b"2026-12-04")], ()),
-    "exif": ([_exif_chunk()], (LATE_ORIENTATION,)),
+    "comment": ([_text(b"tEXt", b"comment", b"made by a tool")], (LATE_INFO,)),
+    "date-ztxt": ([_text(b"zTXt", b"date:create", b"2026-12-04")], (LATE_INFO,)),
+    "exif": ([_exif_chunk()], ORIENTATION),
     "raw-profile-ztxt": (
         [_text(b"zTXt", b"Raw profile type exif", b"\nexif\n 0\n")],
-        (LATE_ORIENTATION,),
+        ORIENTATION,
     ),
-    "raw-profile-text": ([_text(b"tEXt", b"Raw profile type exif", b"x")], (LATE_ORIENTATION,)),
-    "xmp-itxt": ([_text(b"iTXt", b"XML:com.adobe.xmp", b"<x/>")], (LATE_ORIENTATION,)),
-    "trns": ([png_chunk(b"tRNS", b"\x00\x10\x00\x20\x00\x30")], (LATE_TRANSPARENCY,)),
-    "exif-and-trns": ([png_chunk(b"tRNS", b"\x00\x10\x00\x20\x00\x30"), _exif_chunk()], BOTH),
-    "unknown-chunk": ([png_chunk(b"prVt", b"\x01\x02")], ()),
+    "raw-profile-text": ([_text(b"tEXt", b"Raw profile type exif", b"x")], ORIENTATION),
+    "xmp-itxt": ([_text(b"iTXt", b"XML:com.adobe.xmp", b"<x/>")], ORIENTATION),
+    "trns": (
+        [png_chunk(b"tRNS", b"\x00\x10\x00\x20\x00\x30")],
+        (LATE_INFO, LATE_TRANSPARENCY),
+    ),
+    "exif-and-trns": ([png_chunk(b"tRNS", b"\x00\x10\x00\x20\x00\x30"), _exif_chunk()], ALL),
+    "unknown-chunk": ([png_chunk(b"prVt", b"\x01\x02")], (LATE_INFO,)),
 }
 
 
@@ -79,7 +91,7 @@ def test_metadata_before_the_pixels_is_not_late() -> None:
 def test_truncated_files_end_the_walk_without_raising(cut: int) -> None:
     data = png_with_late_chunks(make_image("L", (6, 6)), [_exif_chunk()])
     found = late_metadata(None, data[:cut])
-    assert set(found) <= {LATE_ORIENTATION}
+    assert set(found) <= set(ORIENTATION)
 
 
 def test_other_formats_and_garbage_carry_nothing(tmp_path: Path) -> None:
@@ -91,30 +103,30 @@ def test_other_formats_and_garbage_carry_nothing(tmp_path: Path) -> None:
     assert Image.open(path).node.params["late"] == ()
 
 
-def test_a_file_of_too_many_chunks_is_reported_carrying_both(
+def test_a_file_of_too_many_chunks_is_reported_carrying_all_kinds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_png_tail, "MAX_CHUNKS", 4)
     chunks = [png_chunk(b"prVt", b"") for _ in range(8)]
     data = png_with_late_chunks(make_image("L", (4, 4)), chunks)
-    assert late_metadata(None, data) == BOTH
+    assert late_metadata(None, data) == ALL
 
 
 def test_a_huge_declared_length_ends_the_walk() -> None:
     data = png_with_late_chunks(make_image("L", (4, 4)), [])
     end = data.rindex(b"IEND") - 4
     hostile = data[:end] + b"\xff\xff\xff\xf0eXIf" + bytes(16) + data[end:]
-    assert late_metadata(None, hostile) == (LATE_ORIENTATION,)  # seen, then past the end
+    assert late_metadata(None, hostile) == ORIENTATION  # seen, then past the end
 
 
 @settings(max_examples=200, deadline=None)
 @given(tail=st.binary(max_size=400), cut=st.integers(min_value=0, max_value=500))
 def test_any_bytes_after_a_png_header_never_raise(tail: bytes, cut: int) -> None:
-    """Hostile bytes after a real signature and IHDR: the walk ends, names at most both
+    """Hostile bytes after a real signature and IHDR: the walk ends, names at most the three
     kinds, and Image.open raises nothing of its own (Pillow's exception, if any)."""
     head = png_with_late_chunks(make_image("L", (3, 2)), [])
     data = (head[:33] + tail)[: 33 + cut]
-    assert set(late_metadata(None, data)) <= set(BOTH)
+    assert set(late_metadata(None, data)) <= set(ALL)
     try:
         with PILImage.open(io.BytesIO(data)):
             pass
@@ -123,3 +135,61 @@ def test_any_bytes_after_a_png_header_never_raise(tail: bytes, cut: int) -> None
             Image.open(io.BytesIO(data))
     else:
         assert Image.open(io.BytesIO(data)).node.params["late"] == late_metadata(None, data)
+
+
+# -- what follows the pixels joins info when the file loads, as in Pillow --------------------
+
+_TEXT_TAIL = [
+    _text(b"tEXt", b"date:create", b"2026-12-04T10:00:00+00:00"),
+    _text(b"zTXt", b"comment", b"written after the pixels"),
+    _text(b"iTXt", b"Title", b"late title"),
+    png_chunk(b"pHYs", (2835).to_bytes(4, "big") * 2 + b"\x01"),
+]
+
+
+@pytest.mark.parametrize("source", ["path", "bytes"])
+def test_loaded_info_is_pillows_after_load(source: str, tmp_path: Path) -> None:
+    data = png_with_late_chunks(make_image("RGB", (9, 7), seed=5), _TEXT_TAIL)
+    path = tmp_path / "late.png"
+    path.write_bytes(data)
+    with PILImage.open(path) as opened:
+        header = dict(opened.info)
+        opened.load()
+        expected = dict(opened.info)
+    assert {"date:create", "comment", "Title", "dpi"} <= set(expected) - set(header)
+    found = loaded_info(str(path), None) if source == "path" else loaded_info(None, data)
+    assert found == expected
+
+
+def test_a_leaf_shows_the_header_info_and_its_operations_the_loaded_one(tmp_path: Path) -> None:
+    path = tmp_path / "late.png"
+    path.write_bytes(png_with_late_chunks(make_image("L", (6, 5), seed=6), _TEXT_TAIL))
+    with PILImage.open(path) as opened:
+        header = dict(opened.info)
+        inverted = PILImageOps.invert(opened)  # loads first: the info of the loaded image
+    lazy = Image.open(path)
+    assert lazy.info == header  # not loaded yet, as Pillow's
+    derived = ImageOps.invert(lazy)
+    assert derived.info == inverted.info != header
+    assert evaluate(derived).info == inverted.info
+    assert lazy.to_pil().info == inverted.info
+    lazy.load()
+    assert lazy.info == inverted.info  # loaded now, as Pillow's after load()
+
+
+def test_loaded_info_of_files_pillow_cannot_finish_is_none(tmp_path: Path) -> None:
+    data = png_with_late_chunks(make_image("L", (6, 5)), _TEXT_TAIL)
+    cut = data[: data.rindex(b"zTXt") + 6]  # inside a compressed text chunk
+    assert loaded_info(None, cut) is None
+    assert loaded_info(None, b"not a png") is None
+    path = tmp_path / "cut.png"
+    path.write_bytes(cut)
+    lazy = Image.open(path)
+    assert lazy.node.info == lazy.info  # nothing loaded: the header's, as recorded before
+
+
+def test_animated_pngs_keep_the_header_info(tmp_path: Path) -> None:
+    path = tmp_path / "anim.png"
+    frames = [make_image("RGB", (6, 5), seed=seed) for seed in (1, 2)]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=40)
+    assert loaded_info(str(path), None) is None

@@ -181,6 +181,8 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
     cached = node.cache.get()
     if cached is not None:  # decoded already (load(), to_pil()): Pillow's loaded image answers
         return _loaded_orientation(cached) if late else None
+    if late and "header_info" in node.params:  # the loaded info is known: nothing to decode
+        return _loaded_orientation(_info_probe(node.info))
     with _cpu.open_encoded(node.params) as header:
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif
@@ -190,6 +192,13 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
         swaps = orientation in (5, 6, 7, 8)  # a quarter turn: width and height swap
         tagged = getattr(header, "tag_v2", {}).get(_ORIENTATION)  # what sized the header
         return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8), None
+
+
+def _info_probe(info: Mapping[str, Any]) -> PILImage.Image:
+    """A 1x1 image carrying ``info``: Pillow's ``getexif`` reads it as a loaded image's."""
+    probe = PILImage.new("L", (1, 1))
+    probe.info.update(info)
+    return probe
 
 
 def _loaded_orientation(image: PILImage.Image) -> tuple[Any, bool, bool, dict[str, Any]]:
@@ -210,10 +219,14 @@ def _relabelled(node: Node, info: Mapping[str, Any], params: Mapping[str, Any]) 
 
 def _late_orientation_below(node: Node) -> bool:
     """True when a PNG leaf under ``node`` (``node`` itself excluded) carries orientation
-    metadata after its pixels, which Pillow's operations load into ``info`` and ``node``'s
-    recorded ``info`` lacks."""
+    metadata after its pixels that Pillow's operations load into ``info`` and ``node``'s
+    recorded ``info`` lacks (the leaf's loaded info is unknown: an animated PNG, or one
+    whose chunks after the pixels Pillow cannot read, :func:`pillow_gpu._png_tail.loaded_info`)."""
     return any(
-        leaf is not node and leaf.op == "open" and LATE_ORIENTATION in leaf.params.get("late", ())
+        leaf is not node
+        and leaf.op == "open"
+        and LATE_ORIENTATION in leaf.params.get("late", ())
+        and "header_info" not in leaf.params
         for leaf in walk(node)
     )
 
@@ -268,8 +281,7 @@ def _exif_transposed(image: Image) -> Image:
             "result with pillow_gpu.Image.from_pil",
             stage="admission",
         )
-    probe = PILImage.new("L", (1, 1))
-    probe.info.update(image.info if loaded is None else loaded)
+    probe = _info_probe(image.node.info if loaded is None else loaded)
     orientation = probe.getexif().get(_ORIENTATION, 1) if opened is None else opened[0]
     method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
@@ -331,7 +343,8 @@ def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) ->
     out.paste(source, (left, top))
     size = (width, height) if edges is None else (edges[0], edges[1])
     params = {"border": (left, top, right, bottom), "fill": fill}
-    info = {key: image.info[key] for key in ("transparency",) if key in image.info}  # Pillow's
+    loaded = image.node.info  # Pillow's expand loads first
+    info = {key: loaded[key] for key in ("transparency",) if key in loaded}  # Pillow's
     return image._derive("expand", params, size=size, info=info)
 
 

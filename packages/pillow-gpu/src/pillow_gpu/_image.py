@@ -103,8 +103,14 @@ class Image(ImageQueries, _drawing.Drawable):
 
     @property
     def info(self) -> dict[str, Any]:
-        """A copy of the metadata dictionary the result will carry."""
-        return dict(self._graph.info)
+        """A copy of the metadata dictionary the result will carry (for an opened file not
+        loaded yet, the header's, as Pillow's: a PNG's chunks after its pixels join it when it
+        loads, and every operation's result starts from those)."""
+        node = self._graph
+        header = node.params.get("header_info") if node.op == "open" else None
+        if header is not None and node.cache.get() is None:
+            return dict(header)
+        return dict(node.info)
 
     @property
     def format(self) -> str | None:

@@ -17,7 +17,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
 from pillow_gpu._pillow_memory import stored_snapshot
-from pillow_gpu._png_tail import late_metadata
+from pillow_gpu._png_tail import LATE_INFO, late_metadata, loaded_info
 
 __all__ = ["FileFormat", "new_node", "open_node", "pil_node"]
 
@@ -88,18 +88,21 @@ def open_node(
         # A PNG's metadata after its pixels, which Pillow applies only while loading
         # (pillow_gpu._png_tail): kept with the leaf for exif_transpose and the planner.
         late = late_metadata(path, data) if header.format == "PNG" else ()
-        node = Node(
-            op="open",
-            params={
-                "path": path,
-                "data": data,
-                "format": header.format,
-                "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or ""),
-                "palette": _header_palette(header),
-                "late": late,
-            },
-            mode=header.mode,
-            size=header.size,
-            info=cast("Mapping[str, Any]", header.info),
-        )
+        params: dict[str, Any] = {
+            "path": path,
+            "data": data,
+            "format": header.format,
+            "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or ""),
+            "palette": _header_palette(header),
+            "late": late,
+        }
+        info = cast("Mapping[str, Any]", header.info)
+        # Every operation loads first, so the leaf's node carries the loaded info (what its
+        # operations start from); the handle shows the header's ("header_info") until it is
+        # loaded, as Pillow's. Without "header_info" a late PNG's node has the header's only.
+        loaded = loaded_info(path, data) if LATE_INFO in late else None
+        if loaded is not None:
+            params["header_info"] = dict(info)
+            info = loaded
+        node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
         return node, (header.format, header.format_description)

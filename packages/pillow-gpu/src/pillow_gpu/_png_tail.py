@@ -3,7 +3,8 @@
 Pillow's PNG reader stops at the first ``IDAT`` chunk when it opens a file. The chunks after
 the image data reach ``info`` only when the pixels load (``PngImageFile.load_end``), and every
 operation loads first. Text chunks there (ImageMagick writes its dates after the pixels) only
-add ``info`` keys, but two kinds change pixels in Pillow:
+add ``info`` keys (:data:`LATE_INFO`: a leaf's operations start from the loaded ``info``,
+:func:`loaded_info`), but two kinds change pixels in Pillow:
 
 * orientation: an ``eXIf`` chunk, or a text chunk keyed ``Raw profile type exif`` or
   ``XML:com.adobe.xmp``, is what ``ImageOps.exif_transpose`` reads (``PngImageFile.getexif``
@@ -12,10 +13,10 @@ add ``info`` keys, but two kinds change pixels in Pillow:
   applies it wherever it is) becomes ``info["transparency"]``, which ``convert`` reads.
 
 :func:`late_metadata` walks the chunk headers after the first ``IDAT`` (no pixel is decoded;
-chunk data is skipped, text chunks' keywords read) and names which of the two are there. The
+chunk data is skipped, text chunks' keywords read) and names which are there. The
 walk goes on to ``IEND`` or the end of the file, past anything that would stop Pillow's
 reader earlier, so it never misses a chunk Pillow applies; a file of more than
-:data:`MAX_CHUNKS` chunks is reported as carrying both.
+:data:`MAX_CHUNKS` chunks is reported as carrying all three.
 """
 
 from __future__ import annotations
@@ -23,11 +24,23 @@ from __future__ import annotations
 import io
 import os
 import struct
-from typing import IO
+import warnings
+from typing import IO, Any, cast
 
-__all__ = ["LATE_ORIENTATION", "LATE_TRANSPARENCY", "MAX_CHUNKS", "late_metadata"]
+from PIL import Image as PILImage
 
-#: :func:`late_metadata` names.
+__all__ = [
+    "LATE_INFO",
+    "LATE_ORIENTATION",
+    "LATE_TRANSPARENCY",
+    "MAX_CHUNKS",
+    "late_metadata",
+    "loaded_info",
+]
+
+#: :func:`late_metadata` names: any chunk after the data (Pillow's handlers may add ``info``
+#: keys while loading), and the two kinds that change pixels.
+LATE_INFO = "info"
 LATE_ORIENTATION = "orientation"
 LATE_TRANSPARENCY = "transparency"
 
@@ -61,6 +74,7 @@ def _walk(stream: IO[bytes], size: int) -> tuple[str, ...]:
         if kind in (b"IDAT", b"fdAT"):
             seen_data = True
         elif seen_data:
+            found.add(LATE_INFO)
             if kind == b"eXIf":
                 found.add(LATE_ORIENTATION)
             elif kind == b"tRNS":
@@ -71,17 +85,40 @@ def _walk(stream: IO[bytes], size: int) -> tuple[str, ...]:
                     found.add(LATE_ORIENTATION)
         position += 12 + length  # header, data, CRC
     else:
-        return (LATE_ORIENTATION, LATE_TRANSPARENCY)
+        return (LATE_INFO, LATE_ORIENTATION, LATE_TRANSPARENCY)
     return tuple(sorted(found))
 
 
 def late_metadata(path: str | None, data: bytes | None) -> tuple[str, ...]:
-    """Which of :data:`LATE_ORIENTATION` and :data:`LATE_TRANSPARENCY` a PNG file (``path``)
-    or its bytes (``data``) carries after its image data, sorted; ``()`` for neither, or for
-    bytes that are not a PNG. A file that cannot be read raises ``OSError``."""
+    """Which of :data:`LATE_INFO`, :data:`LATE_ORIENTATION` and :data:`LATE_TRANSPARENCY` a
+    PNG file (``path``) or its bytes (``data``) carries after its image data, sorted; ``()``
+    for none, or for bytes that are not a PNG. A file that cannot be read raises ``OSError``."""
     if data is not None:
         return _walk(io.BytesIO(data), len(data))
     if path is None:
         return ()
     with open(path, "rb") as stream:
         return _walk(stream, os.fstat(stream.fileno()).st_size)
+
+
+def loaded_info(path: str | None, data: bytes | None) -> dict[str, Any] | None:
+    """The ``info`` Pillow's image of a still PNG file (``path``) or its bytes (``data``) has
+    once loaded: the header's, and what ``PngImageFile.load_end`` reads from the chunks after
+    the image data, run by Pillow itself with no pixel decoded (its image memory is a 1x1
+    stand-in). None for an animated PNG, or where Pillow cannot read those chunks: its own
+    load raises then, and so does the leaf's decode."""
+    source: Any = path if data is None else io.BytesIO(data)
+    try:
+        with warnings.catch_warnings():  # the header was opened once already, warnings and all
+            warnings.simplefilter("ignore")
+            with PILImage.open(source, formats=["PNG"]) as again:
+                if getattr(again, "is_animated", False) or len(again.tile) != 1:
+                    return None
+                again.im = PILImage.new(again.mode, (1, 1)).im  # load_prepare allocates none
+                again.load_prepare()
+                assert again.fp is not None
+                again.fp.seek(again.tile[0].offset)  # where Pillow's load starts reading
+                again.load_end()
+                return cast("dict[str, Any]", dict(again.info))  # Pillow types some keys (int, int)
+    except Exception:
+        return None

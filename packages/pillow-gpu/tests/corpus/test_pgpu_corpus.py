@@ -18,9 +18,10 @@ of these outcomes; anything else fails the test and is listed by file and pipeli
     PA results, the palette (its mode and entries).
 ``exact-pixels:load-time-info``
     Mode, size and bytes equal; ``info`` equals Pillow's except for keys Pillow's plugin adds
-    only while decoding (PNG text chunks after the image data, animation ``duration`` and
-    ``timestamp``): a lazy graph's ``info`` is the header's (README: known without
-    evaluating), and the executor copies the graph's ``info``. Reported per case.
+    only while decoding (WebP's and AVIF's ``duration`` and ``timestamp``, an animated PNG's
+    frame keys and chunks after its data): a lazy graph's ``info`` is known without
+    evaluating (README; a still PNG's chunks after its pixels are read at open), and the
+    executor copies the graph's ``info``. Reported per case.
 ``refused:Unsupported`` / ``refused:Limit``
     A documented refusal (``errors.Unsupported``/``Limit``, ``BatchUnsupported``/``BatchLimit``
     from the executor): no proven route, the shader-work bound, the 4096 x 4096 bound
@@ -425,8 +426,8 @@ class Corpus:
             return "failed", "; ".join(problems)
         if _info_equal(dict(got.info), want.info):
             return "exact", ""
-        # Keys Pillow's plugin adds to info only while decoding (PNG text after the image
-        # data, animation timing): a lazy graph's info is the header's (README).
+        # Keys Pillow's plugin adds to info only while decoding (animation timing, an
+        # animated PNG's chunks after its data): known only by decoding (README).
         late = self.load_keys.get(case[0], frozenset())
         header_only = {k: v for k, v in want.info.items() if k not in late}
         if late and _info_equal(dict(got.info), header_only):

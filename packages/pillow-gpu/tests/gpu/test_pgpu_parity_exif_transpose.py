@@ -235,15 +235,39 @@ def test_orientation_after_the_pixels_of_a_loaded_leaf_matches_pillow(tmp_path: 
     assert_image_equal(evaluate(lazy), expected)
 
 
-def test_transposing_a_derived_image_of_such_a_png_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("carrier", ["exif", "raw-profile", "xmp"])
+def test_transposing_a_derived_image_of_such_a_png_matches_pillow(
+    carrier: str, tmp_path: Path
+) -> None:
+    """Pillow's operations load first, so a derived image carries the orientation that
+    followed the pixels in its info; so does the recorded graph (the leaf's loaded info is
+    read at open, no pixel decoded), and exif_transpose of it turns as Pillow's does."""
+    path = tmp_path / "late.png"
+    chunk = _late_orientation_chunk(carrier, 6)
+    path.write_bytes(png_with_late_chunks(make_image("RGB", (7, 5), seed=5), [chunk]))
+    with PILImage.open(path) as opened:
+        expected = PILImageOps.exif_transpose(opened.convert("L"))
+    leaf = Image.open(path)
+    lazy = ImageOps.exif_transpose(leaf.convert("L"))
+    assert leaf.node.cache.get() is None  # recording decoded nothing
+    assert lazy.size == expected.size == (5, 7)
+    assert lazy.info == expected.info
+    result = evaluate(lazy)
+    assert_image_equal(result, expected)
+    assert result.info == expected.info
+
+
+def test_transposing_a_derived_image_is_refused_where_the_loaded_info_is_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As if Pillow could not read what follows the pixels (_png_tail.loaded_info: None).
+    monkeypatch.setattr("pillow_gpu._leaves.loaded_info", lambda path, data: None)
     path = tmp_path / "late.png"
     chunk = _late_orientation_chunk("exif", 6)
     path.write_bytes(png_with_late_chunks(make_image("RGB", (7, 5), seed=5), [chunk]))
     derived = Image.open(path).convert("L")
     with pytest.raises(Unsupported, match="orientation metadata follows its pixels"):
         ImageOps.exif_transpose(derived)
-    with PILImage.open(path) as opened:  # what Pillow does instead: the late orientation counts
-        assert PILImageOps.exif_transpose(opened.convert("L")).size == (5, 7)
 
 
 TRNS = {"P": bytes([0, 128, 255]), "L": b"\x00\x07", "RGB": b"\x00\x07\x00\x08\x00\x09"}
