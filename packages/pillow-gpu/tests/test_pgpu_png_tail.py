@@ -21,6 +21,7 @@ from pillow_gpu._png_tail import (
     loaded_info,
 )
 from pillow_gpu._testing import make_image, png_chunk, png_with_late_chunks
+from pillow_gpu.errors import DecodeError
 from pillow_gpu.gpu import evaluate
 
 ALL = (LATE_INFO, LATE_ORIENTATION, LATE_TRANSPARENCY)
@@ -193,3 +194,14 @@ def test_animated_pngs_keep_the_header_info(tmp_path: Path) -> None:
     frames = [make_image("RGB", (6, 5), seed=seed) for seed in (1, 2)]
     frames[0].save(path, save_all=True, append_images=frames[1:], duration=40)
     assert loaded_info(str(path), None) is None
+
+
+def test_a_file_whose_chunks_after_the_pixels_changed_since_open_fails_to_decode(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "late.png"
+    path.write_bytes(png_with_late_chunks(make_image("L", (6, 5), seed=7), _TEXT_TAIL))
+    lazy = ImageOps.invert(Image.open(path))
+    path.write_bytes(png_with_late_chunks(make_image("L", (6, 5), seed=7), _TEXT_TAIL[:1]))
+    with pytest.raises(DecodeError, match="info differs from the one read at open"):
+        evaluate(lazy)

@@ -16,8 +16,9 @@ from typing import IO, Any, Literal, cast
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
+from pillow_gpu._load_info import loaded_info
 from pillow_gpu._pillow_memory import stored_snapshot
-from pillow_gpu._png_tail import LATE_INFO, late_metadata, loaded_info
+from pillow_gpu._png_tail import late_metadata
 
 __all__ = ["FileFormat", "new_node", "open_node", "pil_node"]
 
@@ -98,9 +99,10 @@ def open_node(
         }
         info = cast("Mapping[str, Any]", header.info)
         # Every operation loads first, so the leaf's node carries the loaded info (what its
-        # operations start from); the handle shows the header's ("header_info") until it is
-        # loaded, as Pillow's. Without "header_info" a late PNG's node has the header's only.
-        loaded = loaded_info(path, data) if LATE_INFO in late else None
+        # operations start from, pillow_gpu._load_info); the handle shows the header's
+        # ("header_info") until it is loaded, as Pillow's. Without "header_info" the node has
+        # the header's only.
+        loaded = loaded_info(header.format, path, data, info, late)
         if loaded is not None:
             params["header_info"] = dict(info)
             info = loaded

@@ -288,6 +288,18 @@ def _host_pixels(node: Node) -> bytes | memoryview:
             fix="evaluate this file with to_pil(), or convert it with Pillow first",
             stage="decode",
         )
+    if "header_info" in node.params and dict(image.info) != dict(node.info):
+        # The results' info was recorded from what Pillow's reader read after the pixels at
+        # open (pillow_gpu._png_tail.loaded_info); the decode must have read the same.
+        missing = sorted(map(str, set(image.info) ^ set(node.info)))
+        raise DecodeError(
+            "the decoded file's info differs from the one read at open, which the results' "
+            "info was recorded from",
+            observed=f"{node.params.get('format')} info keys differing: {missing or 'values'}",
+            fix="do not change files between Image.open() and evaluation; evaluate this file "
+            "with to_pil()",
+            stage="decode",
+        )
     return upload_bytes(image)
 
 
