@@ -18,6 +18,7 @@ __all__ = [
     "assert_image_equal",
     "call_outcome",
     "make_image",
+    "opens_like_pillow",
     "pillow_converts",
     "png_chunk",
     "png_with_late_chunks",
@@ -95,6 +96,24 @@ def call_outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
     except Exception as error:  # the exception is the outcome compared
         return type(error), str(error)
     return "ok", image.mode, image.size
+
+
+def opens_like_pillow(data: bytes) -> bool:
+    """Open ``data`` with Pillow and with ``pillow_gpu.Image.open``: where Pillow raises, the
+    lazy open raises the same type (an AssertionError otherwise). True when Pillow opens it."""
+    from pillow_gpu import Image  # the package imports this module's neighbours
+
+    try:
+        with PILImage.open(io.BytesIO(data)):
+            pass
+    except Exception as error:  # Pillow refuses the bytes: the lazy open raises the same type
+        try:
+            Image.open(io.BytesIO(data))
+        except type(error):
+            return False
+        msg = f"Pillow raised {type(error).__name__} ({error}); pillow_gpu's open did not"
+        raise AssertionError(msg) from error
+    return True
 
 
 def undated_info(info: Mapping[Any, Any]) -> dict[Any, Any]:
