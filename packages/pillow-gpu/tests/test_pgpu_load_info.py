@@ -142,3 +142,16 @@ def test_well_formed_boxes_are_still_exactly_without_moov(boxes: list[tuple[int,
 @given(data=st.binary(max_size=120))
 def test_any_bytes_as_avif_never_raise(data: bytes) -> None:
     assert loaded_info("AVIF", None, data, {}) in (None, {"timestamp": 0, "duration": 1000})
+
+
+@needs_avif
+def test_an_avif_its_codec_cannot_decode_is_a_decode_error(tmp_path: Path) -> None:
+    data = bytearray(_avif(tmp_path / "a.avif", 1).read_bytes())
+    data[data.rindex(b"mdat") + 8] ^= 0xFF  # the first coded byte
+    path = tmp_path / "broken.avif"
+    path.write_bytes(bytes(data))
+    with pytest.raises(RuntimeError), PILImage.open(path) as opened:  # Pillow's own failure
+        opened.load()
+    with pytest.raises(DecodeError, match="could not be decoded") as caught:
+        evaluate(ImageOps.invert(Image.open(path)))
+    assert "RuntimeError" in caught.value.observed

@@ -264,8 +264,15 @@ def _host_pixels(node: Node) -> bytes | memoryview:
     header = _recorded_palette(node)
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
-    # Pillow's decoder failures; a bomb can surface only when the pixels are loaded.
-    except (OSError, ValueError, SyntaxError, PILImage.DecompressionBombError) as error:
+    # Pillow's decoder failures (its AVIF plugin raises RuntimeError for a frame its codec
+    # cannot decode); a bomb can surface only when the pixels are loaded.
+    except (
+        OSError,
+        ValueError,
+        SyntaxError,
+        RuntimeError,
+        PILImage.DecompressionBombError,
+    ) as error:
         raise DecodeError(
             "a source could not be decoded",
             observed=f"{type(error).__name__}: {error}",
