@@ -21,7 +21,7 @@
 #
 # On the GPU machine the run installs .whl/*.whl into $DEVICE_SITE (default /tmp/device-check-site),
 # unpacks .gl/*.deb when no libvulkan is present, then runs, most important first, each step under
-# its own cap and all of them within DEVICE_CHECK_BUDGET_S (default 520 s; a step that cannot get
+# its own cap and all of them within DEVICE_CHECK_BUDGET_S (default 540 s; a step that cannot get
 # 20 s is skipped and reported):
 #   1. pixtreme-infer       pytest -m 'gpu and not performance'        -> infer-gpu.log
 #   2. pixtreme-arch-example pytest -m gpu (TensorRT cases skip)       -> example-gpu.log
@@ -67,7 +67,7 @@ wheel_specs=(
     rendercanvas=2.7.2 pillow=13.0.0
 )
 gl_debs=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
-run_timeout_s=580
+run_timeout_s=590
 
 exclude() {
     mkdir -p .git/info
@@ -166,7 +166,7 @@ out=${OUT:-$root/out/device-check}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 python=${PYTHON:-python3}
-budget=${DEVICE_CHECK_BUDGET_S:-520}
+budget=${DEVICE_CHECK_BUDGET_S:-540}
 summary=$out/summary.txt
 performance=$out/performance.log
 : >"$summary"
