@@ -163,12 +163,14 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
     so the answer and any exception are Pillow's.
 
     A PNG without an ``exif`` chunk before its data makes Pillow's ``getexif`` load the image
-    and read what follows the pixels. Where nothing there can carry an orientation (the leaf's
-    ``late`` metadata, :mod:`pillow_gpu._png_tail`) this returns None and ``info`` answers, as
-    it would for Pillow's loaded image; where something can, the header copy is loaded as
-    Pillow loads it (the pixels are decoded once here), and its orientation and loaded
-    ``info`` are returned; a leaf decoded already answers from its decoded image the same way.
-    None where the node is not an ``open`` leaf, or is one decoded already (other files).
+    and read what follows the pixels. Where the leaf's ``info`` is that loaded one already
+    (``header_info`` kept beside it, :mod:`pillow_gpu._load_info`), or nothing after the pixels
+    can carry an orientation (the leaf's ``late`` metadata, :mod:`pillow_gpu._png_tail`), this
+    returns None and ``info`` answers, as it would for Pillow's loaded image; otherwise the
+    header copy is loaded as Pillow loads it (the pixels are decoded once here), and its
+    orientation and loaded ``info`` are returned; a leaf decoded already answers from its
+    decoded image the same way. None where the node is not an ``open`` leaf, or is one decoded
+    already (other files).
 
     Pillow's TIFF plugin transposes the pixels while loading, as the EXIF orientation asks; it
     reports the transposed size from the header's orientation tag already at open, but not from
@@ -181,8 +183,8 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
     cached = node.cache.get()
     if cached is not None:  # decoded already (load(), to_pil()): Pillow's loaded image answers
         return _loaded_orientation(cached) if late else None
-    if late and "header_info" in node.params:  # the loaded info is known: nothing to decode
-        return _loaded_orientation(_info_probe(node.info))
+    if node.params.get("format") == "PNG" and "header_info" in node.params:
+        return None  # the node's info is the loaded one Pillow's getexif reads: info answers
     with _cpu.open_encoded(node.params) as header:
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif

@@ -157,8 +157,7 @@ class Plan:
     def shape(self) -> dict[str, Any]:
         """This plan's attributes that depend only on its graph's shape (no node references),
         for :meth:`of_shape`; the slot key is computed now."""
-        if self.slot_key is None:
-            self.slot_key = slot_key(self)
+        slot_key(self)  # computed and kept on the plan
         return {name: getattr(self, name) for name in self._SHAPE_ATTRIBUTES}
 
     @classmethod
