@@ -213,13 +213,14 @@ def test_live_pillow_wraps_the_i_filters_row_ints(monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize("resample", FILTERS, ids=FILTER_IDS)
-@pytest.mark.parametrize("mode", ["F", "I;16"])
-def test_other_modes_stay_refused(mode: str, resample: int) -> None:
-    lazy = Image.new(mode, (9, 7)).rotate(30, resample)
-    with pytest.raises(Unsupported):
+def test_f_stays_refused(resample: int) -> None:
+    """F's filters compute in doubles and store floats: no proven route (the 16-bit modes and
+    I have theirs, test_pgpu_parity_wide16_filtered and the I tests above)."""
+    lazy = Image.new("F", (9, 7), 3).rotate(30, resample)
+    with pytest.raises(Unsupported, match=r"mode F .*NEAREST"):
         plan_graph(lazy)
-    lazy = Image.new(mode, (9, 7)).transform((9, 7), QUAD, (0, 0, 0, 7, 9, 7, 9, 0), resample)
-    with pytest.raises(Unsupported):
+    lazy = Image.new("F", (9, 7)).transform((9, 7), QUAD, (0, 0, 0, 7, 9, 7, 9, 0), resample)
+    with pytest.raises(Unsupported, match="mode F"):
         plan_graph(lazy)
 
 

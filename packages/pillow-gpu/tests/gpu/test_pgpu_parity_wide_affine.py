@@ -182,14 +182,6 @@ def test_nan_coordinates_are_refused_on_16_bit(mode: str, matrix: tuple[float, .
         plan_graph(lazy)
 
 
-@pytest.mark.parametrize("resample", [PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC])
-@pytest.mark.parametrize("mode", [mode for mode in WIDE if mode != "I"])  # I: generic_transform
-def test_interpolating_transforms_stay_refused(mode: str, resample: int) -> None:
-    lazy = Image.new(mode, (9, 7), 3).rotate(30, resample)
-    with pytest.raises(Unsupported, match="NEAREST"):
-        plan_graph(lazy)
-
-
 # -- split, getchannel, reduce ----------------------------------------------------------------
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 @pytest.mark.parametrize("mode", WIDE)

@@ -103,6 +103,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "to_indexed": 2,
         "unpack": 2,
         "unsharp": 3,
+        "wide16_bytes": 2,
     }
 )
 

@@ -17,7 +17,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu.gpu.kernels.resample_coeffs import precompute_doubles
 
-__all__ = ["clamps_16bit", "filters_wrap_int32", "int_out_of_range"]
+__all__ = ["clamps_16bit", "filters_16bit_bytes", "filters_wrap_int32", "int_out_of_range"]
 
 
 def _replayed_rounding(rows: list[list[int]], width: int) -> list[list[int]]:
@@ -150,4 +150,30 @@ def filters_wrap_int32() -> bool:
                 value = _replayed_filter(rows, xin, yin, resample == PILImage.Resampling.BICUBIC)
                 if bottom <= value < top + 1 and math.trunc(value) != live[y][x]:
                     return False
+    return True
+
+
+def _first_bytes(image: PILImage.Image, fill: int) -> list[int]:
+    """The 16-bit values whose first stored byte is each pixel of the L ``image`` and whose
+    other byte is ``fill``'s (as a filter writing one byte over Image.new's fill leaves it)."""
+    return (np.asarray(image, dtype=np.uint32).ravel() | (fill & 0xFF00)).tolist()
+
+
+@functools.cache
+def filters_16bit_bytes() -> bool:
+    """Whether live Pillow's BILINEAR and BICUBIC transforms of an I;16 image run its 8-bit
+    filters over the rows' stored bytes, writing each result as the pixel's first byte (as
+    13.0's ``getfilter`` does: the 2-byte modes keep 8-bit rows): a 6 x 3 image of distinct
+    bytes, rotated, against the same transform of the L image of its rows' first 6 bytes."""
+    width, height = 6, 3
+    stored = bytes(range(7, 7 + 2 * width * height * 5, 5))
+    image = PILImage.frombytes("I;16", (width, height), stored)
+    rows = PILImage.frombytes("L", (2 * width, height), stored).crop((0, 0, width, height))
+    for resample in (PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC):
+        for fill in (None, 0x2A51):
+            low = None if fill is None else fill & 0xFF
+            live = image.rotate(21.5, resample, fillcolor=fill)
+            replayed = _first_bytes(rows.rotate(21.5, resample, fillcolor=low), fill or 0)
+            if np.frombuffer(live.tobytes(), "<u2").tolist() != replayed:
+                return False
     return True

@@ -22,6 +22,10 @@ BILINEAR and BICUBIC on L, LA, RGB, RGBA, CMYK and RGBX also take
 around it as Pillow converts them to La/RGBa), and so does QUAD with every filter (its eight
 coefficients computed as Pillow's Python computes them): generic_transform computes the
 coordinates and the sampling in software binary64 on the device, so no host table is needed.
+Pillow filters I;16, I;16L and I;16B with its 8-bit filters over the rows' stored bytes
+(``getfilter`` picks by storage, and the 2-byte modes keep 8-bit rows), each result byte
+becoming the output pixel's first stored byte: the L route runs on those bytes
+(``kernels.wide16_bytes``), after a probe of live Pillow confirms the behaviour.
 EXTENT is recorded as the affine map Pillow makes of it. Everything else (the filters on the
 other modes, the double fallback of the 8/32-bit modes, PERSPECTIVE, MESH) is rejected at
 admission.
@@ -48,10 +52,14 @@ from pillow_gpu.gpu._layout import (
     ink,
 )
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import affine_nearest, generic_transform, premultiply
+from pillow_gpu.gpu.kernels import affine_nearest, generic_transform, premultiply, wide16_bytes
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Lowering, Route
-from pillow_gpu.gpu.lowering._platform import filters_wrap_int32, int_out_of_range
+from pillow_gpu.gpu.lowering._platform import (
+    filters_16bit_bytes,
+    filters_wrap_int32,
+    int_out_of_range,
+)
 
 __all__ = [
     "LOWERINGS",
@@ -269,7 +277,7 @@ def _lower_generic(
 
 #: Modes whose BILINEAR and BICUBIC transforms run on the device (generic_transform; LA and
 #: RGBA through La and RGBa, as Pillow converts them; the limited modes by their band twins).
-_FILTERED_MODES = (*generic_transform.KINDS, *LIMITED_MODES)
+_FILTERED_MODES = (*generic_transform.KINDS, *LIMITED_MODES, *WIDE16_MODES)
 _FILTERS = (PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC)
 #: Modes whose NEAREST quad warp runs on the device (the source word is copied).
 _QUAD_NEAREST_MODES = (*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES, *INDEXED_MODES, "PA")
@@ -309,7 +317,8 @@ def _lower_generic_map(
     """``ImagingGenericTransform`` through the affine or quad map with Pillow's filters."""
     mode = src_node.mode
     resample = int(node.params["resample"])
-    modes = _QUAD_NEAREST_MODES if resample == PILImage.Resampling.NEAREST else _FILTERED_MODES
+    filtered = resample != PILImage.Resampling.NEAREST
+    modes = _FILTERED_MODES if filtered else _QUAD_NEAREST_MODES
     if mode not in modes:
         name = PILImage.Resampling(resample).name
         proven = "NEAREST is" if name == "NEAREST" else "BILINEAR and BICUBIC are"
@@ -332,10 +341,12 @@ def _lower_generic_map(
             fix="use such coefficients, or evaluate with to_pil()",
         )
     _check_unfused(node, fix="evaluate with to_pil()")
+    if filtered and mode in WIDE16_MODES:
+        return _lower_wide16_filtered(program, node, src, src_node, map_name=map_name, a=a)
     out_of_range = (0, 0)
-    if mode == "I" and resample != PILImage.Resampling.NEAREST:
+    if mode == "I" and filtered:
         out_of_range = _int_filters(node)
-    premultiplied = mode in ("LA", "RGBA") and resample != PILImage.Resampling.NEAREST
+    premultiplied = mode in ("LA", "RGBA") and filtered
     work_mode = {"LA": "La", "RGBA": "RGBa"}[mode] if premultiplied else mode
     colour = node.params["fillcolor"]
     fill = 0 if colour is None else ink(work_mode, colour)
@@ -357,6 +368,39 @@ def _lower_generic_map(
     if premultiplied:
         out = premultiply.lower(program, out, node.size, mode, unpremultiply=True)
     return out
+
+
+def _lower_wide16_filtered(
+    program: Program, node: Node, src: int, src_node: Node, *, map_name: str, a: list[float]
+) -> int:
+    """A filtered transform of I;16, I;16L or I;16B as Pillow runs it: its 8-bit filter over
+    the rows' stored bytes, each result byte stored as the output pixel's first byte
+    (:mod:`~pillow_gpu.gpu.kernels.wide16_bytes`), the other byte the fill's."""
+    if not filters_16bit_bytes():  # pragma: no cover - a Pillow that filters 16-bit values
+        raise unsupported(
+            node,
+            f"this Pillow's filtered transform of a {src_node.mode} image is not the 8-bit "
+            "filter over the rows' stored bytes that the GPU route replays",
+            fix="evaluate with to_pil()",
+        )
+    big = src_node.mode == "I;16B"
+    colour = node.params["fillcolor"]
+    fill = 0 if colour is None else ink(src_node.mode, colour) & 0xFFFF
+    first, other = (fill >> 8, fill & 0xFF) if big else (fill & 0xFF, fill & 0xFF00)
+    stored = wide16_bytes.to_bytes(program, src, src_node.size, big_endian=big)
+    out = generic_transform.lower(
+        program,
+        stored,
+        src_node.size,
+        node.size,
+        kind=generic_transform.KINDS["L"],
+        map_name=map_name,
+        coefficients=tuple(a),
+        fill=first,
+        resample=int(node.params["resample"]),
+        out_of_range=(0, 0),
+    )
+    return wide16_bytes.from_bytes(program, out, node.size, big_endian=big, keep=other)
 
 
 def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
@@ -441,7 +485,9 @@ ROUTES = (
             "as they are, as Pillow picks its filter by band count; I in C ints and "
             "doubles as Pillow's filter32I (a row's int differences wrap, the result is "
             "truncated, out-of-range values cast as this platform does, both probed on live "
-            "Pillow)"
+            "Pillow); I;16, I;16L and I;16B as Pillow filters them, with its 8-bit filters "
+            "over the rows' stored bytes, each result byte the pixel's first stored byte and "
+            "the other the fill's (probed on live Pillow)"
         ),
     ),
     Route(
