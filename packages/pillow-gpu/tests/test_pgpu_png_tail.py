@@ -172,6 +172,41 @@ def test_a_leaf_shows_the_header_info_and_its_operations_the_loaded_one(tmp_path
     assert lazy.info == inverted.info  # loaded now, as Pillow's after load()
 
 
+#: Operations on an opened file: Pillow's transform (rotate at other angles than multiples
+#: of 90) copies the info before loading, except LA and RGBA filtered, which convert first;
+#: the others load first.
+OPENED_OPERATIONS = {
+    "rotate-nearest": lambda im: im.rotate(30),
+    "rotate-bicubic": lambda im: im.rotate(30, PILImage.Resampling.BICUBIC, expand=True),
+    "quad-bilinear": lambda im: im.transform(
+        (5, 4), PILImage.Transform.QUAD, (0, 0, 1, 6, 5, 5, 6, 1), PILImage.Resampling.BILINEAR
+    ),
+    "rotate-90": lambda im: im.rotate(90),
+    "resize": lambda im: im.resize((4, 3)),
+}
+
+
+@pytest.mark.parametrize("loaded", [False, True], ids=["opened", "loaded"])
+@pytest.mark.parametrize("operation", list(OPENED_OPERATIONS))
+@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "P"])
+def test_an_operations_info_is_what_pillow_copies(
+    mode: str, operation: str, loaded: bool, tmp_path: Path
+) -> None:
+    path = tmp_path / "late.png"
+    path.write_bytes(png_with_late_chunks(make_image(mode, (6, 5), seed=7), _TEXT_TAIL))
+    apply = OPENED_OPERATIONS[operation]
+    with PILImage.open(path) as opened:
+        if loaded:
+            opened.load()
+        expected = apply(opened)
+    lazy = Image.open(path)
+    if loaded:
+        lazy.load()
+    derived = apply(lazy)
+    assert derived.info == expected.info
+    assert evaluate(derived).info == expected.info
+
+
 def test_loaded_info_of_files_pillow_cannot_finish_is_none(tmp_path: Path) -> None:
     data = png_with_late_chunks(make_image("L", (6, 5)), _TEXT_TAIL)
     cut = data[: data.rindex(b"zTXt") + 6]  # inside a compressed text chunk

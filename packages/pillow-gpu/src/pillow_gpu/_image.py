@@ -105,7 +105,7 @@ class Image(ImageQueries, _drawing.Drawable):
     def info(self) -> dict[str, Any]:
         """A copy of the metadata dictionary the result will carry (for an opened file not
         loaded yet, the header's, as Pillow's: a PNG's chunks after its pixels join it when it
-        loads, and every operation's result starts from those)."""
+        loads, and the operations that load first start from those)."""
         node = self._graph
         header = node.params.get("header_info") if node.op == "open" else None
         if header is not None and node.cache.get() is None:
@@ -353,7 +353,11 @@ class Image(ImageQueries, _drawing.Drawable):
             "fill": fill,
             "fillcolor": fillcolor,
         }
-        return self._derive("transform", params, size=out_size)
+        # Pillow's transform copies the info before it loads the source (LA and RGBA filtered
+        # go through convert, which loads first): an opened file's result keeps its header's.
+        premultiplied = self.mode in ("LA", "RGBA") and resample != NEAREST
+        info = None if premultiplied else self.info
+        return self._derive("transform", params, size=out_size, info=info)
 
     def rotate(  # noqa: PLR0917 - Pillow's positional signature
         self,

@@ -10,7 +10,10 @@ opened image shows its header's until it loads. Two plugins add keys while loadi
   decoder reports the frame's end; Pillow subtracts the start), or 0 for a still image;
 * AVIF: the same keys from libavif's timing, in ms. A still image (no ``moov`` box: an item,
   not a track) has libavif's fixed timing, 1 unit of a 1 s timescale: 0 and 1000. An image
-  sequence's timing is its track's, known only by decoding.
+  sequence (major brand ``avis``) is decoded from its colour track, the first with chunks, an
+  ``av01`` sample entry and no ``auxl`` reference (libavif's choice): its first frame starts at
+  0 and lasts its first ``stts`` delta in its ``mdhd`` timescale, rounded as Pillow rounds it.
+  Other files with a ``moov`` box (libavif versions choose differently) are not predicted.
 
 :func:`loaded_info` returns that ``info``, or None where it is not known (another format, an
 animated PNG, a file Pillow cannot finish reading): such a leaf's operations carry the
@@ -54,7 +57,8 @@ def loaded_info(
             return None
         return {**header, "timestamp": 0, "duration": duration}
     if format == "AVIF":
-        return {**header, "timestamp": 0, "duration": 1000} if _is_still(path, data) else None
+        duration = _read(path, data, _avif_first_duration)
+        return None if duration is None else {**header, "timestamp": 0, "duration": duration}
     return None
 
 
@@ -77,31 +81,120 @@ def _first_frame_duration(path: str | None, data: bytes | None) -> int | None:
     return _read(path, data, _walk_riff)
 
 
-def _is_still(path: str | None, data: bytes | None) -> bool:
-    """True when an AVIF file's top-level boxes, all walked, hold no ``moov`` (no track)."""
-    return bool(_read(path, data, _walk_boxes))
-
-
-def _walk_boxes(stream: IO[bytes], size: int) -> bool:
+def _avif_first_duration(stream: IO[bytes], size: int) -> int | None:
+    """The first frame's duration in ms of an AVIF file: 1000 for a still image (its top-level
+    boxes, all walked, hold no ``moov``), the colour track's for an ``avis`` sequence; None
+    for anything else."""
+    brand = b""
+    moov: bytes | None = None
     position = 0
     for _ in range(_MAX_CHUNKS):
         if position + 8 > size:
-            return position == size  # every box walked, to the file's end exactly
+            if position != size:  # a box runs past the file's end
+                return None
+            break
         stream.seek(position)
         length, kind = struct.unpack(">I4s", stream.read(8))
-        if kind == b"moov":
-            return False
+        header = 8
         if length == 1:  # a 64-bit size follows the type
             large = stream.read(8)
             if len(large) < 8:
-                return False
-            length = struct.unpack(">Q", large)[0]
+                return None
+            length, header = struct.unpack(">Q", large)[0], 16
         elif length == 0:  # the last box, to the end of the file
-            return True
-        if length < 8:
-            return False
+            length = size - position
+        if length < header or position + length > size:
+            return None
+        if kind == b"ftyp":
+            brand = stream.read(4)
+        elif kind == b"moov":
+            if moov is not None or length > _MAX_MOOV_BYTES:
+                return None
+            moov = stream.read(length - header)
         position += length
-    return False
+    else:
+        return None
+    if moov is None:
+        return 1000
+    return _sequence_duration(moov) if brand == b"avis" else None
+
+
+#: Largest ``moov`` box read (a sequence's sample tables; a few KB per thousand frames).
+_MAX_MOOV_BYTES = 16 << 20
+
+
+def _boxes(data: bytes) -> dict[bytes, list[bytes]]:
+    """The payloads of the boxes that tile ``data``, by type; empty where they do not tile it
+    exactly."""
+    found: dict[bytes, list[bytes]] = {}
+    position = 0
+    while position + 8 <= len(data):
+        length, kind = struct.unpack_from(">I4s", data, position)
+        if length == 0:
+            length = len(data) - position
+        if length < 8 or position + length > len(data):
+            return {}
+        found.setdefault(kind, []).append(data[position + 8 : position + length])
+        position += length
+    return found if position == len(data) else {}
+
+
+def _first(boxes: dict[bytes, list[bytes]], kind: bytes) -> bytes:
+    """The payload of the first ``kind`` box of ``boxes``, or ``b""`` where there is none."""
+    found = boxes.get(kind)
+    return found[0] if found else b""
+
+
+def _full_box(payload: bytes, v0: str, v1: str) -> tuple[int, ...] | None:
+    """A full box's fields after its version and flags (``v0``/``v1``: struct formats)."""
+    if not payload:
+        return None
+    fields = v1 if payload[0] == 1 else v0
+    if len(payload) < 4 + struct.calcsize(fields):
+        return None
+    return struct.unpack_from(fields, payload, 4)
+
+
+def _sequence_duration(moov: bytes) -> int | None:
+    """The first frame's duration in ms of the colour track (see the module docstring)."""
+    for trak in _boxes(moov).get(b"trak", []):
+        boxes = _boxes(trak)
+        tkhd = _full_box(_first(boxes, b"tkhd"), ">III", ">QQI")  # its track_ID third
+        mdia = _boxes(_first(boxes, b"mdia"))
+        stbl = _boxes(_first(_boxes(_first(mdia, b"minf")), b"stbl"))
+        auxiliary = any(b"auxl" in _boxes(tref) for tref in boxes.get(b"tref", []))
+        if not stbl or tkhd is None or tkhd[2] == 0 or auxiliary:
+            continue  # no sample table, no track id, or an alpha track
+        chunks = [
+            _full_box(box, ">I", ">I") for box in (*stbl.get(b"stco", []), *stbl.get(b"co64", []))
+        ]
+        if not any(count and count[0] for count in chunks) or not _has_av01(stbl):
+            continue
+        mdhd = _full_box(_first(mdia, b"mdhd"), ">III", ">QQI")  # its timescale third
+        if mdhd is None or mdhd[2] == 0:
+            return None
+        delta = _first_delta(_first(stbl, b"stts"))
+        return None if delta is None else round(1000 * (delta / mdhd[2]))
+    return None
+
+
+def _has_av01(stbl: dict[bytes, list[bytes]]) -> bool:
+    """Whether the sample table's ``stsd`` has an ``av01`` sample entry."""
+    stsd = _first(stbl, b"stsd")
+    return len(stsd) >= 8 and b"av01" in _boxes(stsd[8:])
+
+
+def _first_delta(stts: bytes) -> int | None:
+    """libavif's delta of the first sample: the first entry counting it, else the last entry
+    (1 with none); None for a short box."""
+    count = _full_box(stts, ">I", ">I")
+    if count is None or len(stts) < 8 + 8 * count[0]:
+        return None
+    deltas = [struct.unpack_from(">II", stts, 8 + 8 * i) for i in range(count[0])]
+    for samples, delta in deltas:
+        if samples > 0:
+            return delta
+    return deltas[-1][1] if deltas else 1
 
 
 def _walk_riff(stream: IO[bytes], size: int) -> int | None:

@@ -18,10 +18,11 @@ of these outcomes; anything else fails the test and is listed by file and pipeli
     PA results, the palette (its mode and entries).
 ``exact-pixels:load-time-info``
     Mode, size and bytes equal; ``info`` equals Pillow's except for keys Pillow's plugin adds
-    only while decoding (AVIF's ``duration`` and ``timestamp``, an animated PNG's frame keys
-    and chunks after its data): a lazy graph's ``info`` is known without evaluating (README;
-    a still PNG's chunks after its pixels and a WebP's first-frame timing are read at open),
-    and the executor copies the graph's ``info``. Reported per case.
+    only while decoding (the ``duration`` and ``timestamp`` of an AVIF whose part libavif
+    versions choose differently, an animated PNG's frame keys and chunks after its data): a
+    lazy graph's ``info`` is known without evaluating (README; a still PNG's chunks after its
+    pixels and a WebP's or AVIF's first-frame timing are read at open), and the executor
+    copies the graph's ``info``. Reported per case.
 ``refused:Unsupported`` / ``refused:Limit``
     A documented refusal (``errors.Unsupported``/``Limit``, ``BatchUnsupported``/``BatchLimit``
     from the executor): no proven route, the shader-work bound, the 4096 x 4096 bound
