@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import Image, ImageOps, _png_tail
+from pillow_gpu import GpuBatchExecutor, Image, ImageOps, _png_tail
 from pillow_gpu._png_tail import (
     LATE_INFO,
     LATE_ORIENTATION,
@@ -20,7 +20,13 @@ from pillow_gpu._png_tail import (
     late_metadata,
     loaded_info,
 )
-from pillow_gpu._testing import make_image, opens_like_pillow, png_chunk, png_with_late_chunks
+from pillow_gpu._testing import (
+    assert_image_equal,
+    make_image,
+    opens_like_pillow,
+    png_chunk,
+    png_with_late_chunks,
+)
 from pillow_gpu.errors import DecodeError
 from pillow_gpu.gpu import evaluate
 
@@ -205,6 +211,65 @@ def test_an_operations_info_is_what_pillow_copies(
     derived = apply(lazy)
     assert derived.info == expected.info
     assert evaluate(derived).info == expected.info
+
+
+#: tRNS chunks (after the pixels): P alphas of the first entries, P one index, an L value and
+#: an RGB colour (16 bits per sample, as PNG stores them).
+LATE_TRNS = {
+    "P-alphas": ("P", bytes([0, 128, 255, 7])),
+    "P-index": ("P", bytes([3])),
+    "L": ("L", b"\x00\x02"),
+    "RGB": ("RGB", b"\x00\x01\x00\x02\x00\x00"),
+}
+#: Pipelines reading the transparency (conversions, the flattening idiom) and the others.
+TRNS_PIPELINES = {
+    "convert-RGBA": lambda im, ops: im.convert("RGBA"),
+    "convert-LA": lambda im, ops: im.convert("LA"),
+    "convert-PA": lambda im, ops: im.convert("PA"),
+    "convert-RGB": lambda im, ops: im.convert("RGB"),
+    "convert-P": lambda im, ops: im.convert("P"),
+    "thumbnail": lambda im, ops: ops.contain(im, (4, 4)),
+    "rotate": lambda im, ops: im.rotate(30, expand=True),
+    "exif_transpose": lambda im, ops: ops.exif_transpose(im),
+    "invert": lambda im, ops: ops.invert(im.convert("RGB")),
+}
+
+
+def _late_trns_png(case: str) -> bytes:
+    mode, chunk = LATE_TRNS[case]
+    values = [v % 6 for v in range(35)]
+    source = PILImage.new(mode, (7, 5))
+    if mode == "P":
+        source.putpalette([(7 * i) % 256 for i in range(768)])
+    source.putdata([(v, v // 2, 0) for v in values] if mode == "RGB" else values)
+    return png_with_late_chunks(source, [png_chunk(b"tRNS", chunk)])
+
+
+@pytest.mark.filterwarnings("ignore:Palette images with Transparency expressed in bytes")
+@pytest.mark.parametrize("pipeline", list(TRNS_PIPELINES))
+@pytest.mark.parametrize("case", list(LATE_TRNS))
+def test_a_transparency_chunk_after_the_pixels_is_applied_as_pillow_does(
+    case: str, pipeline: str, tmp_path: Path
+) -> None:
+    """Pillow applies a tRNS chunk after the pixels while loading; the leaf's operations start
+    from the loaded info (its ``transparency``), so the GPU gives Pillow's result, also right
+    after a same-shaped file without it (a plan of another shape)."""
+    path = tmp_path / "late-trns.png"
+    path.write_bytes(_late_trns_png(case))
+    clean = tmp_path / "clean.png"
+    apply = TRNS_PIPELINES[pipeline]
+    with PILImage.open(path) as opened:
+        expected = apply(opened, PILImageOps)
+    with PILImage.open(path) as opened:
+        opened.save(clean)  # Pillow writes the tRNS before the pixels
+    got = evaluate(apply(Image.open(path), ImageOps))
+    assert_image_equal(got, expected)
+    assert got.info == expected.info
+    with GpuBatchExecutor() as executor:
+        jobs = [(0, apply(Image.open(clean), ImageOps)), (1, apply(Image.open(path), ImageOps))]
+        results = {result.input_key: result.image for result in executor.run(jobs)}
+    assert_image_equal(results[1], expected)
+    assert results[1].info == expected.info
 
 
 def test_loaded_info_of_files_pillow_cannot_finish_is_none(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ add ``info`` keys (:data:`LATE_INFO`: a leaf's operations start from the loaded 
   ``XML:com.adobe.xmp``, is what ``ImageOps.exif_transpose`` reads (``PngImageFile.getexif``
   loads the image when the header had no ``exif``);
 * transparency: a ``tRNS`` chunk after the data (the PNG specification puts it before, Pillow
-  applies it wherever it is) becomes ``info["transparency"]``, which ``convert`` reads.
+  applies it wherever it is) becomes ``info["transparency"]``, which ``convert`` reads (it is
+  part of the loaded ``info`` the leaf's operations start from).
 
 :func:`late_metadata` walks the chunk headers after the first ``IDAT`` (no pixel is decoded;
 chunk data is skipped, text chunks' keywords read) and names which are there. The

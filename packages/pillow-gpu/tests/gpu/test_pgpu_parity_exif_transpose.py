@@ -268,31 +268,3 @@ def test_transposing_a_derived_image_is_refused_where_the_loaded_info_is_unknown
     derived = Image.open(path).convert("L")
     with pytest.raises(Unsupported, match="orientation metadata follows its pixels"):
         ImageOps.exif_transpose(derived)
-
-
-TRNS = {"P": bytes([0, 128, 255]), "L": b"\x00\x07", "RGB": b"\x00\x07\x00\x08\x00\x09"}
-
-
-@pytest.mark.parametrize("mode", list(TRNS))
-def test_a_transparency_chunk_after_the_pixels_is_refused_on_the_gpu(
-    mode: str, tmp_path: Path, executor: GpuBatchExecutor
-) -> None:
-    """Pillow applies a tRNS chunk that follows the pixels while loading: recorded graphs lack
-    it, so the GPU route refuses the file (even right after a same-shaped clean file, whose
-    plan the cache holds), and the CPU route (Pillow's) stays exact."""
-    source = make_image("L", (6, 4), seed=2).convert(mode)
-    clean = tmp_path / "clean.png"
-    source.save(clean)
-    (done,) = executor.run([(0, Image.open(clean).convert("RGBA"))])
-    assert done.ok
-    path = tmp_path / "late-trns.png"
-    path.write_bytes(png_with_late_chunks(source, [png_chunk(b"tRNS", TRNS[mode])]))
-    with PILImage.open(path) as opened:
-        expected = opened.convert("RGBA")
-    lazy = Image.open(path).convert("RGBA")
-    with pytest.raises(Unsupported, match="tRNS"):
-        evaluate(lazy)
-    (failure,) = executor.run([(0, Image.open(path).convert("RGBA"))], errors="deliver")
-    assert not failure.ok
-    assert failure.kind == "Unsupported"
-    assert_image_equal(lazy.to_pil(), expected)

@@ -38,7 +38,6 @@ from __future__ import annotations
 from typing import Any
 
 from pillow_gpu._graph import Node, walk
-from pillow_gpu._png_tail import LATE_TRANSPARENCY
 from pillow_gpu.errors import Limit
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._layout import (
@@ -81,21 +80,7 @@ __all__ = ["MAX_PIXELS", "plan_graph"]
 MAX_PIXELS = 4096 * 4096
 
 
-def _check_late_transparency(node: Node) -> None:
-    """Refuse a PNG whose ``tRNS`` chunk comes after its pixels (see pillow_gpu._png_tail):
-    Pillow applies it only while loading, after the graph was recorded without it."""
-    if node.op == "open" and LATE_TRANSPARENCY in node.params.get("late", ()):
-        raise unsupported(
-            node,
-            "this PNG's transparency (tRNS) chunk comes after its image data: Pillow applies "
-            "it only while decoding, so the operations were recorded without the "
-            "transparency Pillow's would see",
-            fix="evaluate with to_pil() (Pillow's own route), or re-save the file",
-        )
-
-
 def _check_image(node: Node, limits: DeviceLimits | None) -> None:
-    _check_late_transparency(node)
     uploaded = node.is_leaf or node.cache.get() is not None
     if node.mode in INDEXED_MODES and not uploaded and node.op not in INDEX_OPERATIONS:
         raise unsupported(

@@ -376,7 +376,7 @@ def _lower_wide16_filtered(
     """A filtered transform of I;16, I;16L or I;16B as Pillow runs it: its 8-bit filter over
     the rows' stored bytes, each result byte stored as the output pixel's first byte
     (:mod:`~pillow_gpu.gpu.kernels.wide16_bytes`), the other byte the fill's."""
-    if not filters_16bit_bytes():  # pragma: no cover - a Pillow that filters 16-bit values
+    if not filters_16bit_bytes():  # a Pillow that filters 16-bit values otherwise
         raise unsupported(
             node,
             f"this Pillow's filtered transform of a {src_node.mode} image is not the 8-bit "
