@@ -57,7 +57,7 @@ then rerun one per fresh executor to pin the crash on cases); anything taking lo
 :data:`CASE_SECONDS` (a hang, via SIGALRM). Admission is reported, never asserted.
 
 Caps, to stay near a minute on 2 CPU cores with lavapipe: the pipelines end small (thumbnail
-128, resize 64) except the two of :data:`FULL_SIZE`, which run only on files up to
+128, resize 64) except the three of :data:`FULL_SIZE`, which run only on files up to
 :data:`FULL_SIZE_PIXELS`; ``evaluate`` runs every :data:`EVALUATE_EVERY`-th opened file plus
 every fuzzer file; multi-frame files are checked on their first frame only. The report
 (``corpus-report.json`` in pytest's cache, ``.pytest_cache/d/pillow-gpu-corpus/``, and the
@@ -154,6 +154,12 @@ def _thumbnail_bilevel(image: Any, ops: Any, filters: Any) -> Any:
     return _thumbnail_own_mode(image, ops, filters).convert("1")
 
 
+def _rotate_opened(image: Any, ops: Any, filters: Any) -> Any:
+    """The opened file rotated at full size with BILINEAR, nothing loading it first (Pillow's
+    transform copies the header's info before it loads; P and 1 rotate NEAREST)."""
+    return image.rotate(30, PILImage.Resampling.BILINEAR, expand=True)
+
+
 def _flatten_palette(image: Any, ops: Any, filters: Any) -> Any:
     """The flattened thumbnail on the WEB palette, Pillow's default dither (a GIF export)."""
     return _flatten_thumbnail(image, ops, filters).convert("P")
@@ -169,9 +175,12 @@ PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "exif_transpose>thumbnail(128)>rotate(7.5,BICUBIC,expand)": _thumbnail_straightened,
     "exif_transpose>thumbnail(128)>convert(1)": _thumbnail_bilevel,
     "exif_transpose>flatten(white)>thumbnail(128)>convert(P)": _flatten_palette,
+    "rotate(30,BILINEAR,expand)": _rotate_opened,
 }
 #: Pipelines whose work grows with the file's size (no shrinking step first).
-FULL_SIZE = frozenset({"convert(L)>autocontrast>MedianFilter(3)", "ImageOps.invert"})
+FULL_SIZE = frozenset(
+    {"convert(L)>autocontrast>MedianFilter(3)", "ImageOps.invert", "rotate(30,BILINEAR,expand)"}
+)
 #: Files above this many pixels run only the shrinking pipelines (time cap; see the docstring).
 FULL_SIZE_PIXELS = 1 << 18  # 512 x 512
 #: ``evaluate`` runs every n-th file (and every fuzzer file).
