@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from PIL import Image as PILImage
 
+from pillow_gpu._pillow_memory import stored_view
+
 __all__ = [
     "MODES",
     "SIZES",
@@ -44,7 +46,8 @@ def make_image(mode: str, size: tuple[int, int], seed: int = 0) -> PILImage.Imag
 
 
 def assert_image_equal(actual: PILImage.Image, expected: PILImage.Image) -> None:
-    """Mode, size and bytes equal; for RGB also the stored padding byte."""
+    """Mode, size and bytes equal; for RGB also the stored padding byte, for 1 the stored
+    bytes (``tobytes`` packs them to bits)."""
     assert actual.mode == expected.mode, (actual.mode, expected.mode)
     assert actual.size == expected.size, (actual.size, expected.size)
     if actual.tobytes() != expected.tobytes():
@@ -57,6 +60,14 @@ def assert_image_equal(actual: PILImage.Image, expected: PILImage.Image) -> None
         )
     if actual.mode == "RGB":
         assert actual.tobytes("raw", "RGBX") == expected.tobytes("raw", "RGBX"), "padding differs"
+    if actual.mode == "1":  # tobytes() packs "not zero"; getpixel and point read the byte
+        assert _stored(actual) == _stored(expected), "stored bytes of the 1 image differ"
+
+
+def _stored(image: PILImage.Image) -> bytes:
+    view = stored_view(image)
+    assert view is not None, f"Pillow exported no storage of this {image.mode} image"
+    return bytes(view)
 
 
 def rebuilt(image: Any) -> Any:

@@ -9,7 +9,7 @@ from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageOps
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
@@ -161,3 +161,23 @@ def test_large_l_image_uses_a_two_dimensional_grid() -> None:
     source = make_image("L", (4096, 4096), seed=3)
     lazy = ImageChops.invert(Image.from_pil(source))
     assert_image_equal(evaluate(lazy), PILImageChops.invert(source))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_thresholding_idiom_keeps_pillows_stored_values(size: tuple[int, int]) -> None:
+    """``point(lambda v: v > 128, "1")`` stores 0 and 1 (not 255): ``getpixel``,
+    ``get_flattened_data`` and a later ``point`` read them, ``tobytes`` packs "not zero"; the
+    stored bytes travel through a second graph and the executor as they are."""
+    source = make_image("L", size, seed=4)
+    expected = source.point(lambda v: v > 128, "1")
+    assert set(expected.get_flattened_data()) <= {0, 1}
+    got = evaluate(Image.from_pil(source).point(lambda v: v > 128, "1"))
+    assert_image_equal(got, expected)
+    assert list(got.get_flattened_data()) == list(expected.get_flattened_data())
+    flipped = expected.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
+    with GpuBatchExecutor() as executor:
+        (result,) = executor.run([(0, Image.from_pil(got).transpose(0))])
+    assert_image_equal(result.image, flipped)
+    assert list(result.image.point(lambda v: v * 9).get_flattened_data()) == list(
+        flipped.point(lambda v: v * 9).get_flattened_data()
+    )

@@ -44,6 +44,7 @@ __all__ = [
     "band_bytes",
     "band_mask",
     "band_twin",
+    "bilevel_bytes",
     "image_from_terminal",
     "image_of_words",
     "ink",
@@ -178,7 +179,7 @@ def to_words(image: PILImage.Image) -> npt.NDArray[np.uint32]:
     if image.mode in ("I", "F"):  # the native int32 / float32 bits
         return np.frombuffer(image.tobytes(), dtype=np.uint32).copy()
     if image.mode in INDEXED_MODES:
-        stored = image.tobytes("raw", "L") if image.mode == "1" else image.tobytes()
+        stored = bilevel_bytes(image) if image.mode == "1" else image.tobytes()
         return np.frombuffer(stored, dtype=np.uint8).astype(np.uint32) * np.uint32(0x01010101)
     if image.mode == "L":
         return np.frombuffer(image.tobytes(), dtype=np.uint8).astype(np.uint32)
@@ -200,6 +201,17 @@ def upload_nbytes(mode: str, size: tuple[int, int]) -> int:
     return -(-size[0] * size[1] * per_pixel // 4) * 4
 
 
+def bilevel_bytes(image: PILImage.Image) -> bytes:
+    """A 1 image's stored bytes as they are: 0/255 from decoders and conversions, any value a
+    ``point`` table, a fill or a drawing gave (its ``"L"`` packer would make them 0/255)."""
+    view = stored_view(image)
+    if view is not None:
+        return bytes(view)
+    carrier = PILImage.new("L", image.size, None)  # storage in several blocks: copy the bytes
+    carrier.im.paste(image.im, (0, 0, *image.size))
+    return carrier.tobytes()
+
+
 def upload_bytes(image: PILImage.Image) -> bytes | memoryview:
     """The bytes of an upload of ``image``: Pillow's stored bytes, padded to four bytes.
 
@@ -218,7 +230,7 @@ def upload_bytes(image: PILImage.Image) -> bytes | memoryview:
     if mode in _PASTED_MODES:
         return words_of_image(image).tobytes()
     if mode == "1":
-        data = image.tobytes("raw", "L")  # Pillow's stored 0/255 bytes
+        data = bilevel_bytes(image)
     elif mode in PAIR_MODES:
         data = image.tobytes("raw", mode)
     elif mode in ("I", "F") and sys.byteorder != "little":  # pragma: no cover
@@ -270,8 +282,8 @@ def image_from_terminal(
     pixels = size[0] * size[1]
     if mode == "L":
         return _filled("L", size, data[:pixels], "L")
-    if mode == "1":  # Pillow's stored 0/255 bytes
-        return _filled("1", size, data[:pixels], "L")
+    if mode == "1":  # Pillow's stored bytes: 0/255 mostly, any value after point, fills
+        return _stored_bilevel(size, data[:pixels])
     if mode == "P":
         image = PILImage.frombytes("P", size, data[:pixels])
         if palette is not None:
@@ -291,6 +303,16 @@ def image_from_terminal(
     if mode in _PASTED_MODES:
         return image_of_words(mode, size, np.frombuffer(words, dtype="<u4"))
     return _filled(mode, size, words, _WORD_RAWMODES.get(mode, mode))
+
+
+def _stored_bilevel(size: tuple[int, int], data: memoryview | bytes) -> PILImage.Image:
+    """A 1 image storing ``data`` as they are: Pillow keeps any byte a ``point`` table, a fill
+    or ``putpixel`` gave it (``getpixel`` returns it; ``tobytes`` packs "not zero"), which its
+    raw decoders would turn into 0/255."""
+    image = PILImage.new("1", size, None)
+    if not fill_storage(image, data):  # storage in several blocks: paste an L copy's bytes
+        image.im.paste(PILImage.frombytes("L", size, data).im, (0, 0, *size))
+    return image
 
 
 def _filled(
