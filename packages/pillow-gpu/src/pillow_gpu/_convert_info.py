@@ -64,8 +64,9 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
     return None  # an operation not known to keep the palette: unknown
 
 
-#: Operations whose result keeps the palette of their first input, as Pillow's do.
-_PALETTE_KEPT = ("crop", "transpose", "paste", "putpixel", "resize", "point")
+#: Operations whose result keeps the palette of their first input, as Pillow's do (``filter``:
+#: ModeFilter, the one filter Pillow runs on P, through ``Image._new``).
+_PALETTE_KEPT = ("crop", "transpose", "paste", "putpixel", "resize", "point", "filter")
 
 
 def _expand_palette(

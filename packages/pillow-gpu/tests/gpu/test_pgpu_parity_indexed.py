@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageFilter, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageOps
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
@@ -251,9 +251,9 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
         lambda: Image.from_pil(_source("rgb256")).point([v / 2 for v in range(256)], "F"),
         "operation 'point_mode' on a mode F image has no GPU route",
     ),
-    "filter-of-1": (
-        lambda: Image.new("1", (4, 4)).filter(ImageFilter.MedianFilter(3)),
-        "operation 'filter' on a mode 1 image has no GPU route",
+    "logical-and-of-1": (
+        lambda: ImageChops.logical_and(Image.new("1", (4, 4)), Image.new("1", (4, 4))),
+        "operation 'chop' on a mode 1 image has no GPU route",
     ),
     "mesh-of-P": (
         lambda: Image.from_pil(_source("rgb256")).transform(

@@ -8,7 +8,7 @@ import operator
 from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import LIMITED_MODES, NATIVE_MODES, band_mask
+from pillow_gpu.gpu._layout import INDEXED_MODES, LIMITED_MODES, NATIVE_MODES, band_mask
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import boxblur, convolve, modefilter, rank, unsharp
 from pillow_gpu.gpu.lowering._admission import unsupported
@@ -18,8 +18,10 @@ __all__ = [
     "BAND_FILTER_MODES",
     "BOX_FILTER_MODES",
     "FILTER_MODES",
+    "KERNEL_FILTER_MODES",
     "LOWERINGS",
     "MAX_BLUR_RADIUS",
+    "MODE_FILTER_MODES",
     "ROUTES",
     "blur_passes",
     "convolution",
@@ -36,6 +38,12 @@ BAND_FILTER_MODES = (*NATIVE_MODES, *LIMITED_MODES)
 #: Modes of the box filters (BoxBlur, GaussianBlur, UnsharpMask): Pillow's own list, which
 #: takes La and RGBa and raises for YCbCr, HSV and LAB.
 BOX_FILTER_MODES = (*NATIVE_MODES, "La", "RGBa")
+#: Modes of the kernel and rank filters: the band-count modes and 1, whose stored byte
+#: (0/255, or any value a point table gave it) Pillow filters as an L image's; it raises
+#: "cannot filter palette images" for P.
+KERNEL_FILTER_MODES = (*BAND_FILTER_MODES, "1")
+#: Modes of ModeFilter: those and P, whose palette index Pillow filters (the palette kept).
+MODE_FILTER_MODES = (*KERNEL_FILTER_MODES, "P")
 
 _Blur = ImageFilter.BoxBlur | ImageFilter.GaussianBlur
 _Convolution = ImageFilter.Kernel | ImageFilter.BuiltinFilter
@@ -84,6 +92,13 @@ def unsharp_args(node: Node, instance: ImageFilter.UnsharpMask) -> tuple[float, 
     return box_radius, percent, operator.index(instance.threshold)
 
 
+def _mask(node: Node) -> int:
+    """The stored bytes a single-band filter writes: the bands' bytes, every byte of a P or 1
+    word (each holds the stored byte, so each is filtered alike and the word stays one)."""
+    mode = node.inputs[0].mode
+    return 0xFFFFFFFF if mode in INDEXED_MODES else band_mask(mode)
+
+
 def _blur(program: Program, node: Node, src: int, instance: _Blur) -> int:
     radii, passes = blur_passes(node, instance)
     return boxblur.lower(program, src, node.size, radii, passes)
@@ -98,7 +113,7 @@ def _rank(program: Program, node: Node, src: int, instance: ImageFilter.RankFilt
         node.size,
         window=instance.size,
         rank=instance.rank,
-        mask=band_mask(node.inputs[0].mode),
+        mask=_mask(node),
     )
 
 
@@ -112,7 +127,7 @@ def _mode_filter(program: Program, node: Node, src: int, instance: ImageFilter.M
             fix=f"use ModeFilter(size <= {modefilter.MAX_SIZE}) or evaluate with to_pil()",
         )
     half = modefilter.half_window(size)
-    return modefilter.lower(program, src, node.size, half=half, mask=band_mask(node.inputs[0].mode))
+    return modefilter.lower(program, src, node.size, half=half, mask=_mask(node))
 
 
 def _unsharp_mask(program: Program, node: Node, src: int, instance: ImageFilter.UnsharpMask) -> int:
@@ -144,7 +159,7 @@ def convolution(
         kernel=weights,
         scale=scale,
         offset=offset,
-        mask=band_mask(node.inputs[0].mode),
+        mask=_mask(node),
         packed=packed,
         columns=columns,
     )
@@ -157,16 +172,16 @@ def _filter(program: Program, node: Node, ins: Inputs) -> int:
         require_mode(node, BOX_FILTER_MODES, type(instance).__name__)
         return _blur(program, node, src, instance)
     if isinstance(instance, ImageFilter.RankFilter):
-        require_mode(node, BAND_FILTER_MODES, type(instance).__name__)
+        require_mode(node, KERNEL_FILTER_MODES, type(instance).__name__)
         return _rank(program, node, src, instance)
     if isinstance(instance, ImageFilter.ModeFilter):
-        require_mode(node, BAND_FILTER_MODES, "ModeFilter")
+        require_mode(node, MODE_FILTER_MODES, "ModeFilter")
         return _mode_filter(program, node, src, instance)
     if isinstance(instance, ImageFilter.UnsharpMask):
         require_mode(node, BOX_FILTER_MODES, "UnsharpMask")
         return _unsharp_mask(program, node, src, instance)
     if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
-        require_mode(node, BAND_FILTER_MODES, "ImageFilter.Kernel")
+        require_mode(node, KERNEL_FILTER_MODES, "ImageFilter.Kernel")
         return convolution(program, node, src, instance)
     raise unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
 
@@ -184,17 +199,19 @@ ROUTES = (
     ),
     Route(
         operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
-        modes=BAND_FILTER_MODES,
+        modes=KERNEL_FILTER_MODES,
         kernel="rank",
         contexts=f"odd size <= {rank.MAX_SIZE}; L runs four pixels to a word (Pillow's packed "
-        "rows, or rows of whole words where the width does not divide by four)",
+        "rows, or rows of whole words where the width does not divide by four); 1 on its "
+        "stored byte",
     ),
     Route(
         operation="ModeFilter",
-        modes=BAND_FILTER_MODES,
+        modes=MODE_FILTER_MODES,
         kernel="modefilter",
         contexts=f"any size <= {modefilter.MAX_SIZE} (even sizes and sizes <= 2 as Pillow "
-        "treats them); per band, clipped window, ties to the smallest value",
+        "treats them); per band, clipped window, ties to the smallest value; 1 on its stored "
+        "byte, P on its palette index (the palette kept)",
     ),
     Route(
         operation="UnsharpMask",
@@ -205,10 +222,11 @@ ROUTES = (
     ),
     Route(
         operation="ImageFilter.Kernel and built-in kernels",
-        modes=BAND_FILTER_MODES,
+        modes=KERNEL_FILTER_MODES,
         kernel="convolve",
         contexts="3x3 and 5x5; L runs four pixels to a word (Pillow's packed rows, or rows of "
-        "whole words where the width does not divide by four)",
+        "whole words where the width does not divide by four); 1 on its stored byte (the "
+        "result stores any value, as Pillow's)",
     ),
     Route(
         operation="ImageEnhance.Sharpness",

@@ -107,14 +107,18 @@ INDEX_COPIES = ("transpose", "crop", "expand", "paste", "putpixel", "resize", "t
 #: the palette; with a mode, to L or 1: ``lowering.pointwise``); ``ImageOps.invert`` maps 1's
 #: stored byte, and a P image's palette (Pillow's ``ImageOps._lut``), keeping its indices.
 INDEX_POINTWISE = ("point", "point_mode", "invert")
+#: ``Image.filter`` on the stored byte, as Pillow's single-band filters run: 1 with the kernel,
+#: rank and mode filters, P with ModeFilter (``lowering.filters`` checks which).
+INDEX_FILTERS = ("filter",)
 #: Everything that may read or produce a P or 1 image on the GPU.
-INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE)
+INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE, *INDEX_FILTERS)
 #: Operations that read a mode 1 image as a mask (its stored 0/255 byte): the mask's position
 #: among the node's inputs.
 MASK_INPUTS = {"paste_masked": 2, "fill_masked": 1}
 _FIX = (
     "convert to RGB/RGBA/L first (P and 1 images are admitted as inputs of convert(), the "
-    f"copies {', '.join(INDEX_COPIES)} (NEAREST), point() and ImageOps.invert)"
+    f"copies {', '.join(INDEX_COPIES)} (NEAREST), point(), ImageOps.invert and filter(): "
+    "1 with kernel, rank and mode filters, P with ModeFilter)"
 )
 
 
@@ -133,7 +137,7 @@ def check_consumer(node: Node) -> None:
                 node,
                 f"operation {node.op!r} on a mode {child.mode} image has no GPU route: palette "
                 "and bilevel images are admitted only as inputs of convert(), the copies, "
-                "point() and ImageOps.invert",
+                "point(), ImageOps.invert and filter()",
                 fix=_FIX,
             )
     if node.mode in INDEXED_MODES and node.op in INDEX_COPIES:
