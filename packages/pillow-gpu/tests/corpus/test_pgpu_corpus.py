@@ -154,6 +154,12 @@ def _thumbnail_bilevel(image: Any, ops: Any, filters: Any) -> Any:
     return _thumbnail_own_mode(image, ops, filters).convert("1")
 
 
+def _thumbnail_mode_filter(image: Any, ops: Any, filters: Any) -> Any:
+    """The own-mode thumbnail cleaned with ModeFilter(3), which Pillow runs on every 8-bit
+    single-band and band-count mode, 1 and P (a GIF's indices) included."""
+    return _thumbnail_own_mode(image, ops, filters).filter(filters.ModeFilter(3))
+
+
 def _rotate_opened(image: Any, ops: Any, filters: Any) -> Any:
     """The opened file rotated at full size with BILINEAR, nothing loading it first (Pillow's
     transform copies the header's info before it loads; P and 1 rotate NEAREST)."""
@@ -176,6 +182,7 @@ PIPELINES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "exif_transpose>thumbnail(128)>convert(1)": _thumbnail_bilevel,
     "exif_transpose>flatten(white)>thumbnail(128)>convert(P)": _flatten_palette,
     "rotate(30,BILINEAR,expand)": _rotate_opened,
+    "exif_transpose>thumbnail(128)>ModeFilter(3)": _thumbnail_mode_filter,
 }
 #: Pipelines whose work grows with the file's size (no shrinking step first).
 FULL_SIZE = frozenset(

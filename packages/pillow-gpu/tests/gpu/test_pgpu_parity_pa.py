@@ -268,7 +268,6 @@ def test_copies_of_pa(palette: str, copy: str, then: str) -> None:
         ("putpixel-rgb", lambda im: _putpixel(im, (1, 2, 3)), "palette"),
         ("reduce", lambda im: im.reduce(2), "PA images are admitted only"),
         ("crop-then-blur", lambda im: im.crop((0, 0, 4, 4)).reduce(2), "PA images are admitted"),
-        ("rotate-bicubic", lambda im: im.rotate(30, PILImage.Resampling.BICUBIC), "NEAREST"),
     ],
 )
 def test_other_operations_on_pa_are_refused(
@@ -278,6 +277,43 @@ def test_other_operations_on_pa_are_refused(
     with pytest.raises(Unsupported, match=reason) as error:
         plan_graph(lazy)
     assert "fix:" in str(error.value), name
+
+
+#: Interpolating transforms of PA: Pillow filters the (index, alpha) pairs as two bands (an La
+#: image's filter, no premultiplication) and keeps the palette.
+INTERPOLATED = {
+    "rotate-expand": lambda im, r, f: im.rotate(30, r, expand=True, fillcolor=f),
+    "quad": lambda im, r, f: im.transform(
+        (20, 15), PILImage.Transform.QUAD, (0, 0, 2, 22, 35, 20, 30, 1), r, fillcolor=f
+    ),
+    "perspective": lambda im, r, f: im.transform(
+        (20, 15),
+        PILImage.Transform.PERSPECTIVE,
+        (1.1, 0.2, -1.0, 0.05, 0.9, 2.0, 0.004, -0.003),
+        r,
+        fillcolor=f,
+    ),
+    "affine-stretch": lambda im, r, f: im.transform(
+        (40, 20), PILImage.Transform.AFFINE, (0.5, 0.1, 0, 0, 1, 0), r, fillcolor=f
+    ),
+}
+
+
+@pytest.mark.parametrize("fill", [None, 9, (3, 200)], ids=["no-fill", "index", "index-alpha"])
+@pytest.mark.parametrize(
+    "resample", [PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC], ids=["BL", "BC"]
+)
+@pytest.mark.parametrize("name", list(INTERPOLATED))
+@pytest.mark.parametrize("palette", ["rgb256", "rgba40-trns-bytes"])
+def test_interpolated_transforms_of_pa(
+    palette: str, name: str, resample: int, fill: int | tuple[int, int] | None
+) -> None:
+    source = pa_image((37, 19), palette)
+    warp = INTERPOLATED[name]
+    expected = warp(source, resample, fill)
+    assert_same(evaluate(warp(Image.from_pil(source), resample, fill)), expected)
+    assert_same(evaluate(warp(Image.from_pil(source), resample, fill).convert("RGBA")),
+                expected.convert("RGBA"))  # fmt: skip
 
 
 def _putpixel(im: Image.Image, value: tuple[int, ...]) -> Image.Image:

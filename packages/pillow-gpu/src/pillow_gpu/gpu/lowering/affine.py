@@ -43,12 +43,12 @@ from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._layout import (
+    BAND_TWINS,
     INDEXED_MODES,
     LIMITED_MODES,
     NATIVE_MODES,
     WIDE16_MODES,
     WIDE_MODES,
-    band_twin,
     ink,
 )
 from pillow_gpu.gpu._program import Program
@@ -277,7 +277,10 @@ def _lower_generic(
 
 #: Modes whose BILINEAR and BICUBIC transforms run on the device (generic_transform; LA and
 #: RGBA through La and RGBa, as Pillow converts them; the limited modes by their band twins).
-_FILTERED_MODES = (*generic_transform.KINDS, *LIMITED_MODES, *WIDE16_MODES)
+_FILTERED_MODES = (*generic_transform.KINDS, *LIMITED_MODES, *WIDE16_MODES, "PA")
+#: Modes filtered as another mode's bands (Pillow picks its filter by band count): the
+#: limited modes' twins, and PA, whose index (bytes 0..2) and alpha (byte 3) are La's layout.
+_FILTER_TWINS = {**BAND_TWINS, "PA": "LA"}
 _FILTERS = (PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC)
 #: Modes whose NEAREST quad warp runs on the device (the source word is copied).
 _QUAD_NEAREST_MODES = (*NATIVE_MODES, *LIMITED_MODES, *WIDE_MODES, *INDEXED_MODES, "PA")
@@ -358,7 +361,7 @@ def _lower_generic_map(
         current,
         src_node.size,
         node.size,
-        kind=generic_transform.KINDS.get(band_twin(mode), 4),  # Pillow's filters by bands
+        kind=generic_transform.KINDS.get(_FILTER_TWINS.get(mode, mode), 4),  # by band count
         map_name=map_name,
         coefficients=tuple(a),
         fill=fill,
@@ -487,7 +490,8 @@ ROUTES = (
             "truncated, out-of-range values cast as this platform does, both probed on live "
             "Pillow); I;16, I;16L and I;16B as Pillow filters them, with its 8-bit filters "
             "over the rows' stored bytes, each result byte the pixel's first stored byte and "
-            "the other the fill's (probed on live Pillow)"
+            "the other the fill's (probed on live Pillow); PA as two bands, its palette "
+            "index and alpha averaged as Pillow does, the palette kept"
         ),
     ),
     Route(

@@ -296,6 +296,11 @@ PALETTE_ALPHA_COPIES = INDEX_COPIES
 _PA_FIX = 'convert to RGBA first (e.g. image.convert("RGBA")), or evaluate with to_pil()'
 
 
+#: The filters a PA image's transform interpolates with (its palette indices averaged, as in
+#: Pillow, whose result keeps the palette).
+FILTERED_PA = (PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC)
+
+
 def _palette_colour(value: object) -> bool:
     # A colour Pillow looks up (or adds) in the image's palette: a name, or 3 or 4 values.
     return isinstance(value, str) or (isinstance(value, (tuple, list)) and len(value) in (3, 4))
@@ -321,7 +326,12 @@ def _check_copy(node: Node, fix: str) -> None:
             PILImage.Transform.QUAD,
             PILImage.Transform.PERSPECTIVE,
         )
-        if not copying or params["resample"] != PILImage.Resampling.NEAREST:
+        # Pillow forces NEAREST for P and 1 only: PA's (index, alpha) pairs are interpolated
+        # as two bands, as an La image's (lowering.affine).
+        interpolated_pa = node.mode == "PA" and params["resample"] in FILTERED_PA
+        if not copying or (
+            params["resample"] != PILImage.Resampling.NEAREST and not interpolated_pa
+        ):
             method = PILImage.Transform(params["method"]).name
             raise unsupported(
                 node,
