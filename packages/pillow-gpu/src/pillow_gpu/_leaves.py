@@ -97,14 +97,15 @@ def open_node(
             "palette": _header_palette(header),
             "late": late,
         }
-        info = cast("Mapping[str, Any]", header.info)
-        # Every operation loads first, so the leaf's node carries the loaded info (what its
-        # operations start from, pillow_gpu._load_info); the handle shows the header's
+        info = cast("Mapping[str, Any]", dict(header.info))
+        file_format = (header.format, header.format_description)
+        # Almost every operation loads first, so the leaf's node carries the loaded info
+        # (what they start from, pillow_gpu._load_info); the handle shows the header's
         # ("header_info") until it is loaded, as Pillow's. Without "header_info" the node has
-        # the header's only.
-        loaded = loaded_info(header.format, path, data, info, late)
+        # the header's only. The header is read on last (a PNG's load_end changes its info).
+        loaded = loaded_info(header.format, path, data, info, late, opened=header)
         if loaded is not None:
             params["header_info"] = dict(info)
             info = loaded
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
-        return node, (header.format, header.format_description)
+        return node, file_format

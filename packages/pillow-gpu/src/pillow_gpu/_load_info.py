@@ -30,6 +30,8 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from PIL import ImageFile
+
 from pillow_gpu._png_tail import LATE_INFO
 from pillow_gpu._png_tail import loaded_info as _png_loaded_info
 
@@ -45,12 +47,15 @@ def loaded_info(
     data: bytes | None,
     header: Mapping[str, Any],
     late: tuple[str, ...] = (),
+    *,
+    opened: ImageFile.ImageFile | None = None,
 ) -> dict[str, Any] | None:
     """``info`` of the file (``path``, or its bytes ``data``) Pillow opened as ``format`` with
     ``header`` as its info, once loaded; None where unknown (see the module docstring). A PNG
-    is read again only when its ``late`` metadata names chunks after the data."""
+    is read on only when its ``late`` metadata names chunks after the data, through
+    ``opened`` (Pillow's image of it, not loaded; its info changes) if given."""
     if format == "PNG":
-        return _png_loaded_info(path, data) if LATE_INFO in late else None
+        return _png_loaded_info(path, data, opened) if LATE_INFO in late else None
     if format == "WEBP":
         duration = _first_frame_duration(path, data)
         if duration is None:

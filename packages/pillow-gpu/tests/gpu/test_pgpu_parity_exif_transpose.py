@@ -261,7 +261,7 @@ def test_transposing_a_derived_image_is_refused_where_the_loaded_info_is_unknown
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # As if Pillow could not read what follows the pixels (_png_tail.loaded_info: None).
-    monkeypatch.setattr("pillow_gpu._leaves.loaded_info", lambda *arguments: None)
+    monkeypatch.setattr("pillow_gpu._leaves.loaded_info", lambda *arguments, **options: None)
     path = tmp_path / "late.png"
     chunk = _late_orientation_chunk("exif", 6)
     path.write_bytes(png_with_late_chunks(make_image("RGB", (7, 5), seed=5), [chunk]))
