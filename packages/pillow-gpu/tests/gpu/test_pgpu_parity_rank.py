@@ -203,3 +203,37 @@ def test_packed_l_rank_filter_after_an_inversion(name: str) -> None:
     pil_filter = PILImageFilter.RankFilter(size, rank)
     lazy = ImageChops.invert(Image.from_pil(source)).filter(pil_filter)
     assert_image_equal(evaluate(lazy), PILImageChops.invert(source).filter(pil_filter))
+
+
+# -- I: int32 values (rank_int) ----------------------------------------------------------------
+#: I contents: a few small values (many ties), any int32, and the extremes only (signed order:
+#: -2**31 is the smallest, never an unsigned-looking 2**31).
+I_CONTENTS = ("ties", "any", "extremes")
+
+
+def _i_image(content: str, shape: tuple[int, int]) -> PILImage.Image:
+    rng = np.random.default_rng(shape[0] * 31 + shape[1])
+    rows = (shape[1], shape[0])
+    if content == "ties":
+        values = rng.integers(-3, 3, rows)
+    elif content == "any":
+        values = rng.integers(-(2**31), 2**31, rows)
+    else:
+        values = rng.choice([2**31 - 1, -(2**31), -1, 0, 1], rows)
+    return PILImage.fromarray(values.astype(np.int32), "I")
+
+
+@pytest.mark.parametrize("shape", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("name", list(FILTERS))
+@pytest.mark.parametrize("content", I_CONTENTS)
+def test_rank_filter_on_i(content: str, name: str, shape: tuple[int, int]) -> None:
+    _check(_i_image(content, shape), *FILTERS[name])
+
+
+def test_the_denoising_idiom_for_16_bit_scans() -> None:
+    """Pillow refuses rank filters on I;16; users convert to I first, then back."""
+    scan = PILImage.fromarray(np.arange(0, 65536, 97, dtype=np.uint16)[:600].reshape(20, 30))
+    assert scan.mode == "I;16"
+    expected = scan.convert("I").filter(PILImageFilter.MedianFilter(5)).convert("I;16")
+    lazy = Image.from_pil(scan).convert("I").filter(PILImageFilter.MedianFilter(5))
+    assert_image_equal(evaluate(lazy.convert("I;16")), expected)

@@ -89,6 +89,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "paste": 3,
         "premultiply": 2,
         "rank": 2,
+        "rank_int": 2,
         "rank_minmax": 2,
         "rank_select": 2,
         "rank_sort9": 2,

@@ -10,7 +10,7 @@ from PIL import ImageFilter
 from pillow_gpu._graph import Node
 from pillow_gpu.gpu._layout import INDEXED_MODES, LIMITED_MODES, NATIVE_MODES, band_mask
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import boxblur, convolve, modefilter, rank, unsharp
+from pillow_gpu.gpu.kernels import boxblur, convolve, modefilter, rank, rank_int, unsharp
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route, require_mode
 
@@ -22,6 +22,7 @@ __all__ = [
     "LOWERINGS",
     "MAX_BLUR_RADIUS",
     "MODE_FILTER_MODES",
+    "RANK_FILTER_MODES",
     "ROUTES",
     "blur_passes",
     "convolution",
@@ -44,6 +45,9 @@ BOX_FILTER_MODES = (*NATIVE_MODES, "La", "RGBa")
 KERNEL_FILTER_MODES = (*BAND_FILTER_MODES, "1")
 #: Modes of ModeFilter: those and P, whose palette index Pillow filters (the palette kept).
 MODE_FILTER_MODES = (*KERNEL_FILTER_MODES, "P")
+#: Modes of the rank filters: the kernel filters' and I, whose int32 values Pillow selects
+#: (F's floats, whose -0.0 and NaN order depends on its quickselect, are not admitted).
+RANK_FILTER_MODES = (*KERNEL_FILTER_MODES, "I")
 
 _Blur = ImageFilter.BoxBlur | ImageFilter.GaussianBlur
 _Convolution = ImageFilter.Kernel | ImageFilter.BuiltinFilter
@@ -107,6 +111,8 @@ def _blur(program: Program, node: Node, src: int, instance: _Blur) -> int:
 def _rank(program: Program, node: Node, src: int, instance: ImageFilter.RankFilter) -> int:
     if instance.size > rank.MAX_SIZE:
         raise unsupported(node, f"rank filter size {instance.size} exceeds {rank.MAX_SIZE}")
+    if node.inputs[0].mode == "I":
+        return rank_int.lower(program, src, node.size, window=instance.size, rank=instance.rank)
     return rank.lower(
         program,
         src,
@@ -172,7 +178,7 @@ def _filter(program: Program, node: Node, ins: Inputs) -> int:
         require_mode(node, BOX_FILTER_MODES, type(instance).__name__)
         return _blur(program, node, src, instance)
     if isinstance(instance, ImageFilter.RankFilter):
-        require_mode(node, KERNEL_FILTER_MODES, type(instance).__name__)
+        require_mode(node, RANK_FILTER_MODES, type(instance).__name__)
         return _rank(program, node, src, instance)
     if isinstance(instance, ImageFilter.ModeFilter):
         require_mode(node, MODE_FILTER_MODES, "ModeFilter")
@@ -199,11 +205,11 @@ ROUTES = (
     ),
     Route(
         operation="MedianFilter / MinFilter / MaxFilter / RankFilter",
-        modes=KERNEL_FILTER_MODES,
+        modes=RANK_FILTER_MODES,
         kernel="rank",
         contexts=f"odd size <= {rank.MAX_SIZE}; L runs four pixels to a word (Pillow's packed "
         "rows, or rows of whole words where the width does not divide by four); 1 on its "
-        "stored byte",
+        "stored byte; I on its int32 values (rank_int: a partial selection sort)",
     ),
     Route(
         operation="ModeFilter",
