@@ -144,9 +144,9 @@ def _recorded(mode: str, op: str) -> Image.Image | None:
 
 
 #: I;16, I;16B, I;16L and I resample, and I reduces, in doubles on the GPU
-#: (test_pgpu_parity_resample_wide).
+#: (test_pgpu_parity_resample_wide); I takes the rank filters (test_pgpu_parity_rank).
 _RESAMPLED = {("resize-bilinear", mode) for mode in ("I;16", "I;16B", "I;16L", "I")}
-_RESAMPLED.add(("reduce", "I"))
+_RESAMPLED |= {("reduce", "I"), ("median", "I")}
 ACCEPTED = [
     (m, op)
     for m in WIDE
