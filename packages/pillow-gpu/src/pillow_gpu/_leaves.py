@@ -105,7 +105,7 @@ def open_node(
         # the header's only. The header is read on last (a PNG's load_end changes its info).
         loaded = loaded_info(header.format, path, data, info, late, opened=header)
         if loaded is not None:
-            params["header_info"] = dict(info)
+            params["header_info"] = info  # a copy already
             info = loaded
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
         return node, file_format

@@ -56,15 +56,9 @@ def loaded_info(
     ``opened`` (Pillow's image of it, not loaded; its info changes) if given."""
     if format == "PNG":
         return _png_loaded_info(path, data, opened) if LATE_INFO in late else None
-    if format == "WEBP":
-        duration = _first_frame_duration(path, data)
-        if duration is None:
-            return None
-        return {**header, "timestamp": 0, "duration": duration}
-    if format == "AVIF":
-        duration = _read(path, data, _avif_first_duration)
-        return None if duration is None else {**header, "timestamp": 0, "duration": duration}
-    return None
+    walk = _FIRST_DURATIONS.get(format or "")
+    duration = None if walk is None else _read(path, data, walk)
+    return None if duration is None else {**header, "timestamp": 0, "duration": duration}
 
 
 def _read[T](path: str | None, data: bytes | None, walk: Callable[[IO[bytes], int], T]) -> T | None:
@@ -78,12 +72,6 @@ def _read[T](path: str | None, data: bytes | None, walk: Callable[[IO[bytes], in
             return walk(stream, os.fstat(stream.fileno()).st_size)
     except OSError:
         return None
-
-
-def _first_frame_duration(path: str | None, data: bytes | None) -> int | None:
-    """The first frame's duration in ms of a WebP file: its first ``ANMF`` chunk's, 0 without
-    one; None where the RIFF structure ends before an answer."""
-    return _read(path, data, _walk_riff)
 
 
 def _avif_first_duration(stream: IO[bytes], size: int) -> int | None:
@@ -203,6 +191,8 @@ def _first_delta(stts: bytes) -> int | None:
 
 
 def _walk_riff(stream: IO[bytes], size: int) -> int | None:
+    """The first frame's duration in ms of a WebP file: its first ``ANMF`` chunk's, 0 without
+    one; None where the RIFF structure ends before an answer."""
     head = stream.read(12)
     if len(head) < 12 or head[:4] != b"RIFF" or head[8:] != b"WEBP":
         return None
@@ -218,3 +208,10 @@ def _walk_riff(stream: IO[bytes], size: int) -> int | None:
             return int.from_bytes(frame[12:15], "little") if len(frame) == 15 else None
         position += 8 + length + (length & 1)  # chunks are padded to even sizes
     return None
+
+
+#: Format -> the walk that reads its first frame's duration in ms (None: not known).
+_FIRST_DURATIONS: dict[str, Callable[[IO[bytes], int], int | None]] = {
+    "WEBP": _walk_riff,
+    "AVIF": _avif_first_duration,
+}

@@ -356,16 +356,16 @@ def _lower_generic_map(
     current = src
     if premultiplied:
         current = premultiply.lower(program, src, src_node.size, mode, unpremultiply=False)
-    out = generic_transform.lower(
+    kind = generic_transform.KINDS.get(_FILTER_TWINS.get(mode, mode), 4)  # by band count
+    out = _sampled(
         program,
+        node,
         current,
-        src_node.size,
-        node.size,
-        kind=generic_transform.KINDS.get(_FILTER_TWINS.get(mode, mode), 4),  # by band count
-        map_name=map_name,
-        coefficients=tuple(a),
+        src_node,
+        kind=kind,
         fill=fill,
-        resample=resample,
+        map_name=map_name,
+        a=a,
         out_of_range=out_of_range,
     )
     if premultiplied:
@@ -391,19 +391,37 @@ def _lower_wide16_filtered(
     fill = 0 if colour is None else ink(src_node.mode, colour) & 0xFFFF
     first, other = (fill >> 8, fill & 0xFF) if big else (fill & 0xFF, fill & 0xFF00)
     stored = wide16_bytes.to_bytes(program, src, src_node.size, big_endian=big)
-    out = generic_transform.lower(
+    kind = generic_transform.KINDS["L"]
+    out = _sampled(program, node, stored, src_node, kind=kind, fill=first, map_name=map_name, a=a)
+    return wide16_bytes.from_bytes(program, out, node.size, big_endian=big, keep=other)
+
+
+def _sampled(
+    program: Program,
+    node: Node,
+    src: int,
+    src_node: Node,
+    *,
+    kind: int,
+    fill: int,
+    map_name: str,
+    a: list[float],
+    out_of_range: tuple[int, int] = (0, 0),
+) -> int:
+    """``generic_transform`` of ``src`` (``src_node``'s size) to transform ``node``'s size,
+    with its map and filter."""
+    return generic_transform.lower(
         program,
-        stored,
+        src,
         src_node.size,
         node.size,
-        kind=generic_transform.KINDS["L"],
+        kind=kind,
         map_name=map_name,
         coefficients=tuple(a),
-        fill=first,
+        fill=fill,
         resample=int(node.params["resample"]),
-        out_of_range=(0, 0),
+        out_of_range=out_of_range,
     )
-    return wide16_bytes.from_bytes(program, out, node.size, big_endian=big, keep=other)
 
 
 def lower_transform(program: Program, node: Node, ins: list[tuple[int, Node]]) -> int:
