@@ -8,7 +8,11 @@
 # - installs uv with pip when it is missing;
 # - finds a Python 3.12 interpreter (UV_PYTHON if set; pyenv's newest 3.12 if pyenv exists;
 #   otherwise whatever uv finds or downloads);
-# - installs the locked workspace (all three distributions, all extras, dev tools) into .venv.
+# - installs the locked workspace (all three distributions, all extras, dev tools) into .venv;
+# - makes .venv-pillow-rs, the benchmark's peer: pillow-rs 12.2.3 (which replaces PIL, so it
+#   never goes into .venv) with .venv's numpy; its parity tests and `pillow-gpu bench
+#   --pillow-rs-venv .venv-pillow-rs` use it. Where it cannot be installed (no network) a
+#   warning says so and those tests skip with the reason. BOOTSTRAP_PEER=0 leaves it out.
 #
 # TensorRT's packages (tensorrt-cu13*) stay in the lock and in pixtreme-arch-example's
 # metadata but are not installed here: their wheel comes only from NVIDIA's own index. Code
@@ -61,4 +65,15 @@ uv sync --locked --all-packages --all-extras \
     --no-install-package tensorrt-cu13 \
     --no-install-package tensorrt-cu13-libs \
     --no-install-package tensorrt-cu13-bindings
+if [[ "${BOOTSTRAP_PEER:-1}" != 0 && ! -x .venv-pillow-rs/bin/python ]]; then
+    numpy_version=$(.venv/bin/python -c 'import numpy; print(numpy.__version__)')
+    echo "bootstrap: making .venv-pillow-rs (pillow-rs 12.2.3, numpy $numpy_version)"
+    if ! { uv venv -q -p .venv/bin/python .venv-pillow-rs &&
+        uv pip install -q --python .venv-pillow-rs/bin/python pillow-rs==12.2.3 \
+            "numpy==$numpy_version"; }; then
+        rm -rf .venv-pillow-rs
+        echo "bootstrap: WARNING: could not install pillow-rs into .venv-pillow-rs; the" \
+            "pillow-rs parity tests will skip and the benchmark's peer lane reads unavailable" >&2
+    fi
+fi
 echo "bootstrap: ready; run commands with 'uv run --no-sync ...' (a plain 'uv run' would try to install TensorRT)"

@@ -12,9 +12,12 @@
 # holds at another version (pinned to what .venv has): pixtreme (repacked without its two bundled
 # CJK font files, which no check uses, to fit the 64 MiB transfer), pydantic, pydantic-core,
 # annotated-types, typing-inspection, typing-extensions, wgpu, cffi, pycparser, rendercanvas and
-# pillow (parity is judged against the same Pillow as here). It replaces every *.whl in .whl/,
-# downloads the Vulkan loader debs into .gl/ (the device README's recipe), adds /.whl/ and /.gl/
-# to .git/info/exclude and prints the transfer size and what to run on the GPU machine.
+# pillow (parity is judged against the same Pillow as here), and pyvips with pyvips-binary (the
+# benchmark's CPU lane); into .whl/pillow-rs/ the benchmark's peer, pillow-rs, with the numpy it
+# needs (installed into a venv of its own there, as pillow-rs replaces PIL). It replaces every
+# *.whl in .whl/ and .whl/pillow-rs/, downloads the Vulkan loader debs into .gl/ (the device
+# README's recipe), adds /.whl/ and /.gl/ to .git/info/exclude and prints the transfer size and
+# what to run on the GPU machine.
 #
 # The GPU machine needs no network: copy the working tree with .whl/ and .gl/ to it, run
 # `bash tools/device-check.sh` there (allow about 10 minutes), and copy $OUT back.
@@ -27,8 +30,8 @@
 #   2. pixtreme-arch-example pytest -m gpu (TensorRT cases skip)       -> example-gpu.log
 #   3. pillow-gpu           Vulkan adapter, then the parity suite      -> pillow-gpu-parity.log
 #                           (cap DEVICE_CHECK_PARITY_CAP_S, default 380 s)
-#   4. pillow-gpu bench     the issue's H200 cases (--cases)           -> performance.log,
-#                                                                         pillow-gpu-bench.json/.md
+#   4. pillow-gpu bench     the issue's H200 cases (--cases), with     -> performance.log,
+#                           the pillow-rs lane (.whl/pillow-rs/)          pillow-gpu-bench.json/.md
 #   5. executor_profile.py  where the executor's time goes             -> performance.log,
 #                                                                         executor-profile.json
 #   6. pixtreme-infer       pytest -m 'gpu and performance' -s         -> performance.log
@@ -64,8 +67,11 @@ esac
 wheel_specs=(
     pixtreme=1.8.0 pydantic=2.14.4 pydantic-core=2.50.5 annotated-types=0.8.0
     typing-inspection=0.4.5 typing-extensions=4.16.0 wgpu=0.31.1 cffi=2.1.1 pycparser=3.12
-    rendercanvas=2.7.2 pillow=13.0.0
+    rendercanvas=2.7.2 pillow=13.0.0 pyvips=2.1.0 pyvips-binary=8.18.7
 )
+# The benchmark's peer lane: pillow-rs replaces PIL, so its wheels (with the numpy it needs) go
+# to .whl/pillow-rs/, installed into a venv of their own on the GPU machine, never beside Pillow.
+peer_specs=(pillow-rs=12.2.3 numpy=2.5.5)
 gl_debs=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 run_timeout_s=590
 
@@ -74,9 +80,10 @@ exclude() {
     grep -qxF "$1" .git/info/exclude 2>/dev/null || echo "$1" >>.git/info/exclude
 }
 
-fetch_wheels() {
-    local venv=.venv/bin/python specs=() item name fallback version
-    for item in "${wheel_specs[@]}"; do
+# pinned SPEC...: each name==version, the version .venv has where it has the distribution.
+pinned() {
+    local venv=.venv/bin/python item name fallback version
+    for item in "$@"; do
         name=${item%%=*}
         fallback=${item#*=}
         version=$fallback
@@ -84,18 +91,31 @@ fetch_wheels() {
             version=$("$venv" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' \
                 "$name" 2>/dev/null) || version=$fallback
         fi
-        specs+=("$name==$version")
+        echo "$name==$version"
     done
-    exclude /.whl/
-    mkdir -p .whl
-    rm -f .whl/*.whl
-    local platforms=()
+}
+
+# download DIR SPEC...: CPython 3.12 manylinux x86_64 wheels, without dependencies.
+download() {
+    local dir=$1 platforms=()
+    shift
     for tag in manylinux_2_28_x86_64 manylinux_2_27_x86_64 manylinux_2_17_x86_64 \
         manylinux2014_x86_64 manylinux1_x86_64; do
         platforms+=(--platform "$tag")
     done
     python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
-        --implementation cp "${platforms[@]}" -d .whl "${specs[@]}" || return 1
+        --implementation cp "${platforms[@]}" -d "$dir" "$@"
+}
+
+fetch_wheels() {
+    local specs=()
+    mapfile -t specs < <(pinned "${wheel_specs[@]}")
+    exclude /.whl/
+    mkdir -p .whl/pillow-rs
+    rm -f .whl/*.whl .whl/pillow-rs/*.whl
+    download .whl "${specs[@]}" || return 1
+    mapfile -t specs < <(pinned "${peer_specs[@]}")
+    download .whl/pillow-rs "${specs[@]}" || return 1
     # pixtreme without data/fonts/*.otf (59 MB unpacked; font paths are resolved lazily).
     python3 - .whl/pixtreme-*.whl <<'EOF' || return 1
 import sys
@@ -121,7 +141,7 @@ with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(slim, "w", zipfile.ZIP_DE
 slim.replace(wheel)
 print(f"{wheel.name}: dropped {dropped / 1e6:.1f} MB of bundled fonts")
 EOF
-    ls -l .whl
+    ls -l .whl .whl/pillow-rs
 }
 
 fetch_gl() {
@@ -245,12 +265,40 @@ cat "$summary"
 
 remaining() { echo $((budget - SECONDS)); }
 
+# selected NAME: whether DEVICE_CHECK_ONLY (if set) names step NAME.
+selected() { [[ -z ${DEVICE_CHECK_ONLY:-} || ",$DEVICE_CHECK_ONLY," == *",$1,"* ]]; }
+
+# pillow_rs_venv: print the path of a venv holding .whl/pillow-rs/ (pillow-rs and its numpy),
+# made afresh; pillow-rs replaces PIL, so it never goes beside Pillow in $DEVICE_SITE. Fails,
+# with the reason in the summary, where nothing was carried or the venv cannot be made.
+pillow_rs_venv() {
+    local venv=${DEVICE_PILLOW_RS_VENV:-/tmp/device-check-pillow-rs} purelib log=$out/venv.tmp
+    if ! compgen -G ".whl/pillow-rs/*.whl" >/dev/null; then
+        note "pillow-rs lane: no .whl/pillow-rs/ carried (run 'bash tools/device-check.sh" \
+            "--fetch' here first)" >&2
+        return 1
+    fi
+    if "$python" -m venv --clear --without-pip "$venv" >"$log" 2>&1 &&
+        purelib=$("$venv/bin/python" -E -c 'import sysconfig; print(sysconfig.get_path("purelib"))' \
+            2>>"$log") &&
+        "$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+            --target "$purelib" .whl/pillow-rs/*.whl >>"$log" 2>&1; then
+        note "pillow-rs lane: venv $venv ($(ls .whl/pillow-rs | tr '\n' ' '))" >&2
+        rm -f "$log"
+        echo "$venv"
+        return 0
+    fi
+    note "pillow-rs lane: making the venv $venv FAILED: $(tail -3 "$log" | tr '\n' ' ')" >&2
+    rm -f "$log"
+    return 1
+}
+
 # step NAME CAP LOG MODE COMMAND...: run under min(CAP, budget left); MODE is new|append.
 step() {
     local name=$1 cap=$2 log=$3 how=$4
     shift 4
     local left limit status started
-    if [[ -n ${DEVICE_CHECK_ONLY:-} && ",$DEVICE_CHECK_ONLY," != *",$name,"* ]]; then
+    if ! selected "$name"; then
         note "$name: not selected (DEVICE_CHECK_ONLY=$DEVICE_CHECK_ONLY)"
         return 0
     fi
@@ -321,7 +369,10 @@ if [[ $? -ne 0 ]]; then
 else
     bench_args=()
     # the issue's H200 targets: invert -> MedianFilter(3) RGB 1024^2 x64 and L 256^2 x64, with
-    # the reference and transfer-bound lanes beside ours (no pillow-rs venv on that machine)
+    # the peer (pillow-rs), reference and transfer-bound lanes beside ours
+    if [[ $bench_help == *--pillow-rs-venv* ]] && selected pillow-gpu-bench; then
+        peer_venv=$(pillow_rs_venv) && bench_args+=(--pillow-rs-venv "$peer_venv")
+    fi
     if [[ $bench_help == *--cases* ]]; then
         bench_args+=(--cases=invert_median3:RGB:1024:64,invert_median3:L:256:64,chops_invert:L:256:64
             --repeats=3 --sweep-max-jobs=)
@@ -332,7 +383,7 @@ else
     [[ $bench_help == *--output* ]] && bench_args+=(--output "$out/pillow-gpu-bench")
     [[ $bench_help == *--quick* || $bench_help == *--cases* ]] ||
         note "pillow-gpu-bench: no --cases or --quick option; full default run"
-    step pillow-gpu-bench 150 "$performance" append "$python" -m pillow_gpu.bench "${bench_args[@]}"
+    step pillow-gpu-bench 210 "$performance" append "$python" -m pillow_gpu.bench "${bench_args[@]}"
 fi
 
 # 5. Where the executor's time goes on this host: back-to-back windows, windows after an idle

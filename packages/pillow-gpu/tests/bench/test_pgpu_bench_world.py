@@ -1,9 +1,9 @@
 """The lanes against the world: reference kernels, the transfer bound, pillow-rs and pyvips.
 
 Reference outputs are compared with live Pillow byte for byte. The pillow-rs tests need an
-existing venv with pillow-rs 12.2.3 named by ``PILLOW_GPU_BENCH_PILLOW_RS_VENV`` (tests never
-create one: ``uv venv -p 3.12 PATH && uv pip install --python PATH/bin/python pillow-rs==12.2.3
-numpy``); without it they are skipped. No speed is asserted.
+existing venv with pillow-rs 12.2.3: ``PILLOW_GPU_BENCH_PILLOW_RS_VENV``, else the repository's
+``.venv-pillow-rs`` that ``tools/bootstrap.sh`` makes (tests never create one); without either
+they are skipped with that reason. No speed is asserted.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,14 @@ from pillow_gpu.bench._world import paired_ratio
 from pillow_gpu.cli import build_parser
 from pillow_gpu.gpu._device import SharedDevice
 
-_VENV = os.environ.get("PILLOW_GPU_BENCH_PILLOW_RS_VENV", "")
+_BOOTSTRAPPED = Path(__file__).resolve().parents[4] / ".venv-pillow-rs"
+_VENV = os.environ.get("PILLOW_GPU_BENCH_PILLOW_RS_VENV") or (
+    str(_BOOTSTRAPPED) if venv_python(_BOOTSTRAPPED).exists() else ""
+)
 needs_pillow_rs = pytest.mark.skipif(
     not (_VENV and venv_python(Path(_VENV)).exists()),
-    reason="set PILLOW_GPU_BENCH_PILLOW_RS_VENV to an existing venv with pillow-rs 12.2.3",
+    reason="no venv with pillow-rs 12.2.3: run tools/bootstrap.sh (it makes .venv-pillow-rs) "
+    "or set PILLOW_GPU_BENCH_PILLOW_RS_VENV",
 )
 
 REFERENCE_CASES = [
@@ -213,6 +218,31 @@ def test_pillow_rs_lane_without_a_venv_says_why(device: SharedDevice) -> None:
     missing = dataclasses.replace(config, pillow_rs_venv="/nonexistent/venv")
     (case,) = run_benchmark(missing, log=lambda message: None)["cases"]
     assert case["lanes"]["pillow_rs"]["parity"].startswith("unavailable: no interpreter at")
+
+
+def test_pillow_rs_worker_ignores_pythonpath_and_names_a_pillow_that_is_not_the_peer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A PYTHONPATH whose PIL comes first (the GPU machine's check installs Pillow on one) must
+    # not reach the worker; this interpreter's own PIL is Pillow, which the worker names.
+    shadow = tmp_path / "shadow" / "PIL"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the shadowing PIL was imported')\n")
+    monkeypatch.setenv("PYTHONPATH", str(shadow.parent))
+    sources = _sources("chops_invert", "L", (8, 8), 1)
+    with pytest.raises(PillowRsUnavailable) as raised:
+        PillowRsLane(
+            WORKLOADS["chops_invert"],
+            "L",
+            sources,
+            batch=1,
+            executor={"max_jobs": 1, "max_in_flight": 1},
+            python=Path(sys.executable),
+        )
+    message = str(raised.value)
+    assert "is not pillow-rs" in message
+    assert f"version {PILImage.__version__} at" in message
+    assert "shadowing" not in message
 
 
 def test_json_and_markdown_carry_the_world_lanes(tiny_result: dict[str, Any]) -> None:

@@ -1,15 +1,15 @@
 """The pillow-rs lane: the peer's own ``PIL.GpuBatchExecutor`` on the same workloads and pixels.
 
 pillow-rs replaces ``PIL``, so it lives in its own venv (:func:`ensure_venv` makes one on
-request) and runs in a long-lived worker process (``_pillow_rs_worker.py``). Per case the lane
-writes the case's source pixels as raw ``tobytes()`` files plus a ``case.json`` into a temporary
-directory; the worker decodes them once and keeps one executor (``queue=True`` with the same
-``max_jobs``/``max_in_flight``/byte budgets as our queued lane). Each timed window is one
-``window`` command: the worker builds fresh graphs for the whole batch, streams them through
-``executor.run(..., output="cpu")`` and takes every result's bytes; the parent times the round
-trip, so the lane is interleaved window by window with ours (the pipe round trip, tens of
-microseconds, is inside its window). Parity: one ``parity`` batch writes every output, which
-is compared byte for byte with Pillow's.
+request) and runs in a long-lived worker process (``_pillow_rs_worker.py``, isolated from the
+caller's ``PYTHONPATH``). Per case the lane writes the case's source pixels as raw ``tobytes()``
+files plus a ``case.json`` into a temporary directory; the worker decodes them once and keeps
+one executor (``queue=True`` with the same ``max_jobs``/``max_in_flight``/byte budgets as our
+queued lane). Each timed window is one ``window`` command: the worker builds fresh graphs for
+the whole batch, streams them through ``executor.run(..., output="cpu")`` and takes every
+result's bytes; the parent times the round trip, so the lane is interleaved window by window
+with ours (the pipe round trip, tens of microseconds, is inside its window). Parity: one
+``parity`` batch writes every output, which is compared byte for byte with Pillow's.
 """
 
 from __future__ import annotations
@@ -160,7 +160,9 @@ class PillowRsLane:
         (self._dir / "case.json").write_text(json.dumps(case), encoding="utf-8")
         self._stderr = (self._dir / "worker.log").open("w", encoding="utf-8")
         self._process = subprocess.Popen(
-            [str(python), str(_WORKER), str(self._dir)],
+            # Isolated (-I): a PYTHONPATH holding Pillow (the GPU machine's device-check sets
+            # one) would otherwise put Pillow's PIL before the venv's pillow-rs.
+            [str(python), "-I", str(_WORKER), str(self._dir)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,

@@ -60,6 +60,16 @@ def _chains(pil: Any) -> dict[str, Callable[[str, list[Any]], Any]]:
 def main(case_dir: str) -> int:
     """Serve one case's commands (see the module docstring)."""
     import PIL
+
+    if not hasattr(PIL, "GpuBatchExecutor"):
+        _answer(
+            ok=False,
+            kind="NotPillowRs",
+            error=f"PIL in {sys.executable} is not pillow-rs (version "
+            f"{getattr(PIL, '__version__', '?')} at {PIL.__file__} has no GpuBatchExecutor); "
+            "pass a venv where pillow-rs is installed",
+        )
+        return 0
     from PIL import Image
 
     # pillow-rs's PIL has these; the Pillow the type checker sees does not.
