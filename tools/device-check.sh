@@ -278,11 +278,17 @@ pillow_rs_venv() {
             "--fetch' here first)" >&2
         return 1
     fi
+    # pip installs the carried wheels where the interpreter has it (the GPU machine), else uv.
+    local install=("$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir
+        --target)
+    if ! "$python" -m pip --version >/dev/null 2>&1 && command -v uv >/dev/null; then
+        install=(uv pip install -q --offline --no-index --no-deps --python "$venv/bin/python"
+            --target)
+    fi
     if "$python" -m venv --clear --without-pip "$venv" >"$log" 2>&1 &&
         purelib=$("$venv/bin/python" -E -c 'import sysconfig; print(sysconfig.get_path("purelib"))' \
             2>>"$log") &&
-        "$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
-            --target "$purelib" .whl/pillow-rs/*.whl >>"$log" 2>&1; then
+        "${install[@]}" "$purelib" .whl/pillow-rs/*.whl >>"$log" 2>&1; then
         note "pillow-rs lane: venv $venv ($(ls .whl/pillow-rs | tr '\n' ' '))" >&2
         rm -f "$log"
         echo "$venv"
