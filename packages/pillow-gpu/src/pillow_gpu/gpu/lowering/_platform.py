@@ -14,10 +14,18 @@ from collections.abc import Sequence
 
 import numpy as np
 from PIL import Image as PILImage
+from PIL import ImageFilter
 
+from pillow_gpu.gpu.kernels import convolve16
 from pillow_gpu.gpu.kernels.resample_coeffs import precompute_doubles
 
-__all__ = ["clamps_16bit", "filters_16bit_bytes", "filters_wrap_int32", "int_out_of_range"]
+__all__ = [
+    "clamps_16bit",
+    "convolves_16bit_values",
+    "filters_16bit_bytes",
+    "filters_wrap_int32",
+    "int_out_of_range",
+]
 
 
 def _replayed_rounding(rows: list[list[int]], width: int) -> list[list[int]]:
@@ -175,5 +183,35 @@ def filters_16bit_bytes() -> bool:
             live = image.rotate(21.5, resample, fillcolor=fill)
             replayed = _first_bytes(rows.rotate(21.5, resample, fillcolor=low), fill or 0)
             if np.frombuffer(live.tobytes(), "<u2").tolist() != replayed:
+                return False
+    return True
+
+
+#: The probe of :func:`convolves_16bit_values`: (size, weights, scale, offset) of each kernel,
+#: with coefficients whose products and sums round differently when a multiply and an add are
+#: fused (the probe's test shows a fused replay fails it), and a zero scale (NaN and infinity).
+_CONVOLUTION_PROBES = (
+    (3, (1.1, -2.3, 3.7, -4.9, 5.3, -6.1, 7.9, -8.7, 9.3), 0.37, -1000.25),
+    (5, tuple(math.sin(1.7 * i) * 3.1 for i in range(25)), 1.3, 33.3),
+    (3, (1, 1, 1, 1, -8, 1, 1, 1, 1), 0.0, 0.0),
+)
+
+
+@functools.cache
+def convolves_16bit_values() -> bool:
+    """Whether live Pillow's ``ImageFilter.Kernel`` of I;16 and I;16B images is the float32
+    replay of ``kernels.convolve16`` (13.0's ``kernel_i16``: products rounded to float32, then
+    added in order, no fused multiply-add): kernels of awkward coefficients over 40 x 9 images
+    of spread values."""
+    rng = np.random.default_rng(16)
+    values = rng.integers(0, 65536, (9, 40))
+    values[0, :8] = (0, 1, 2, 255, 256, 32767, 65534, 65535)
+    for size, weights, scale, offset in _CONVOLUTION_PROBES:
+        want = convolve16.replay(values, ksize=size, kernel=weights, scale=scale, offset=offset)
+        for mode, dtype in (("I;16", "<u2"), ("I;16B", ">u2")):
+            image = PILImage.frombytes(mode, (40, 9), values.astype(dtype).tobytes())
+            kernel = ImageFilter.Kernel((size, size), weights, scale=scale, offset=offset)
+            live = np.frombuffer(image.filter(kernel).tobytes(), dtype).reshape(9, 40)
+            if not np.array_equal(live, want):
                 return False
     return True

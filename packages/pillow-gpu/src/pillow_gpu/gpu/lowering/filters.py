@@ -8,15 +8,31 @@ import operator
 from PIL import ImageFilter
 
 from pillow_gpu._graph import Node
-from pillow_gpu.gpu._layout import INDEXED_MODES, LIMITED_MODES, NATIVE_MODES, band_mask
+from pillow_gpu.gpu._layout import (
+    INDEXED_MODES,
+    LIMITED_MODES,
+    NATIVE_MODES,
+    WIDE16_MODES,
+    band_mask,
+)
 from pillow_gpu.gpu._program import Program
-from pillow_gpu.gpu.kernels import boxblur, convolve, modefilter, rank, rank_int, unsharp
+from pillow_gpu.gpu.kernels import (
+    boxblur,
+    convolve,
+    convolve16,
+    modefilter,
+    rank,
+    rank_int,
+    unsharp,
+)
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route, require_mode
+from pillow_gpu.gpu.lowering._platform import convolves_16bit_values
 
 __all__ = [
     "BAND_FILTER_MODES",
     "BOX_FILTER_MODES",
+    "CONVOLUTION_MODES",
     "FILTER_MODES",
     "KERNEL_FILTER_MODES",
     "LOWERINGS",
@@ -43,6 +59,9 @@ BOX_FILTER_MODES = (*NATIVE_MODES, "La", "RGBa")
 #: (0/255, or any value a point table gave it) Pillow filters as an L image's; it raises
 #: "cannot filter palette images" for P.
 KERNEL_FILTER_MODES = (*BAND_FILTER_MODES, "1")
+#: Modes of the convolution kernels: those and the 16-bit modes, whose values Pillow filters
+#: in float32 as it filters bytes (Filter.c's kernel_i16), clamped to 0..65535.
+CONVOLUTION_MODES = (*KERNEL_FILTER_MODES, *WIDE16_MODES)
 #: Modes of ModeFilter: those and P, whose palette index Pillow filters (the palette kept).
 MODE_FILTER_MODES = (*KERNEL_FILTER_MODES, "P")
 #: Modes of the rank filters: the kernel filters' and I, whose int32 values Pillow selects
@@ -157,6 +176,16 @@ def convolution(
     (kw, kh), scale, offset, weights = instance.filterargs
     if (kw, kh) not in ((3, 3), (5, 5)):
         raise unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
+    if node.mode in WIDE16_MODES:
+        if not convolves_16bit_values():
+            raise unsupported(
+                node,
+                "this Pillow's ImageFilter.Kernel of 16-bit images is not the float32 replay "
+                "the GPU runs (products rounded, then added in order)",
+            )
+        return convolve16.lower(
+            program, src, node.size, ksize=kw, kernel=weights, scale=scale, offset=offset
+        )
     return convolve.lower(
         program,
         src,
@@ -187,7 +216,7 @@ def _filter(program: Program, node: Node, ins: Inputs) -> int:
         require_mode(node, BOX_FILTER_MODES, "UnsharpMask")
         return _unsharp_mask(program, node, src, instance)
     if isinstance(instance, ImageFilter.Kernel | ImageFilter.BuiltinFilter):
-        require_mode(node, KERNEL_FILTER_MODES, "ImageFilter.Kernel")
+        require_mode(node, CONVOLUTION_MODES, "ImageFilter.Kernel")
         return convolution(program, node, src, instance)
     raise unsupported(node, f"filter {type(instance).__name__} has no proven GPU route")
 
@@ -228,11 +257,12 @@ ROUTES = (
     ),
     Route(
         operation="ImageFilter.Kernel and built-in kernels",
-        modes=KERNEL_FILTER_MODES,
-        kernel="convolve",
+        modes=CONVOLUTION_MODES,
+        kernel="convolve / convolve16",
         contexts="3x3 and 5x5; L runs four pixels to a word (Pillow's packed rows, or rows of "
         "whole words where the width does not divide by four); 1 on its stored byte (the "
-        "result stores any value, as Pillow's)",
+        "result stores any value, as Pillow's); I;16, I;16L and I;16B on their 16-bit values "
+        "(host tables of every value's product with each distinct coefficient)",
     ),
     Route(
         operation="ImageEnhance.Sharpness",

@@ -91,8 +91,8 @@ def check_wide(node: Node) -> None:
             "the GPU",
             fix=_FIX,
         )
-    if node.op == "filter" and node.mode == "I":  # the rank filters (lowering.filters)
-        return
+    if node.op == "filter" and node.mode in ("I", *WIDE16_MODES):
+        return  # I's rank filters, the 16-bit modes' convolutions (lowering.filters)
     if node.op not in WIDE_COPIES:
         raise unsupported(
             node,
