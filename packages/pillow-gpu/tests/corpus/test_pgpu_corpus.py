@@ -919,6 +919,8 @@ def damaged_corpus(
     yield result
     counts = {lane: _shares(found)["counts"] for lane, found in result.outcomes.items()}
     print(f"\npillow-gpu damaged corpus (seed {seed}, {MUTATED_FILES} files): {counts}")
+    if result.notes.get("apply"):
+        print(f"  apply: {result.notes['apply']}")
 
 
 # -- the tests -------------------------------------------------------------------------------
@@ -973,16 +975,19 @@ def _apply_copy(corpus: Corpus, folder: Path) -> dict[str, str]:
     return sources
 
 
+@pytest.mark.parametrize("which", ["corpus", "damaged_corpus"])
 def test_corpus_apply_matches_pillow(
-    corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    which: str, request: pytest.FixtureRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``pillow-gpu apply`` over a copy of the corpus: exit 0/1, no traceback, exact outputs.
+    """``pillow-gpu apply`` over a copy of the corpus (and of its damaged copies): exit 0/1,
+    no traceback, exact outputs.
 
     Run in-process through ``pillow_gpu.cli.main`` with Python's default warning filters (a
     user's, not this suite's ``error``). Every written output opens with Pillow and equals
     Pillow's pipeline result for its file; no temporary file is left in the output folder;
     the input folder is unchanged.
     """
+    corpus: Corpus = request.getfixturevalue(which)
     inputs, out = tmp_path / "in", tmp_path / "out"
     sources = _apply_copy(corpus, inputs)
     before = sorted(p.relative_to(inputs).as_posix() for p in inputs.rglob("*"))
