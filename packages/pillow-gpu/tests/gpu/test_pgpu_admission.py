@@ -30,7 +30,7 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "mode-PA": lambda: _leaf("PA").reduce(2),
     "mode-1": lambda: ImageChops.invert(_leaf("1")),
     # 16/32-bit images are admitted for copies and convert() only (gpu.lowering.wide)
-    "mode-I": lambda: _leaf("I").filter(ImageFilter.BLUR),
+    "mode-I": lambda: ImageChops.invert(_leaf("I")),
     "mode-F": lambda: _leaf("F").resize((4, 3), PILImage.Resampling.BILINEAR),
     "mode-I;16": lambda: ImageChops.invert(_leaf("I;16")),
     # YCbCr, La, RGBa, HSV, LAB: copies, convert() and what Pillow runs by band count or

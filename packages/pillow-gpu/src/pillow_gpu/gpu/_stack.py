@@ -76,6 +76,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "convert_ycbcr": 2,
         "convolve": 2,
         "convolve16": 2,
+        "convolve_int": 2,
         "dither": 3,
         "equalize_lut": 2,
         "fill": 1,

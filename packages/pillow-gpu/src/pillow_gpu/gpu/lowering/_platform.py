@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from PIL import Image as PILImage
@@ -22,6 +23,7 @@ from pillow_gpu.gpu.kernels.resample_coeffs import precompute_doubles
 __all__ = [
     "clamps_16bit",
     "convolves_16bit_values",
+    "convolves_int32_values",
     "filters_16bit_bytes",
     "filters_wrap_int32",
     "int_out_of_range",
@@ -187,31 +189,52 @@ def filters_16bit_bytes() -> bool:
     return True
 
 
-#: The probe of :func:`convolves_16bit_values`: (size, weights, scale, offset) of each kernel,
-#: with coefficients whose products and sums round differently when a multiply and an add are
-#: fused (the probe's test shows a fused replay fails it), and a zero scale (NaN and infinity).
+#: The probes of :func:`convolves_16bit_values` and :func:`convolves_int32_values`: (size,
+#: weights, scale, offset) of each kernel, with coefficients whose products and sums round
+#: differently when a multiply and an add are fused (the probes' tests show a fused replay
+#: fails them); the 16-bit one also with a zero scale (infinities and NaN).
 _CONVOLUTION_PROBES = (
     (3, (1.1, -2.3, 3.7, -4.9, 5.3, -6.1, 7.9, -8.7, 9.3), 0.37, -1000.25),
     (5, tuple(math.sin(1.7 * i) * 3.1 for i in range(25)), 1.3, 33.3),
-    (3, (1, 1, 1, 1, -8, 1, 1, 1, 1), 0.0, 0.0),
 )
+_ZERO_SCALE_PROBE = (3, (1, 1, 1, 1, -8, 1, 1, 1, 1), 0.0, 0.0)
+
+
+def _convolves_like_replay(
+    values: np.ndarray, modes: Sequence[tuple[str, str]], high: int, probes: Sequence[Any]
+) -> bool:
+    """Whether live Pillow's ``ImageFilter.Kernel`` of ``values`` in each (mode, dtype) is
+    ``kernels.convolve16.replay`` clamped to 0..``high``, for every kernel of ``probes``."""
+    height, width = values.shape
+    for size, weights, scale, offset in probes:
+        want = convolve16.replay(
+            values, ksize=size, kernel=weights, scale=scale, offset=offset, high=high
+        )
+        for mode, dtype in modes:
+            image = PILImage.frombytes(mode, (width, height), values.astype(dtype).tobytes())
+            kernel = ImageFilter.Kernel((size, size), weights, scale=scale, offset=offset)
+            live = np.frombuffer(image.filter(kernel).tobytes(), dtype).reshape(height, width)
+            if not np.array_equal(live, want):
+                return False
+    return True
 
 
 @functools.cache
 def convolves_16bit_values() -> bool:
     """Whether live Pillow's ``ImageFilter.Kernel`` of I;16 and I;16B images is the float32
-    replay of ``kernels.convolve16`` (13.0's ``kernel_i16``: products rounded to float32, then
-    added in order, no fused multiply-add): kernels of awkward coefficients over 40 x 9 images
-    of spread values."""
-    rng = np.random.default_rng(16)
-    values = rng.integers(0, 65536, (9, 40))
+    replay (13.0's ``kernel_i16``: products rounded to float32, then added in order, no fused
+    multiply-add): kernels of awkward coefficients over 40 x 9 images of spread values."""
+    values = np.random.default_rng(16).integers(0, 65536, (9, 40))
     values[0, :8] = (0, 1, 2, 255, 256, 32767, 65534, 65535)
-    for size, weights, scale, offset in _CONVOLUTION_PROBES:
-        want = convolve16.replay(values, ksize=size, kernel=weights, scale=scale, offset=offset)
-        for mode, dtype in (("I;16", "<u2"), ("I;16B", ">u2")):
-            image = PILImage.frombytes(mode, (40, 9), values.astype(dtype).tobytes())
-            kernel = ImageFilter.Kernel((size, size), weights, scale=scale, offset=offset)
-            live = np.frombuffer(image.filter(kernel).tobytes(), dtype).reshape(9, 40)
-            if not np.array_equal(live, want):
-                return False
-    return True
+    modes = (("I;16", "<u2"), ("I;16B", ">u2"))
+    return _convolves_like_replay(values, modes, 65535, (*_CONVOLUTION_PROBES, _ZERO_SCALE_PROBE))
+
+
+@functools.cache
+def convolves_int32_values() -> bool:
+    """Whether live Pillow's ``ImageFilter.Kernel`` of I images is the float32 replay (13.0's
+    INT32 branch: each int converted and each product rounded to float32, added in order, then
+    clip32): the same kernels over int32 values that round when converted, and the extremes."""
+    values = np.random.default_rng(32).integers(-(2**31), 2**31, (9, 40))
+    values[0, :8] = (0, 1, -1, 2**24 + 1, 2**24 + 3, -(2**31), 2**31 - 1, 2**31 - 65)
+    return _convolves_like_replay(values, (("I", "<i4"),), 2**31 - 1, _CONVOLUTION_PROBES)

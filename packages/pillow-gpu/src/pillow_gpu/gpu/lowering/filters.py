@@ -4,6 +4,7 @@ ModeFilter, UnsharpMask and convolution kernels (ImageEnhance.Sharpness builds o
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 from PIL import ImageFilter
 
@@ -20,6 +21,7 @@ from pillow_gpu.gpu.kernels import (
     boxblur,
     convolve,
     convolve16,
+    convolve_int,
     modefilter,
     rank,
     rank_int,
@@ -27,7 +29,7 @@ from pillow_gpu.gpu.kernels import (
 )
 from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route, require_mode
-from pillow_gpu.gpu.lowering._platform import convolves_16bit_values
+from pillow_gpu.gpu.lowering._platform import convolves_16bit_values, convolves_int32_values
 
 __all__ = [
     "BAND_FILTER_MODES",
@@ -59,9 +61,10 @@ BOX_FILTER_MODES = (*NATIVE_MODES, "La", "RGBa")
 #: (0/255, or any value a point table gave it) Pillow filters as an L image's; it raises
 #: "cannot filter palette images" for P.
 KERNEL_FILTER_MODES = (*BAND_FILTER_MODES, "1")
-#: Modes of the convolution kernels: those and the 16-bit modes, whose values Pillow filters
-#: in float32 as it filters bytes (Filter.c's kernel_i16), clamped to 0..65535.
-CONVOLUTION_MODES = (*KERNEL_FILTER_MODES, *WIDE16_MODES)
+#: Modes of the convolution kernels: those, the 16-bit modes and I, whose values Pillow filters
+#: in float32 as it filters bytes (Filter.c's kernel_i16 and INT32 branch), clamped to
+#: 0..65535 and by clip32.
+CONVOLUTION_MODES = (*KERNEL_FILTER_MODES, *WIDE16_MODES, "I")
 #: Modes of ModeFilter: those and P, whose palette index Pillow filters (the palette kept).
 MODE_FILTER_MODES = (*KERNEL_FILTER_MODES, "P")
 #: Modes of the rank filters: the kernel filters' and I, whose int32 values Pillow selects
@@ -176,16 +179,8 @@ def convolution(
     (kw, kh), scale, offset, weights = instance.filterargs
     if (kw, kh) not in ((3, 3), (5, 5)):
         raise unsupported(node, f"kernel size {kw}x{kh} is not 3x3 or 5x5")
-    if node.mode in WIDE16_MODES:
-        if not convolves_16bit_values():
-            raise unsupported(
-                node,
-                "this Pillow's ImageFilter.Kernel of 16-bit images is not the float32 replay "
-                "the GPU runs (products rounded, then added in order)",
-            )
-        return convolve16.lower(
-            program, src, node.size, ksize=kw, kernel=weights, scale=scale, offset=offset
-        )
+    if node.mode in WIDE16_MODES or node.mode == "I":
+        return _wide_convolution(program, node, src, kw, instance.filterargs)
     return convolve.lower(
         program,
         src,
@@ -197,6 +192,34 @@ def convolution(
         mask=_mask(node),
         packed=packed,
         columns=columns,
+    )
+
+
+def _wide_convolution(
+    program: Program, node: Node, src: int, ksize: int, filterargs: tuple[Any, ...]
+) -> int:
+    """A kernel filter of a 16-bit or I image's values (``convolve16``, ``convolve_int``)."""
+    _, scale, offset, weights = filterargs
+    wide16 = node.mode in WIDE16_MODES
+    if not (convolves_16bit_values() if wide16 else convolves_int32_values()):
+        raise unsupported(
+            node,
+            f"this Pillow's ImageFilter.Kernel of {node.mode} images is not the float32 replay "
+            "the GPU runs (values and products rounded to float32, then added in order)",
+        )
+    if wide16:
+        return convolve16.lower(
+            program, src, node.size, ksize=ksize, kernel=weights, scale=scale, offset=offset
+        )
+    if not convolve_int.admits(weights, scale, offset):
+        raise unsupported(
+            node,
+            "ImageFilter.Kernel of an I image is proven for coefficients (weight / scale) of 0 "
+            "or magnitudes 2^-100 .. 2^90 and an offset that is not NaN (else products leave "
+            "float32's normal range, and a NaN sum is cast to an int as the platform does)",
+        )
+    return convolve_int.lower(
+        program, src, node.size, ksize=ksize, kernel=weights, scale=scale, offset=offset
     )
 
 
@@ -258,11 +281,13 @@ ROUTES = (
     Route(
         operation="ImageFilter.Kernel and built-in kernels",
         modes=CONVOLUTION_MODES,
-        kernel="convolve / convolve16",
+        kernel="convolve / convolve16 / convolve_int",
         contexts="3x3 and 5x5; L runs four pixels to a word (Pillow's packed rows, or rows of "
         "whole words where the width does not divide by four); 1 on its stored byte (the "
         "result stores any value, as Pillow's); I;16, I;16L and I;16B on their 16-bit values "
-        "(host tables of every value's product with each distinct coefficient)",
+        "(host tables of every value's product with each distinct coefficient); I on its int32 "
+        "values, each product formed exactly in integer arithmetic, for coefficients of 0 or "
+        "magnitudes 2^-100 .. 2^90",
     ),
     Route(
         operation="ImageEnhance.Sharpness",

@@ -1,13 +1,16 @@
-"""GPU parity for ImageFilter.Kernel and the built-in kernel filters of the 16-bit modes.
+"""GPU parity for ImageFilter.Kernel and the built-in kernel filters of I;16, I;16L, I;16B and I.
 
-Pillow filters an I;16, I;16L or I;16B image's 16-bit values in float32 (Filter.c's
-``kernel_i16``): each product rounded, added row by row in its order, the sum clamped to
-0..65535 and truncated, the border copied. The GPU route (``kernels.convolve16``) adds host
-tables of every value's product with each distinct coefficient in that order. Cases cover every
-built-in kernel filter, kernels with awkward coefficients, offsets and scales (a zero scale's
-infinities and NaN, sums past both clamps), sizes from one pixel to larger than the kernel in
-both directions, a stacked batch through the executor, a 16-bit file opened lazily, and
-hypothesis kernels; the live-Pillow probe is shown to reject a fused multiply-add.
+Pillow filters these images' values in float32 (Filter.c's ``kernel_i16`` and INT32 branch):
+each value converted and each product rounded, added row by row in its order, the sum clamped
+(to 0..65535, or by clip32: 0 below 0, 2^31 - 1 from 2^31) and truncated, the border copied.
+The GPU routes add host tables of every 16-bit value's product with each distinct coefficient
+(``kernels.convolve16``), or form each int32's product exactly in integer arithmetic
+(``kernels.convolve_int``), in that order. Cases cover every built-in kernel filter, kernels
+with awkward coefficients, offsets and scales (a zero scale's infinities and NaN on 16-bit,
+sums past both clamps), int32 values that round when converted and the extremes, sizes from
+one pixel to larger than the kernel in both directions, a stacked batch through the executor,
+a 16-bit file opened lazily, and hypothesis kernels; the live-Pillow probes are shown to reject
+a fused multiply-add, and I's coefficient bounds are refused with the reason.
 """
 
 from __future__ import annotations
@@ -25,12 +28,13 @@ from pillow_gpu import GpuBatchExecutor, Image, ImageFilter
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu.kernels import convolve16
+from pillow_gpu.gpu.kernels import convolve16, convolve_int
 from pillow_gpu.gpu.lowering import _platform
 
 pytestmark = pytest.mark.usefixtures("device")
 
-MODES = ("I;16", "I;16L", "I;16B")
+WIDE16 = ("I;16", "I;16L", "I;16B")
+MODES = (*WIDE16, "I")
 SIZES = ((1, 1), (2, 3), (5, 4), (6, 6), (17, 9), (40, 31))
 FILTERS: dict[str, PILImageFilter.Filter] = {
     "BLUR": PILImageFilter.BLUR,
@@ -55,19 +59,37 @@ FILTERS: dict[str, PILImageFilter.Filter] = {
 }
 
 
+#: A row of each mode's extremes (I: values that round when converted to float32, too).
+_EXTREMES = {
+    "16": (0, 1, 255, 256, 65534, 65535),
+    "I": (0, -1, 2**24 + 1, 2**24 + 3, -(2**31), 2**31 - 1, 2**31 - 65, 1),
+}
+
+
 def _noise(mode: str, size: tuple[int, int], seed: int = 0) -> PILImage.Image:
-    """16-bit noise, with a row of the extremes where there is room."""
+    """Noise over the mode's whole range (I: the odd rows small, so sums stay inside the
+    clamps too), with a row of its extremes where there is room."""
     rng = np.random.default_rng(seed * 1000 + size[0] * 37 + size[1])
-    values = rng.integers(0, 65536, (size[1], size[0]))
-    values[0, : min(6, size[0])] = (0, 1, 255, 256, 65534, 65535)[: min(6, size[0])]
-    order = ">u2" if mode == "I;16B" else "<u2"
+    if mode == "I":
+        values = rng.integers(-(2**31), 2**31, (size[1], size[0]))
+        values[1::2] = rng.integers(-3000, 70000, values[1::2].shape)
+        extremes = _EXTREMES["I"]
+    else:
+        values = rng.integers(0, 65536, (size[1], size[0]))
+        extremes = _EXTREMES["16"]
+    values[0, : min(len(extremes), size[0])] = extremes[: min(len(extremes), size[0])]
+    order = {"I;16B": ">u2", "I": "<i4"}.get(mode, "<u2")
     return PILImage.frombytes(mode, size, values.astype(order).tobytes())
 
 
-@pytest.mark.parametrize("name", list(FILTERS))
+#: (mode, filter) cases: I's route refuses a zero scale's infinite coefficients (see
+#: test_i_coefficient_bounds_are_refused).
+CASES = [(m, n) for m in MODES for n in FILTERS if not (m == "I" and n == "zero-sum-scale")]
+
+
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-@pytest.mark.parametrize("mode", MODES)
-def test_kernel_filters_match_pillow(mode: str, size: tuple[int, int], name: str) -> None:
+@pytest.mark.parametrize(("mode", "name"), CASES, ids=[f"{m}-{n}" for m, n in CASES])
+def test_kernel_filters_match_pillow(mode: str, name: str, size: tuple[int, int]) -> None:
     source = _noise(mode, size)
     expected = source.filter(FILTERS[name])
     assert_image_equal(evaluate(Image.from_pil(source).filter(FILTERS[name])), expected)
@@ -110,7 +132,13 @@ def test_any_kernel_matches_pillow(
 ) -> None:
     kernel = PILImageFilter.Kernel((size, size), weights[: size * size], scale, offset)
     source = _noise(mode, (11, 8), seed)
-    assert_image_equal(evaluate(Image.from_pil(source).filter(kernel)), source.filter(kernel))
+    lazy = Image.from_pil(source).filter(kernel)
+    _, scale_used, _, _ = kernel.filterargs
+    if mode == "I" and not convolve_int.admits(weights[: size * size], scale_used, offset):
+        with pytest.raises(Unsupported, match="2\\^-100"):
+            plan_graph(lazy)
+        return
+    assert_image_equal(evaluate(lazy), source.filter(kernel))
 
 
 def test_the_table_holds_each_distinct_coefficient_once() -> None:
@@ -128,7 +156,7 @@ def test_the_table_holds_each_distinct_coefficient_once() -> None:
     assert np.array_equal(rim, expected)
 
 
-def _fused(values: np.ndarray, **kernel: object) -> np.ndarray:
+def _fused(values: np.ndarray, high: int = 65535, **kernel: object) -> np.ndarray:
     """A replay that fuses each product into its row's sum (one rounding, as an FMA does)."""
     ksize = int(kernel["ksize"])  # type: ignore[call-overload]
     weights = np.asarray(kernel["kernel"], dtype=np.float32) / np.float32(kernel["scale"])
@@ -143,28 +171,34 @@ def _fused(values: np.ndarray, **kernel: object) -> np.ndarray:
                 for ky in range(ksize):
                     row = np.float32(0)
                     for kx in range(ksize):
-                        product = float(values[y + m - ky, x - m + kx]) * float(
-                            weights[ky * ksize + kx]
-                        )
+                        value = float(np.float32(values[y + m - ky, x - m + kx]))
+                        product = value * float(weights[ky * ksize + kx])
                         row = np.float32(float(row) + product)
                     total = np.float32(total + row)
-                out[y, x] = 65535 if total >= 65535 else int(total) if total > 0 else 0
+                saturated = total >= np.float32(high)
+                out[y, x] = high if saturated else int(total) if total > 0 else 0
     return out
 
 
-def test_the_probe_of_live_pillow_rejects_a_fused_multiply_add(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("probe", ["convolves_16bit_values", "convolves_int32_values"])
+def test_the_probes_of_live_pillow_reject_a_fused_multiply_add(
+    probe: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert _platform.convolves_16bit_values()
+    assert getattr(_platform, probe)()
     monkeypatch.setattr(convolve16, "replay", _fused)
-    assert not _platform.convolves_16bit_values.__wrapped__()
+    assert not getattr(_platform, probe).__wrapped__()
 
 
-def test_a_pillow_that_convolves_otherwise_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("mode", "probe"), [("I;16", "convolves_16bit_values"), ("I", "convolves_int32_values")]
+)
+def test_a_pillow_that_convolves_otherwise_is_refused(
+    mode: str, probe: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pillow_gpu.gpu.lowering import filters
 
-    monkeypatch.setattr(filters, "convolves_16bit_values", lambda: False)
-    lazy = Image.from_pil(_noise("I;16", (9, 7))).filter(ImageFilter.SHARPEN)
+    monkeypatch.setattr(filters, probe, lambda: False)
+    lazy = Image.from_pil(_noise(mode, (9, 7))).filter(ImageFilter.SHARPEN)
     with pytest.raises(Unsupported) as refused:
         plan_graph(lazy)
     assert "float32 replay" in refused.value.why
@@ -172,12 +206,31 @@ def test_a_pillow_that_convolves_otherwise_is_refused(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.parametrize(
-    "kernel",
-    [PILImageFilter.BLUR, PILImageFilter.Kernel((3, 3), [1] * 9)],
-    ids=["BLUR", "kernel-3x3"],
+    ("weights", "scale", "offset"),
+    [
+        ([1, 1, 1, 1, -8, 1, 1, 1, 1], None, 0.0),  # a zero sum: infinities and NaN
+        ([1e-35] * 9, 1, 0.0),  # below 2^-100
+        ([2.0**95] + [0] * 8, 1, 0.0),  # from 2^90
+        ([1] * 9, None, math.nan),
+    ],
+    ids=["zero-scale", "tiny", "huge", "nan-offset"],
 )
-def test_the_32_bit_modes_stay_refused(kernel: PILImageFilter.Filter) -> None:
-    """I's products of any int32 cannot come from a table; Pillow refuses F."""
-    lazy = Image.from_pil(PILImage.new("I", (8, 8), 70000)).filter(kernel)
-    with pytest.raises(Unsupported):
+def test_i_coefficient_bounds_are_refused(
+    weights: list[float], scale: float | None, offset: float
+) -> None:
+    """Products outside float32's normal range, or a NaN sum, which clip32 casts per platform."""
+    kernel = PILImageFilter.Kernel((3, 3), weights, scale, offset)
+    lazy = Image.from_pil(_noise("I", (9, 7))).filter(kernel)
+    with pytest.raises(Unsupported) as refused:
         plan_graph(lazy)
+    assert "2^-100 .. 2^90" in refused.value.why
+    assert "to_pil()" in refused.value.fix
+
+
+def test_float_images_raise_as_pillow_raises() -> None:
+    """Pillow has no kernel filter for F; the recording raises its ValueError."""
+    source = PILImage.new("F", (8, 8), 1.5)
+    with pytest.raises(ValueError, match="wrong mode"):
+        source.filter(PILImageFilter.BLUR)
+    with pytest.raises(ValueError, match="wrong mode"):
+        Image.from_pil(source).filter(ImageFilter.BLUR)
