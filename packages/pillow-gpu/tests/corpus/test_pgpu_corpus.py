@@ -841,6 +841,15 @@ def _summary(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _run_lanes(corpus: Corpus) -> None:
+    """Open every file, then run the opened cases through run() and the evaluate sample."""
+    started = time.perf_counter()
+    cases = _open_files(corpus)
+    corpus.seconds["open"] = time.perf_counter() - started
+    _run_lane(corpus, cases)
+    _evaluate_lane(corpus, cases)
+
+
 @pytest.fixture(scope="module")
 def corpus_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = getattr(request.config, "cache", None)
@@ -856,11 +865,7 @@ def corpus(pillow_corpus: Path, device: SharedDevice, corpus_cache: Path) -> Ite
         path for path in pillow_corpus.rglob("*") if path.is_file() and path.name[0] != "."
     )
     result = Corpus(root=pillow_corpus, files=files)
-    started = time.perf_counter()
-    cases = _open_files(result)
-    result.seconds["open"] = time.perf_counter() - started
-    _run_lane(result, cases)
-    _evaluate_lane(result, cases)
+    _run_lanes(result)
     yield result
     report = _report(result, corpus_cache)
     print("\n" + _summary(report))
@@ -911,11 +916,7 @@ def damaged_corpus(
         (root / f"{index:03d}-{kind}-{source.name}").write_bytes(data)
     result = Corpus(root=root, files=sorted(root.iterdir()))
     result.notes["seed"] = seed
-    started = time.perf_counter()
-    cases = _open_files(result)
-    result.seconds["open"] = time.perf_counter() - started
-    _run_lane(result, cases)
-    _evaluate_lane(result, cases)
+    _run_lanes(result)
     yield result
     counts = {lane: _shares(found)["counts"] for lane, found in result.outcomes.items()}
     print(f"\npillow-gpu damaged corpus (seed {seed}, {MUTATED_FILES} files): {counts}")

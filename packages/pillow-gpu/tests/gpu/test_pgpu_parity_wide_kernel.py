@@ -4,8 +4,8 @@ Pillow filters these images' values in float32 (Filter.c's ``kernel_i16`` and IN
 each value converted and each product rounded, added row by row in its order, the sum clamped
 (to 0..65535, or by clip32: 0 below 0, 2^31 - 1 from 2^31) and truncated, the border copied.
 The GPU routes add host tables of every 16-bit value's product with each distinct coefficient
-(``kernels.convolve16``), or form each int32's product exactly in integer arithmetic
-(``kernels.convolve_int``), in that order. Cases cover every built-in kernel filter, kernels
+(``kernels.convolve_wide``), or form each int32's product exactly in integer arithmetic (its
+INT32 variant), in that order. Cases cover every built-in kernel filter, kernels
 with awkward coefficients, offsets and scales (a zero scale's infinities and NaN on 16-bit,
 sums past both clamps), int32 values that round when converted and the extremes, sizes from
 one pixel to larger than the kernel in both directions, a stacked batch through the executor,
@@ -28,7 +28,7 @@ from pillow_gpu import GpuBatchExecutor, Image, ImageFilter
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
-from pillow_gpu.gpu.kernels import convolve16, convolve_int
+from pillow_gpu.gpu.kernels import convolve_wide
 from pillow_gpu.gpu.lowering import _platform
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -134,7 +134,7 @@ def test_any_kernel_matches_pillow(
     source = _noise(mode, (11, 8), seed)
     lazy = Image.from_pil(source).filter(kernel)
     _, scale_used, _, _ = kernel.filterargs
-    if mode == "I" and not convolve_int.admits(weights[: size * size], scale_used, offset):
+    if mode == "I" and not convolve_wide.admits(weights[: size * size], scale_used, offset):
         with pytest.raises(Unsupported, match="2\\^-100"):
             plan_graph(lazy)
         return
@@ -145,14 +145,14 @@ def test_the_table_holds_each_distinct_coefficient_once() -> None:
     """BLUR's 25 taps have two coefficients (1/16 on the rim, 0 inside): two runs of 65536
     products, 0's first (its bits are the smaller)."""
     _, scale, _, weights = PILImageFilter.BLUR.filterargs
-    table = convolve16.table_words(weights, scale)
-    assert len(table) == 25 + 2 * convolve16.VALUES
+    table = convolve_wide.table_words(weights, scale)
+    assert len(table) == 25 + 2 * convolve_wide.VALUES
     taps = table[:25].tolist()
     assert taps[12] == 25  # the centre: 0
-    assert taps[0] == 25 + convolve16.VALUES  # a corner: 1/16
-    assert not table[25 : 25 + convolve16.VALUES].any()
-    rim = table[taps[0] : taps[0] + convolve16.VALUES].view(np.float32)
-    expected = np.arange(convolve16.VALUES, dtype=np.float32) * (np.float32(1) / np.float32(16))
+    assert taps[0] == 25 + convolve_wide.VALUES  # a corner: 1/16
+    assert not table[25 : 25 + convolve_wide.VALUES].any()
+    rim = table[taps[0] : taps[0] + convolve_wide.VALUES].view(np.float32)
+    expected = np.arange(convolve_wide.VALUES, dtype=np.float32) * (np.float32(1) / np.float32(16))
     assert np.array_equal(rim, expected)
 
 
@@ -185,7 +185,7 @@ def test_the_probes_of_live_pillow_reject_a_fused_multiply_add(
     probe: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert getattr(_platform, probe)()
-    monkeypatch.setattr(convolve16, "replay", _fused)
+    monkeypatch.setattr(convolve_wide, "replay", _fused)
     assert not getattr(_platform, probe).__wrapped__()
 
 

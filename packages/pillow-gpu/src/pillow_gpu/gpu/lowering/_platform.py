@@ -17,7 +17,7 @@ import numpy as np
 from PIL import Image as PILImage
 from PIL import ImageFilter
 
-from pillow_gpu.gpu.kernels import convolve16
+from pillow_gpu.gpu.kernels import convolve_wide
 from pillow_gpu.gpu.kernels.resample_coeffs import precompute_doubles
 
 __all__ = [
@@ -204,10 +204,10 @@ def _convolves_like_replay(
     values: np.ndarray, modes: Sequence[tuple[str, str]], high: int, probes: Sequence[Any]
 ) -> bool:
     """Whether live Pillow's ``ImageFilter.Kernel`` of ``values`` in each (mode, dtype) is
-    ``kernels.convolve16.replay`` clamped to 0..``high``, for every kernel of ``probes``."""
+    ``kernels.convolve_wide.replay`` clamped to 0..``high``, for every kernel of ``probes``."""
     height, width = values.shape
     for size, weights, scale, offset in probes:
-        want = convolve16.replay(
+        want = convolve_wide.replay(
             values, ksize=size, kernel=weights, scale=scale, offset=offset, high=high
         )
         for mode, dtype in modes:

@@ -20,8 +20,7 @@ from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import (
     boxblur,
     convolve,
-    convolve16,
-    convolve_int,
+    convolve_wide,
     modefilter,
     rank,
     rank_int,
@@ -198,7 +197,7 @@ def convolution(
 def _wide_convolution(
     program: Program, node: Node, src: int, ksize: int, filterargs: tuple[Any, ...]
 ) -> int:
-    """A kernel filter of a 16-bit or I image's values (``convolve16``, ``convolve_int``)."""
+    """A kernel filter of a 16-bit or I image's values (``kernels.convolve_wide``)."""
     _, scale, offset, weights = filterargs
     wide16 = node.mode in WIDE16_MODES
     if not (convolves_16bit_values() if wide16 else convolves_int32_values()):
@@ -207,19 +206,22 @@ def _wide_convolution(
             f"this Pillow's ImageFilter.Kernel of {node.mode} images is not the float32 replay "
             "the GPU runs (values and products rounded to float32, then added in order)",
         )
-    if wide16:
-        return convolve16.lower(
-            program, src, node.size, ksize=ksize, kernel=weights, scale=scale, offset=offset
-        )
-    if not convolve_int.admits(weights, scale, offset):
+    if not wide16 and not convolve_wide.admits(weights, scale, offset):
         raise unsupported(
             node,
             "ImageFilter.Kernel of an I image is proven for coefficients (weight / scale) of 0 "
             "or magnitudes 2^-100 .. 2^90 and an offset that is not NaN (else products leave "
             "float32's normal range, and a NaN sum is cast to an int as the platform does)",
         )
-    return convolve_int.lower(
-        program, src, node.size, ksize=ksize, kernel=weights, scale=scale, offset=offset
+    return convolve_wide.lower(
+        program,
+        src,
+        node.size,
+        ksize=ksize,
+        kernel=weights,
+        scale=scale,
+        offset=offset,
+        int32=not wide16,
     )
 
 
@@ -281,7 +283,7 @@ ROUTES = (
     Route(
         operation="ImageFilter.Kernel and built-in kernels",
         modes=CONVOLUTION_MODES,
-        kernel="convolve / convolve16 / convolve_int",
+        kernel="convolve / convolve_wide",
         contexts="3x3 and 5x5; L runs four pixels to a word (Pillow's packed rows, or rows of "
         "whole words where the width does not divide by four); 1 on its stored byte (the "
         "result stores any value, as Pillow's); I;16, I;16L and I;16B on their 16-bit values "

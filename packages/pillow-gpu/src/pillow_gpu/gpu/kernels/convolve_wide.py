@@ -1,5 +1,8 @@
-"""Convolution kernel for ImageFilter.Kernel 3x3/5x5 on the 16-bit modes, with host tables of
-f32(v * k) for every 16-bit value of each distinct coefficient (``convolve16.wgsl``)."""
+"""Convolution kernel for ImageFilter.Kernel 3x3/5x5 of the wide integer modes
+(``convolve_wide.wgsl``): the 16-bit modes through host tables of f32(v * k) for every 16-bit
+value of each distinct coefficient, I through each int32's float32 product formed exactly in
+integer arithmetic. :func:`replay` is the host model both are held to (tests, and the
+live-Pillow probes of ``lowering._platform``)."""
 
 from __future__ import annotations
 
@@ -10,17 +13,34 @@ import numpy as np
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["VALUES", "coefficients", "invocation_work", "lower", "replay", "start", "table_words"]
+__all__ = [
+    "MAX_COEFFICIENT",
+    "MIN_COEFFICIENT",
+    "VALUES",
+    "admits",
+    "coefficients",
+    "invocation_work",
+    "lower",
+    "replay",
+    "start",
+    "table_words",
+]
 
-#: Entries of one coefficient's products: every 16-bit value.
+#: Entries of one coefficient's products in a 16-bit table: every 16-bit value.
 VALUES = 1 << 16
 #: Words before the products: one per tap of a 5x5 kernel.
 _HEADER = 25
+#: Smallest and largest magnitude of a nonzero coefficient the I kernel takes: every product of
+#: an int32 is then a normal float32, and a 5x5 sum stays below 2^127 (no infinity minus
+#: infinity, whose NaN clip32 casts as the platform does).
+MIN_COEFFICIENT = 2.0**-100
+MAX_COEFFICIENT = 2.0**90
 
 
-def invocation_work(ksize: int) -> int:
-    """Work units of one invocation: ``ksize``² taps of one source load and two table reads."""
-    return 3 * ksize * ksize
+def invocation_work(ksize: int, *, int32: bool) -> int:
+    """Work units of one invocation: per tap a source load and two table reads (16-bit), or a
+    load, a coefficient read and about 40 integer operations forming the product (I)."""
+    return (8 if int32 else 3) * ksize * ksize
 
 
 def coefficients(kernel: Sequence[float], scale: float) -> np.ndarray:
@@ -33,6 +53,14 @@ def coefficients(kernel: Sequence[float], scale: float) -> np.ndarray:
 def start(offset: float) -> np.float32:
     """Pillow's first partial sum: the offset in float32, plus 0.5 for rounding."""
     return np.float32(np.float32(offset) + np.float32(0.5))
+
+
+def admits(kernel: Sequence[float], scale: float, offset: float) -> bool:
+    """Whether the I kernel takes these: every coefficient 0 or within
+    :data:`MIN_COEFFICIENT` .. :data:`MAX_COEFFICIENT` in magnitude, an offset that is not NaN."""
+    magnitudes = np.abs(coefficients(kernel, scale).astype(np.float64))
+    inside = (magnitudes == 0) | ((magnitudes >= MIN_COEFFICIENT) & (magnitudes < MAX_COEFFICIENT))
+    return bool(inside.all()) and not np.isnan(np.float32(offset))
 
 
 def table_words(kernel: Sequence[float], scale: float) -> np.ndarray:
@@ -60,7 +88,7 @@ def replay(
     each value to float32 (rounded to nearest), each product rounded, a row's products and then
     the rows added in its order, the sum clamped to 0..``high`` and truncated (``high``
     2**31 - 1: clip32, whose float32 bound is 2**31); the border copied. The model the GPU
-    kernels (``convolve16``, ``convolve_int``) and the live-Pillow probes are held to."""
+    kernel (both kinds) and the live-Pillow probes are held to."""
     k = coefficients(kernel, scale)
     values = np.asarray(values, dtype=np.int64)
     height, width = values.shape
@@ -91,16 +119,22 @@ def lower(
     kernel: Sequence[float],
     scale: float,
     offset: float,
+    int32: bool,
 ) -> int:
-    """Filter the 16-bit values of ``src`` (one per word); the border keeps its values."""
+    """Filter the 16-bit (or, ``int32``, the I) values of ``src``, one per word; the border
+    keeps its values. The caller checks :func:`admits` for I."""
     start_bits = struct.unpack("<I", struct.pack("<f", float(start(offset))))[0]
     dst = program.image(size)
-    lookup = program.table(table_words(kernel, scale))
+    if int32:
+        table = program.table(coefficients(kernel, scale).view(np.uint32))
+    else:
+        table = program.table(table_words(kernel, scale))
     program.dispatch(
-        "convolve16",
+        "convolve_wide",
         words=(*size, ksize, start_bits),
-        bindings=(src, dst, lookup),
+        bindings=(src, dst, table),
         grid=size,
-        invocation_work=invocation_work(ksize),
+        invocation_work=invocation_work(ksize, int32=int32),
+        constants={"INT32": 1} if int32 else None,
     )
     return dst

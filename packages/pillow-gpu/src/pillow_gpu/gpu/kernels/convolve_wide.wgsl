@@ -1,23 +1,30 @@
-// ImageFilter.Kernel 3x3/5x5 of I images (int32 values) in Pillow's float32 order.
+// ImageFilter.Kernel 3x3/5x5 of the wide integer modes in Pillow's float32 order: the 16-bit
+// modes (I;16, I;16L, I;16B: each pixel's value in its word, whatever the byte order) and, with
+// the pipeline constant INT32 = 1, I (int32 values).
 //
-// Pillow (Filter.c, the INT32 branch): ss = f32(offset) + 0.5; for the kernel rows top to
-// bottom, applied to the image rows y + m .. y - m, ss += (float)v0 * k0 + (float)v1 * k1 + ...
-// (left to right), each int converted and each product rounded to float32; the result is
-// clip32(ss): 0 below 0, 2^31 - 1 from 2^31 up, else truncated. The outer size / 2 rows and
-// columns are copied. An int32 has too many values for a table of products, so each product
-// is formed here in integer arithmetic, rounded to nearest even exactly as the CPU rounds the
-// conversion and the multiply, and only the additions are float32 operations: no multiply-add
-// can be fused. The host admits coefficients that are 0 or within 2^-100 .. 2^90 in magnitude,
-// so every product is a normal float32 and no sum overflows to a NaN.
+// Pillow (Filter.c: kernel_i16 and the INT32 branch): ss = f32(offset) + 0.5; for the kernel
+// rows top to bottom, applied to the image rows y + m .. y - m, ss += the row's products
+// (float)v * k added left to right, each value converted and each product rounded to float32;
+// the result is the sum clamped (16-bit: to 0..65535; I: clip32, 0 below 0 and 2^31 - 1 from
+// 2^31) and truncated. The outer size / 2 rows and columns are copied. Only the additions are
+// float32 operations here, so no multiply-add can be fused:
+// - 16-bit: `table` starts with one word per tap, the first entry of its coefficient's
+//   products; each distinct coefficient (by its bits) then has 65536 entries f32(v * k);
+// - I: an int32 has too many values for a table, so `table` holds each tap's coefficient bits
+//   and each product is formed in integer arithmetic, the int's conversion and the 24 x 24-bit
+//   product rounded to nearest even as the CPU rounds them. The host admits coefficients of 0
+//   or magnitudes 2^-100 .. 2^90, so every product is a normal float32 and no sum is a NaN.
 struct Params { width: i32, height: i32, size: i32, start: f32 }
 
 //!include stacked.wgsli
 //!include binary64.wgsli
 
+override INT32: u32 = 0u;
+
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> src: array<i32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<i32>;
-@group(0) @binding(3) var<storage, read> coefficients: array<u32>;  // float32 bits, per tap
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(3) var<storage, read> table: array<u32>;
 
 // (hi:lo) shifted right by `shift` (1..24), rounded to nearest, ties to even.
 fn shift_round(lo: u32, hi: u32, shift: u32) -> u32 {
@@ -73,6 +80,26 @@ fn clip32(s: f32) -> i32 {
     return 0;
 }
 
+// Pillow's clip16: NaN and anything <= 0 give 0 (x86's truncation of NaN keeps no low bits),
+// 65535 and above give 65535, else truncated toward zero.
+fn clip16(s: f32) -> u32 {
+    if (s >= 65535.0) {
+        return 65535u;
+    }
+    if (s > 0.0) {
+        return u32(s);
+    }
+    return 0u;
+}
+
+// Tap `tap`'s product with the stored word `v`.
+fn product(v: u32, tap: u32) -> f32 {
+    if (INT32 == 1u) {
+        return bitcast<f32>(product_bits(bitcast<i32>(v), table[tap]));
+    }
+    return bitcast<f32>(table[table[tap] + (v & 0xFFFFu)]);
+}
+
 @compute @workgroup_size(16, 16)
 fn main(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -93,14 +120,19 @@ fn main(
     }
     var ss = p.start;
     for (var ky = 0; ky < p.size; ky++) {
-        let row_base = u32((y + m - ky) * p.width + x - m);
+        let row_base = s + u32((y + m - ky) * p.width + x - m);
         let tap = u32(ky * p.size);
-        var row = bitcast<f32>(product_bits(src[s + row_base], coefficients[tap]));
-        for (var kx = 1; kx < p.size; kx++) {
-            let v = src[s + row_base + u32(kx)];
-            row = row + bitcast<f32>(product_bits(v, coefficients[tap + u32(kx)]));
+        // kernel_i16 starts its row at 0 and the INT32 branch at the first product: the same
+        // float (0 + x is x; only a zero's sign differs, which no clipped result shows).
+        var row = product(src[row_base], tap);
+        for (var kx = 1u; kx < u32(p.size); kx++) {
+            row = row + product(src[row_base + kx], tap + kx);
         }
         ss = ss + row;
     }
-    dst[d + i] = clip32(ss);
+    if (INT32 == 1u) {
+        dst[d + i] = bitcast<u32>(clip32(ss));
+    } else {
+        dst[d + i] = clip16(ss);
+    }
 }
