@@ -16,7 +16,7 @@ from typing import Any, cast
 from PIL import Image as PILImage
 from PIL import ImageOps, ImagePalette
 
-from pillow_gpu._cpu import convert_options, decode_leaf
+from pillow_gpu._cpu import convert_options, decode_leaf, put_palette
 from pillow_gpu._graph import Node
 
 __all__ = ["convert_info", "default_mode", "fixed_palette", "palette_of", "probe"]
@@ -49,6 +49,8 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
     source = probe(node.inputs[0], size)
     if source is None:
         return None
+    if node.op == "putpalette":  # the recorded palette, on L's values or P's indices
+        return put_palette(source, node.params["data"], node.params["rawmode"])
     if node.op == "convert":  # Pillow's fixed palettes (WEB, grayscale) need no pixels
         if not fixed_palette(node):  # a quantizer's palette depends on every pixel
             return None

@@ -12,12 +12,19 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PIL import Image as PILImage
-from PIL import ImageChops, ImageEnhance, ImageOps
+from PIL import ImageChops, ImageEnhance, ImageOps, ImagePalette
 
 from pillow_gpu._graph import Node, walk
 from pillow_gpu._pillow_memory import image_of_snapshot
 
-__all__ = ["convert_options", "decode_leaf", "evaluate", "open_encoded"]
+__all__ = [
+    "convert_options",
+    "decode_leaf",
+    "evaluate",
+    "open_encoded",
+    "put_palette",
+    "quantized",
+]
 
 _Op = Callable[[list[PILImage.Image], Mapping[str, Any]], PILImage.Image]
 
@@ -102,6 +109,20 @@ def _chop(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.I
     return result
 
 
+def put_palette(image: PILImage.Image, data: Any, rawmode: str) -> PILImage.Image:
+    """``image.putpalette(data, rawmode)`` on a copy (the recorded step, replayed)."""
+    copy = image.copy()
+    copy.putpalette(data.copy() if isinstance(data, ImagePalette.ImagePalette) else data, rawmode)
+    return copy
+
+
+def quantized(image: PILImage.Image, params: Mapping[str, Any]) -> PILImage.Image:
+    """Pillow's ``quantize`` with the recorded arguments."""
+    return image.quantize(
+        params["colors"], params["method"], params["kmeans"], params["palette"], params["dither"]
+    )
+
+
 _OPS: dict[str, _Op] = {
     "invert": lambda ims, p: ImageOps.invert(ims[0]),
     "chops_invert": lambda ims, p: ImageChops.invert(ims[0]),
@@ -139,6 +160,8 @@ _OPS: dict[str, _Op] = {
     "chop": _chop,
     "blend": lambda ims, p: PILImage.blend(ims[0], ims[1], p["alpha"]),
     "filter": lambda ims, p: ims[0].filter(p["filter"]),
+    "putpalette": lambda ims, p: put_palette(ims[0], p["data"], p["rawmode"]),
+    "quantize": lambda ims, p: quantized(ims[0], p),
 }
 
 

@@ -23,6 +23,8 @@ from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._graph import Node
 from pillow_gpu._leaves import FileFormat, new_node, pil_node
+from pillow_gpu._not_recorded import missing_attribute
+from pillow_gpu._palettes import PaletteEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
@@ -37,7 +39,7 @@ _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
 
-class Image(ImageQueries, _drawing.Drawable):
+class Image(ImageQueries, PaletteEdits, _drawing.Drawable):
     """A lazy image: a handle on one node of an immutable operation graph.
 
     The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
@@ -79,6 +81,10 @@ class Image(ImageQueries, _drawing.Drawable):
             "on other machines with pillow_gpu.ray"
         )
         raise TypeError(msg)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only names normal lookup did not find: Pillow's say why they are not here.
+        raise missing_attribute(self, name)
 
     # -- metadata (never evaluates; drawing keeps the mode, size and info) ----------------
     @property

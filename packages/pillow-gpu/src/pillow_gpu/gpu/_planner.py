@@ -63,7 +63,7 @@ from pillow_gpu.gpu._program import WORKGROUP, Program
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
-from pillow_gpu.gpu.lowering._admission import unsupported
+from pillow_gpu.gpu.lowering._admission import CPU_ONLY, unsupported
 from pillow_gpu.gpu.lowering.indexed import (
     INDEX_OPERATIONS,
     check_consumer,
@@ -82,6 +82,8 @@ MAX_PIXELS = 4096 * 4096
 
 def _check_image(node: Node, limits: DeviceLimits | None) -> None:
     uploaded = node.is_leaf or node.cache.get() is not None
+    if node.op in CPU_ONLY and not uploaded:
+        raise unsupported(node, CPU_ONLY[node.op])
     if node.mode in INDEXED_MODES and not uploaded and node.op not in INDEX_OPERATIONS:
         raise unsupported(
             node,

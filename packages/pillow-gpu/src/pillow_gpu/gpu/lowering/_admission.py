@@ -5,12 +5,19 @@ from __future__ import annotations
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import Unsupported
 
-__all__ = ["TABLE_BANDS", "TABLE_MODES", "table_inputs", "unsupported"]
+__all__ = ["CPU_ONLY", "TABLE_BANDS", "TABLE_MODES", "table_inputs", "unsupported"]
 
 #: Modes whose pixels Pillow's ``ImageOps._lut`` maps through a table (equalize, autocontrast).
 TABLE_MODES = ("L", "RGB")
 #: Histogram bands of those modes.
 TABLE_BANDS = {"L": 1, "RGB": 3}
+
+
+#: Recorded operations that run with Pillow only, and why the GPU refuses them.
+CPU_ONLY = {
+    "quantize": "quantize() builds an adaptive palette: the palette and every index depend on "
+    "all the pixels of the image",
+}
 
 
 def unsupported(

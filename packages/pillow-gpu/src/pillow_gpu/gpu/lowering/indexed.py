@@ -58,14 +58,16 @@ from pillow_gpu.gpu._layout import (
 from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import dither, lut, to_indexed
 from pillow_gpu.gpu.lowering._admission import unsupported
-from pillow_gpu.gpu.lowering._common import Route
+from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
 __all__ = [
     "BILEVEL_SOURCES",
     "INDEXED_TARGETS",
     "INDEX_COPIES",
     "INDEX_OPERATIONS",
+    "INDEX_PALETTES",
     "INDEX_POINTWISE",
+    "LOWERINGS",
     "MASK_INPUTS",
     "PALETTE_ALPHA_COPIES",
     "PALETTE_SOURCES",
@@ -110,8 +112,10 @@ INDEX_POINTWISE = ("point", "point_mode", "invert")
 #: ``Image.filter`` on the stored byte, as Pillow's single-band filters run: 1 with the kernel,
 #: rank and mode filters, P with ModeFilter (``lowering.filters`` checks which).
 INDEX_FILTERS = ("filter",)
+#: ``putpalette``: a P image's new palette (its indices kept), or an L image made P.
+INDEX_PALETTES = ("putpalette",)
 #: Everything that may read or produce a P or 1 image on the GPU.
-INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE, *INDEX_FILTERS)
+INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE, *INDEX_FILTERS, *INDEX_PALETTES)
 #: Operations that read a mode 1 image as a mask (its stored 0/255 byte): the mask's position
 #: among the node's inputs.
 MASK_INPUTS = {"paste_masked": 2, "fill_masked": 1}
@@ -452,7 +456,33 @@ def _columns(sources: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(mode for mode in sources if mode not in INDEXED_MODES)
 
 
+def _put_palette(program: Program, node: Node, ins: Inputs) -> int:
+    """``putpalette``: a P image keeps its indices (no dispatch), an L image's value becomes
+    the index (the result's palette is the recorded one, ``_convert_info``)."""
+    src, source = ins[0]
+    if source.mode == "P":
+        return src
+    if source.mode == "L":
+        return to_indexed.lower_byte_table(program, src, node.size, np.arange(256))
+    raise unsupported(
+        node,
+        f"putpalette of a {source.mode} image is proven for L and P images only (LA and PA "
+        "keep their alpha beside the index)",
+        fix="convert to L or P first, or evaluate with to_pil()",
+    )
+
+
+LOWERINGS: Mapping[str, Lowering] = {"putpalette": _put_palette}
+
 ROUTES = (
+    Route(
+        operation="putpalette (L made P, P's palette replaced)",
+        modes=("L", "P"),
+        kernel="to_indexed (P: none)",
+        contexts="the palette data read at the call (bytes, a list, an ImagePalette; any raw "
+        "mode Pillow takes); L's value becomes the index, P keeps its indices (no dispatch); "
+        "the result carries the palette Pillow installs",
+    ),
     Route(
         operation="convert from P or 1 (to the modes marked)",
         modes=INDEXED_TARGETS,

@@ -1,0 +1,201 @@
+"""``putpalette`` and ``quantize`` on lazy images, and Pillow's attributes a lazy image lacks.
+
+``putpalette`` runs on the GPU for L and P images: a class mask (L values 0..n) coloured by a
+palette, or a P image given a new palette, gives Pillow's indices, palette and every
+conversion after it. ``quantize`` runs with Pillow and is refused on the GPU with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image as PILImage
+from PIL import ImagePalette
+from pillow_gpu import GpuBatchExecutor, Image
+from pillow_gpu._not_recorded import NOT_RECORDED
+from pillow_gpu._testing import assert_image_equal
+from pillow_gpu.errors import Unsupported
+from pillow_gpu.gpu import evaluate, plan_graph
+
+pytestmark = pytest.mark.usefixtures("device")
+
+_RNG = np.random.default_rng(7)
+PALETTES: dict[str, tuple[Any, str]] = {
+    "five-colours": ([0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 0], "RGB"),
+    "full-bytes": (bytes(_RNG.integers(0, 256, 768, dtype=np.uint8)), "RGB"),
+    "rgba": (list(_RNG.integers(0, 256, 1024)), "RGBA"),
+    "bgr": (list(_RNG.integers(0, 256, 96)), "BGR"),
+    "image-palette": (ImagePalette.ImagePalette("RGB", list(_RNG.integers(0, 256, 768))), "RGB"),
+}
+SIZES = ((1, 1), (17, 9), (64, 48))
+AFTER = {
+    "as-is": lambda im: im,
+    "to-RGB": lambda im: im.convert("RGB"),
+    "to-RGBA": lambda im: im.convert("RGBA"),
+    "to-L": lambda im: im.convert("L"),
+    "thumbnail": lambda im: (im.thumbnail((8, 8)), im)[1],
+    "rotate-expand": lambda im: im.rotate(30, expand=True),
+}
+
+
+def _mask(mode: str, size: tuple[int, int]) -> PILImage.Image:
+    """Class indices 0..5 (as a segmentation mask holds them), as L or as a P image."""
+    values = np.random.default_rng(size[0] * 31 + size[1]).integers(0, 6, (size[1], size[0]))
+    mask = PILImage.fromarray(values.astype(np.uint8), "L")
+    return mask if mode == "L" else mask.convert("P")
+
+
+@pytest.mark.parametrize("after", list(AFTER))
+@pytest.mark.parametrize("palette", list(PALETTES))
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("mode", ["L", "P"])
+def test_putpalette_matches_pillow(
+    mode: str, size: tuple[int, int], palette: str, after: str
+) -> None:
+    data, rawmode = PALETTES[palette]
+    expected = _mask(mode, size)
+    expected.putpalette(data, rawmode)
+    expected = AFTER[after](expected)
+    lazy = Image.from_pil(_mask(mode, size))
+    assert lazy.putpalette(data, rawmode) is None  # in place, as Pillow's
+    assert lazy.mode == "P"
+    got = evaluate(AFTER[after](lazy))
+    assert_image_equal(got, expected)
+    assert got.getpalette() == expected.getpalette()
+    assert got.info == expected.info
+
+
+def test_a_batch_of_coloured_masks_matches_pillow() -> None:
+    """The segmentation idiom through the executor: masks coloured, then made RGB."""
+    data, rawmode = PALETTES["five-colours"]
+    masks = [_mask("L", (40 + i, 30)) for i in range(6)]
+    jobs = []
+    for i, mask in enumerate(masks):
+        lazy = Image.from_pil(mask)
+        lazy.putpalette(data, rawmode)
+        jobs.append((i, lazy.convert("RGB") if i % 2 else lazy))
+    with GpuBatchExecutor() as executor, executor.run(jobs) as results:
+        found = {result.input_key: result.image for result in results}
+    for i, mask in enumerate(masks):
+        expected = mask.copy()
+        expected.putpalette(data, rawmode)
+        assert_image_equal(found[i], expected.convert("RGB") if i % 2 else expected)
+
+
+def test_the_palette_is_read_at_the_call() -> None:
+    data = [10, 20, 30] * 6
+    lazy = Image.from_pil(_mask("L", (5, 4)))
+    lazy.putpalette(data)
+    data[:3] = [255, 255, 255]
+    expected = _mask("L", (5, 4))
+    expected.putpalette([10, 20, 30] * 6)
+    assert evaluate(lazy).getpalette() == expected.getpalette()
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "I;16", "1"])
+def test_putpalette_raises_as_pillow_and_leaves_the_image(mode: str) -> None:
+    with pytest.raises(ValueError, match="illegal image mode"):
+        PILImage.new(mode, (3, 3)).putpalette([1, 2, 3])
+    lazy = Image.from_pil(PILImage.new(mode, (3, 3)))
+    with pytest.raises(ValueError, match="illegal image mode"):
+        lazy.putpalette([1, 2, 3])
+    assert lazy.mode == mode
+
+
+@pytest.mark.parametrize("mode", ["LA", "PA"])
+def test_putpalette_of_an_image_with_alpha_runs_with_pillow(mode: str) -> None:
+    """LA and PA keep their alpha beside the index: recorded, refused on the GPU."""
+    source = _mask("L", (9, 7)).convert(mode)
+    expected = source.copy()
+    expected.putpalette(*PALETTES["five-colours"])
+    lazy = Image.from_pil(source)
+    lazy.putpalette(*PALETTES["five-colours"])
+    assert lazy.mode == expected.mode == "PA"
+    with pytest.raises(Unsupported) as refused:
+        plan_graph(lazy)
+    assert "to_pil()" in refused.value.fix
+    assert_image_equal(lazy.to_pil(), expected)
+    assert lazy.to_pil().getpalette() == expected.getpalette()
+
+
+def _quantize_cases() -> dict[str, Any]:
+    reference = PILImage.new("P", (1, 1))
+    reference.putpalette(list(_RNG.integers(0, 256, 48)))
+    return {
+        "rgb-default": ("RGB", {"colors": 16}),
+        "rgb-kmeans": ("RGB", {"colors": 8, "kmeans": 2}),
+        "rgb-maxcoverage": ("RGB", {"colors": 12, "method": PILImage.Quantize.MAXCOVERAGE}),
+        "rgba-fastoctree": ("RGBA", {"colors": 32}),
+        "l-default": ("L", {"colors": 5}),
+        "rgb-palette": ("RGB", {"palette": reference}),
+        "rgb-palette-nodither": (
+            "RGB",
+            {"palette": reference, "dither": PILImage.Dither.NONE},
+        ),
+    }
+
+
+QUANTIZE = _quantize_cases()
+
+
+@pytest.mark.parametrize("case", list(QUANTIZE))
+def test_quantize_runs_with_pillow_and_is_refused_on_the_gpu(case: str) -> None:
+    mode, kwargs = QUANTIZE[case]
+    photo = PILImage.fromarray(_RNG.integers(0, 256, (24, 32, 4), dtype=np.uint8), "RGBA")
+    source = photo.convert(mode)
+    expected = source.quantize(**kwargs)
+    lazy = Image.from_pil(source).quantize(**kwargs)
+    assert lazy.mode == "P"
+    got = lazy.to_pil()
+    assert_image_equal(got, expected)
+    assert got.getpalette() == expected.getpalette()
+    with pytest.raises(Unsupported) as refused:
+        evaluate(Image.from_pil(source).quantize(**kwargs).convert("RGB"))
+    assert "adaptive palette" in refused.value.why or "quantize" in refused.value.observed
+
+
+def test_quantize_reads_a_lazy_palette_at_the_call() -> None:
+    reference = PILImage.new("P", (2, 2))
+    reference.putpalette([0, 0, 0, 250, 250, 250])
+    lazy_reference = Image.from_pil(reference)
+    source = PILImage.fromarray(_RNG.integers(0, 256, (6, 8, 3), dtype=np.uint8), "RGB")
+    got = Image.from_pil(source).quantize(palette=lazy_reference).to_pil()
+    assert_image_equal(got, source.quantize(palette=reference))
+
+
+def test_quantize_raises_pillow_s_argument_errors_at_the_call() -> None:
+    rgba = PILImage.new("RGBA", (4, 4))
+    with pytest.raises(ValueError, match="Fast Octree"):
+        rgba.quantize(method=PILImage.Quantize.MEDIANCUT)
+    with pytest.raises(ValueError, match="Fast Octree"):
+        Image.from_pil(rgba).quantize(method=PILImage.Quantize.MEDIANCUT)
+    with pytest.raises(ValueError, match="kmeans"):
+        Image.from_pil(PILImage.new("RGB", (4, 4))).quantize(kmeans=-1)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_RECORDED))
+def test_pillow_s_unrecorded_attributes_say_why_and_what_to_do(name: str) -> None:
+    lazy = Image.from_pil(PILImage.new("RGB", (2, 2)))
+    assert hasattr(PILImage.new("RGB", (2, 2)), name)
+    assert not hasattr(lazy, name)
+    with pytest.raises(AttributeError) as missing:
+        getattr(lazy, name)
+    text = str(missing.value)
+    assert text.startswith(f"why: a lazy image records operations for the GPU, and Pillow's {name}")
+    assert "; fix: " in text
+    assert ("to_pil()" in text) or ("ImageSequence" in text)
+
+
+def test_other_missing_attributes_keep_python_s_message() -> None:
+    with pytest.raises(AttributeError) as missing:
+        getattr(Image.from_pil(PILImage.new("L", (2, 2))), "no_such_thing")  # noqa: B009
+    assert str(missing.value) == "'Image' object has no attribute 'no_such_thing'"
+
+
+def test_the_lazy_image_lacks_no_other_public_pillow_attribute() -> None:
+    """Every public attribute of Pillow's Image is provided or explained."""
+    pillow = {name for name in dir(PILImage.Image) if not name.startswith("_")}
+    lazy = {name for name in dir(Image.Image) if not name.startswith("_")}
+    assert pillow - lazy == set(NOT_RECORDED)
