@@ -25,6 +25,7 @@ from pillow_gpu._graph import Node
 from pillow_gpu._leaves import FileFormat, new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
 from pillow_gpu._palettes import PaletteEdits
+from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
@@ -39,7 +40,7 @@ _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
 
-class Image(ImageQueries, PaletteEdits, _drawing.Drawable):
+class Image(ImageQueries, PaletteEdits, PixelEdits, _drawing.Drawable):
     """A lazy image: a handle on one node of an immutable operation graph.
 
     The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the

@@ -11,20 +11,14 @@ __all__ = ["NOT_RECORDED", "missing_attribute"]
 
 #: Pillow's ``Image`` attributes a lazy image does not provide, and why.
 NOT_RECORDED = {
-    "apply_transparency": "moves info['transparency'] into the palette in place",
-    "effect_spread": "moves each pixel by a random offset (no two runs agree)",
-    "frombytes": "overwrites the pixels in place",
     "getim": "is the C image's handle",
     "im": "is the C image",
-    "putdata": "overwrites the pixels in place",
     "readonly": "is a flag of the C image",
-    "remap_palette": "rebuilds the palette and the indices",
     "seek": "moves an opened file to another frame",
     "tell": "names an opened file's current frame",
 }
 _TO_PIL = "call it on image.to_pil(), a PIL.Image.Image with the same pixels"
 _NOT_RECORDED_FIX = {
-    "frombytes": "use pillow_gpu.Image.frombytes(mode, size, data), or " + _TO_PIL,
     "seek": "iterate pillow_gpu.ImageSequence.Iterator(image): one lazy image per frame",
     "tell": "iterate pillow_gpu.ImageSequence.Iterator(image): one lazy image per frame",
 }
