@@ -8,7 +8,6 @@ from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from pillow_gpu import Image, ImageChops
 from pillow_gpu._testing import MODES, SIZES, assert_image_equal, make_image
-from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -79,7 +78,6 @@ def test_same_source_on_both_sides_is_uploaded_once() -> None:
     source = make_image("RGBA", (19, 17))
     shared = Image.from_pil(source)
     lazy = ImageChops.multiply(shared, ImageChops.invert(shared))
-    from pillow_gpu.gpu import plan_graph
 
     assert len(plan_graph(lazy).uploads) == 1
     assert_image_equal(evaluate(lazy), PILImageChops.multiply(source, PILImageChops.invert(source)))
@@ -115,14 +113,33 @@ def test_constant_and_duplicate() -> None:
     )
 
 
-@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
-def test_logical_chops_run_on_pillows_route_and_are_refused_on_the_gpu(name: str) -> None:
-    first = make_image("L", (13, 9)).convert("1", dither=PILImage.Dither.NONE)
-    second = make_image("L", (13, 9), seed=3).convert("1", dither=PILImage.Dither.NONE)
+BILEVEL = ["logical_and", "logical_or", "logical_xor", *SIMPLE, "add", "subtract"]
+BILEVEL_SIZES = [((17, 9), (17, 9)), ((20, 13), (15, 16)), ((64, 3), (64, 3)), ((1, 1), (5, 2))]
+
+
+def _bilevel(size: tuple[int, int], stored: str, seed: int) -> PILImage.Image:
+    """A 1 image as convert("1") gives it (0/255), or storing 0, 1 and 2 (a point table)."""
+    gray = make_image("L", size, seed=seed)
+    if stored == "0-255":
+        return gray.convert("1", dither=PILImage.Dither.NONE)
+    return gray.point(lambda v: v % 3, "1")
+
+
+@pytest.mark.parametrize("stored", ["0-255", "0-1-2"])
+@pytest.mark.parametrize(
+    "sizes", BILEVEL_SIZES, ids=[f"{a[0]}x{a[1]}-{b[0]}x{b[1]}" for a, b in BILEVEL_SIZES]
+)
+@pytest.mark.parametrize("name", BILEVEL)
+def test_chops_of_1_images_match_pillow(
+    name: str, sizes: tuple[tuple[int, int], tuple[int, int]], stored: str
+) -> None:
+    """Pillow runs them on the stored bytes (logical ones: any non-zero byte is set), the
+    result a 1 image storing what they give; the GPU as for L, on the byte in each word."""
+    first, second = _bilevel(sizes[0], stored, 1), _bilevel(sizes[1], "0-255", 3)
     lazy = getattr(ImageChops, name)(Image.from_pil(first), Image.from_pil(second))
-    with pytest.raises(Unsupported, match="operation 'chop' on a mode 1 image") as caught:
-        plan_graph(lazy)
-    assert caught.value.stage == "admission"
-    assert_image_equal(lazy.to_pil(), getattr(PILImageChops, name)(first, second))
+    assert_image_equal(evaluate(lazy), getattr(PILImageChops, name)(first, second))
+
+
+def test_logical_chops_raise_pillow_s_mode_error() -> None:
     with pytest.raises(ValueError, match="image has wrong mode"):  # Pillow's mode check
-        getattr(ImageChops, name)(Image.from_pil(make_image("L", (4, 4))), Image.new("L", (4, 4)))
+        ImageChops.logical_and(Image.from_pil(make_image("L", (4, 4))), Image.new("L", (4, 4)))

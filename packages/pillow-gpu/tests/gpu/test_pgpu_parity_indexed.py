@@ -251,9 +251,11 @@ REJECTED: dict[str, tuple[Callable[[], Image.Image], str]] = {
         lambda: Image.from_pil(_source("rgb256")).point([v / 2 for v in range(256)], "F"),
         "operation 'point_mode' on a mode F image has no GPU route",
     ),
-    "logical-and-of-1": (
-        lambda: ImageChops.logical_and(Image.new("1", (4, 4)), Image.new("1", (4, 4))),
-        "operation 'chop' on a mode 1 image has no GPU route",
+    "difference-of-P": (
+        lambda: ImageChops.difference(
+            Image.from_pil(_source("rgb256")), Image.from_pil(_source("rgb256"))
+        ),
+        "operation 'chop' on a mode P image has no GPU route",
     ),
     "mesh-of-P": (
         lambda: Image.from_pil(_source("rgb256")).transform(

@@ -65,11 +65,11 @@ from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import CPU_ONLY, unsupported
 from pillow_gpu.gpu.lowering.indexed import (
-    INDEX_OPERATIONS,
     check_consumer,
     check_palette_alpha,
     check_palette_alpha_root,
     check_root,
+    indexed_operation,
 )
 from pillow_gpu.gpu.lowering.limited import check_limited
 from pillow_gpu.gpu.lowering.wide import check_wide
@@ -84,7 +84,7 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
     uploaded = node.is_leaf or node.cache.get() is not None
     if node.op in CPU_ONLY and not uploaded:
         raise unsupported(node, CPU_ONLY[node.op])
-    if node.mode in INDEXED_MODES and not uploaded and node.op not in INDEX_OPERATIONS:
+    if node.mode in INDEXED_MODES and not uploaded and not indexed_operation(node):
         raise unsupported(
             node,
             f"a mode {node.mode} result of {node.op!r} is not a native GPU layout (P and 1 "

@@ -26,6 +26,9 @@ OPS = {
     "add_modulo": 10,
     "subtract_modulo": 11,
     "blend": 12,
+    "logical_and": 13,
+    "logical_or": 14,
+    "logical_xor": 15,
 }
 
 

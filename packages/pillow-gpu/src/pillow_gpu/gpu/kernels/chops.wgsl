@@ -44,6 +44,10 @@ fn chop(x: i32, y: i32) -> u32 {
         case 10u: { return u32((x + y) & 255); }
         case 11u: { return u32((x - y) & 255); }
         case 12u: { return table[u32(x * 256 + y)]; }
+        // Mode 1's logical chops: any non-zero stored byte is set (Pillow's `in1 && in2`).
+        case 13u: { return select(0u, 255u, x != 0 && y != 0); }
+        case 14u: { return select(0u, 255u, x != 0 || y != 0); }
+        case 15u: { return select(0u, 255u, (x != 0) != (y != 0)); }
         default: { return 0u; }
     }
 }

@@ -60,10 +60,12 @@ LOWERINGS: dict[str, Lowering] = {"chop": _chop, "blend": _chop, "color": _color
 ROUTES = (
     Route(
         operation="ImageChops binary ops",
-        modes=(*NATIVE_MODES, *LIMITED_MODES),
+        modes=(*NATIVE_MODES, *LIMITED_MODES, "1"),
         kernel="chops",
         contexts="both inputs in the same mode; output is the overlap: "
-        + ", ".join(name for name in chops.OPS if name != "blend"),
+        + ", ".join(name for name in chops.OPS if name != "blend")
+        + " (logical_and, logical_or, logical_xor: 1 only, any non-zero stored byte set, as "
+        "Pillow's; 1 takes the others on its stored byte too, the result a 1 image)",
     ),
     Route(
         operation="Image.blend / ImageChops.blend",

@@ -61,6 +61,7 @@ from pillow_gpu.gpu.lowering._admission import unsupported
 from pillow_gpu.gpu.lowering._common import Inputs, Lowering, Route
 
 __all__ = [
+    "BILEVEL_CHOPS",
     "BILEVEL_SOURCES",
     "INDEXED_TARGETS",
     "INDEX_COPIES",
@@ -76,6 +77,7 @@ __all__ = [
     "check_palette_alpha",
     "check_palette_alpha_root",
     "check_root",
+    "indexed_operation",
     "lower_from_palette_alpha",
     "lower_indexed_convert",
     "lower_to_indexed",
@@ -116,6 +118,19 @@ INDEX_FILTERS = ("filter",)
 INDEX_PALETTES = ("putpalette",)
 #: Everything that may read or produce a P or 1 image on the GPU.
 INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE, *INDEX_FILTERS, *INDEX_PALETTES)
+#: ImageChops of two 1 images (the logical ones and the arithmetic ones Pillow also runs on
+#: their stored bytes, the result a 1 image): per stored byte, as for L (``lowering.chops``).
+BILEVEL_CHOPS = ("chop",)
+
+
+def indexed_operation(node: Node) -> bool:
+    """Whether ``node`` may read or produce its P or 1 images on the GPU (the operation is
+    one of :data:`INDEX_OPERATIONS`, or a chop of 1 images)."""
+    if node.op in BILEVEL_CHOPS:
+        return node.mode == "1" and all(child.mode == "1" for child in node.inputs)
+    return node.op in INDEX_OPERATIONS
+
+
 #: Operations that read a mode 1 image as a mask (its stored 0/255 byte): the mask's position
 #: among the node's inputs.
 MASK_INPUTS = {"paste_masked": 2, "fill_masked": 1}
@@ -136,7 +151,7 @@ def check_consumer(node: Node) -> None:
     for position, child in enumerate(node.inputs):
         if child.mode == "1" and position == mask_at:
             continue
-        if child.mode in INDEXED_MODES and node.op not in INDEX_OPERATIONS:
+        if child.mode in INDEXED_MODES and not indexed_operation(node):
             raise unsupported(
                 node,
                 f"operation {node.op!r} on a mode {child.mode} image has no GPU route: palette "
