@@ -26,17 +26,15 @@ from pillow_gpu.Image import Image, from_pil
 __all__ = ["Iterator", "all_frames"]
 
 
-def _is_file(im: Image) -> bool:
-    return im.node.op == "open"
-
-
 def _frames(im: Image, start: int = 0) -> Generator[Image]:
-    """Every frame of ``im`` from ``start`` on, each decoded when it is asked for."""
-    if not _is_file(im):
+    """Every frame of ``im``'s file (after a seek too) from ``start`` on, each decoded when
+    it is asked for."""
+    file = im._file()
+    if file.op != "open":
         if start == 0:
             yield im
         return
-    with _cpu.open_encoded(im.node.params) as opened:
+    with _cpu.open_encoded(file.params) as opened:
         for index, frame in enumerate(PILImageSequence.Iterator(opened)):
             if index >= start:
                 yield from_pil(frame)

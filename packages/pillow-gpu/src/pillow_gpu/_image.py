@@ -29,6 +29,7 @@ from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
+from pillow_gpu._seek import Seekable
 
 __all__ = ["Image", "alpha_composite"]
 
@@ -40,7 +41,7 @@ _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
 
-class Image(ImageQueries, PaletteEdits, PixelEdits, _drawing.Drawable):
+class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable):
     """A lazy image: a handle on one node of an immutable operation graph.
 
     The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
@@ -50,12 +51,13 @@ class Image(ImageQueries, PaletteEdits, PixelEdits, _drawing.Drawable):
     :class:`~pillow_gpu._queries.ImageQueries`.
     """
 
-    __slots__ = ("_drawing", "_file_format", "_graph")
+    __slots__ = ("_drawing", "_file_format", "_frame", "_graph")
 
     def __init__(self, node: Node, file_format: FileFormat = (None, None)) -> None:
         self._graph = node
         self._drawing: _drawing.CanvasEdit | None = None
         self._file_format = file_format
+        self._frame: tuple[Node, int] | None = None  # (opened file, frame) after a seek
 
     @property
     def _node(self) -> Node:

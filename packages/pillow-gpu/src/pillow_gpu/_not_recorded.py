@@ -14,14 +14,9 @@ NOT_RECORDED = {
     "getim": "is the C image's handle",
     "im": "is the C image",
     "readonly": "is a flag of the C image",
-    "seek": "moves an opened file to another frame",
-    "tell": "names an opened file's current frame",
 }
 _TO_PIL = "call it on image.to_pil(), a PIL.Image.Image with the same pixels"
-_NOT_RECORDED_FIX = {
-    "seek": "iterate pillow_gpu.ImageSequence.Iterator(image): one lazy image per frame",
-    "tell": "iterate pillow_gpu.ImageSequence.Iterator(image): one lazy image per frame",
-}
+_NOT_RECORDED_FIX: dict[str, str] = {}
 
 
 def missing_attribute(image: object, name: str) -> AttributeError:

@@ -156,21 +156,6 @@ class ImageQueries:
             with _cpu.open_encoded(node.params) as header:
                 header.verify()
 
-    @property
-    def n_frames(self) -> int:
-        """Frames of an opened file (its header's count; 1 for other images). Read them with
-        :class:`pillow_gpu.ImageSequence.Iterator`."""
-        node = self._node
-        if node.op != "open":
-            return 1
-        with _cpu.open_encoded(node.params) as header:
-            return int(getattr(header, "n_frames", 1))
-
-    @property
-    def is_animated(self) -> bool:
-        """Whether an opened file holds more than one frame."""
-        return self.n_frames > 1
-
     def close(self) -> None:
         """Nothing to close: a lazy image holds no open file (it stays usable)."""
 
