@@ -192,10 +192,3 @@ def test_other_missing_attributes_keep_python_s_message() -> None:
     with pytest.raises(AttributeError) as missing:
         getattr(Image.from_pil(PILImage.new("L", (2, 2))), "no_such_thing")  # noqa: B009
     assert str(missing.value) == "'Image' object has no attribute 'no_such_thing'"
-
-
-def test_the_lazy_image_lacks_no_other_public_pillow_attribute() -> None:
-    """Every public attribute of Pillow's Image is provided or explained."""
-    pillow = {name for name in dir(PILImage.Image) if not name.startswith("_")}
-    lazy = {name for name in dir(Image.Image) if not name.startswith("_")}
-    assert pillow - lazy == set(NOT_RECORDED)

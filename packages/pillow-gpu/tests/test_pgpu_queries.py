@@ -21,6 +21,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageChops, ImageOps
+from pillow_gpu._not_recorded import NOT_RECORDED
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.gpu import evaluate
 
@@ -341,29 +342,15 @@ def test_pillow_names_are_re_exported() -> None:
         assert getattr(Image, name) is getattr(PILImage, name), name
 
 
-#: Public ``PIL.Image.Image`` names a lazy image does not have, and why. Anything else Pillow
-#: has (now or in a later release) must exist on ``pillow_gpu.Image.Image``.
-NOT_PROVIDED = {
-    "apply_transparency": "edits the palette in place; convert('RGBA') records the same",
-    "effect_spread": "random pixel moves: no reproducible graph",
-    "frombytes": "in-place refill of an image; use Image.frombytes()",
-    "getim": "the C image: writing to it (ImageDraw) would change cached pixels; use to_pil()",
-    "im": "the C image: writing to it (ImageDraw) would change cached pixels; use to_pil()",
-    "putdata": "in-place pixel upload; build the image with Image.fromarray()",
-    "putpalette": "in-place palette change (and L -> P mode change); use to_pil()",
-    "quantize": "the palette depends on every pixel; use to_pil().quantize()",
-    "readonly": "Pillow's buffer flag; a graph is always read-only",
-    "remap_palette": "rebuilds the palette from its pixels; use to_pil()",
-    "seek": "a lazy image is one frame: pillow_gpu.ImageSequence reads the others",
-    "tell": "a lazy image is one frame: pillow_gpu.ImageSequence reads the others",
-}
-
-
 def test_every_pillow_image_method_is_provided_or_listed() -> None:
+    """Public ``PIL.Image.Image`` names a lazy image does not have are the library's own list
+    (``_not_recorded.NOT_RECORDED``: the C image and its flag), each raising an AttributeError
+    that says why; anything else Pillow has (now or in a later release) must exist here."""
     pillow = {name for name in dir(PILImage.Image) if not name.startswith("_")}
     lazy = {name for name in dir(Image.Image) if not name.startswith("_")}
-    assert sorted(pillow - lazy - set(NOT_PROVIDED)) == []
-    assert sorted(set(NOT_PROVIDED) & lazy) == []  # the list stays honest
+    assert sorted(pillow - lazy - set(NOT_RECORDED)) == []
+    assert sorted(set(NOT_RECORDED) & lazy) == []  # the list stays honest
+    assert sorted(NOT_RECORDED) == ["getim", "im", "readonly"]
 
 
 #: Public names of Pillow's operation modules a lazy counterpart does not have, and why.
