@@ -61,9 +61,7 @@ def test_a_seek_loop_matches_pillow_s(tmp_path: Path, suffix: str) -> None:
     lazy = Image.open(path)
     with PILImage.open(path) as pillow:
         assert lazy.n_frames == pillow.n_frames == 5
-        # forwards, back to the start, jumps forwards (Pillow's own APNG seek backwards to a
-        # frame other than 0 after a load raises SyntaxError; this one reads the frame)
-        for index in [*range(5), 0, 2, 4]:
+        for index in [*range(5), 0, 2, 4]:  # forwards, back to the start, jumps forwards
             pillow.seek(index)
             lazy.seek(index)
             assert lazy.tell() == pillow.tell() == index
@@ -78,16 +76,40 @@ def test_a_seek_loop_matches_pillow_s(tmp_path: Path, suffix: str) -> None:
 
 @pytest.mark.parametrize("suffix", FORMATS)
 def test_seeking_past_the_end_raises_eof_and_keeps_the_frame(tmp_path: Path, suffix: str) -> None:
+    """The pixels stay the frame's; tell() is Pillow's (its TIFF reader has moved on to the
+    last page by then, its GIF reader has not)."""
     path = _write(tmp_path / f"anim{suffix}")
     lazy = Image.open(path)
     lazy.seek(2)
     before = lazy.to_pil()
-    with PILImage.open(path) as pillow, pytest.raises(EOFError):
-        pillow.seek(5)
-    with pytest.raises(EOFError):
-        lazy.seek(5)
-    assert lazy.tell() == 2
-    assert_image_equal(lazy.to_pil(), before)
+    with PILImage.open(path) as pillow:
+        pillow.seek(2)
+        pillow.load()
+        with pytest.raises(EOFError):
+            pillow.seek(5)
+        with pytest.raises(EOFError):
+            lazy.seek(5)
+        assert lazy.tell() == pillow.tell()
+        assert_image_equal(lazy.to_pil(), before)
+        assert_image_equal(lazy.to_pil(), pillow.copy())
+
+
+def test_a_seek_pillow_refuses_is_refused_alike(tmp_path: Path) -> None:
+    """The handle seeks in Pillow's own reader: an APNG it cannot step back in after a load
+    fails the same way, and the handle keeps its frame."""
+    path = _write(tmp_path / "anim.png")
+    lazy = Image.open(path)
+    with PILImage.open(path) as pillow:
+        for image in (pillow, lazy):
+            image.seek(3)
+            image.load()
+        with pytest.raises(SyntaxError, match="frame sequence"):
+            pillow.seek(1)
+        with pytest.raises(SyntaxError, match="frame sequence"):
+            lazy.seek(1)
+    with PILImage.open(path) as fresh:
+        fresh.seek(3)
+        assert_image_equal(lazy.to_pil(), fresh.copy())
 
 
 def test_frames_go_through_the_executor(tmp_path: Path) -> None:

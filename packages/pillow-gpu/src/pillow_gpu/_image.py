@@ -29,7 +29,7 @@ from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
-from pillow_gpu._seek import Seekable
+from pillow_gpu._seek import Seekable, _Reader
 
 __all__ = ["Image", "alpha_composite"]
 
@@ -57,7 +57,7 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         self._graph = node
         self._drawing: _drawing.CanvasEdit | None = None
         self._file_format = file_format
-        self._frame: tuple[Node, int] | None = None  # (opened file, frame) after a seek
+        self._frame: _Reader | None = None  # the Pillow reader of a sought file
 
     @property
     def _node(self) -> Node:

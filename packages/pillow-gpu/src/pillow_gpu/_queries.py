@@ -29,8 +29,6 @@ from pillow_gpu import _cpu
 from pillow_gpu._convert_info import probe
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from pillow_gpu._graph import Node
 
 __all__ = ["ImageQueries"]
@@ -155,17 +153,3 @@ class ImageQueries:
         if node.op == "open":
             with _cpu.open_encoded(node.params) as header:
                 header.verify()
-
-    def close(self) -> None:
-        """Nothing to close: a lazy image holds no open file (it stays usable)."""
-
-    def __enter__(self) -> Any:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

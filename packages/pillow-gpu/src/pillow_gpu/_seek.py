@@ -1,21 +1,22 @@
 """Frame access on lazy images, as Pillow's: ``seek``, ``tell``, ``n_frames``, ``is_animated``.
 
-A handle on an opened file reads its frames in place, as Pillow's image does: ``seek(n)`` has
-Pillow open the file and decode up to frame ``n`` (its errors raised, the handle then
-unchanged), and the handle becomes that frame (its mode, palette and ``info``), to be resized
-or filtered on the GPU like any image; ``seek(0)`` is the file's first frame again, undecoded.
-As in Pillow, operations done in place after a seek (``paste``, ``thumbnail``, ...) change the
-current frame and a later ``seek`` reads the file again, and any other image (an operation's
-result, a ``copy()``) has one frame. :mod:`pillow_gpu.ImageSequence` iterates them too.
-
-Each seek reads the file afresh up to its frame, so it does not depend on the frame before:
-where Pillow's own APNG reader, seeking backwards to a frame other than the first after a
-load, raises "APNG contains frame sequence errors", this one reads the frame. Past the last
-frame the ``EOFError`` is Pillow's (its message is the one a fresh file gives).
+A handle on an opened file reads its frames in place, as Pillow's image does. The first
+``seek`` opens a Pillow reader of the file's bytes (no file handle is held) that the handle
+keeps; every ``seek`` is that reader's, so Pillow's own frame logic applies (its checks and
+errors, the first frame of PSD being 1, a frame's disposal depending on the frames before),
+and the handle becomes the frame as Pillow loads it (mode, palette, ``info``), to be resized or
+filtered on the GPU like any image. A frame is loaded at the seek; Pillow loads it when it is
+first used, which is the same wherever a loop uses the frames it seeks to (a file whose frames
+depend on the ones before may differ when frames are skipped without being used). As in
+Pillow, operations done in place after a seek change the current frame; any other image (an
+operation's result, a ``copy()``) has one frame. :mod:`pillow_gpu.ImageSequence` iterates them
+too. ``close()`` drops the reader.
 """
 
 from __future__ import annotations
 
+import io
+from types import TracebackType
 from typing import Any
 
 from PIL import Image as PILImage
@@ -27,16 +28,31 @@ from pillow_gpu._leaves import pil_node
 __all__ = ["Seekable"]
 
 
+class _Reader:
+    """The Pillow image a handle seeks in, and the opened file's node it reads."""
+
+    __slots__ = ("file", "image")
+
+    def __init__(self, file: Node) -> None:
+        self.file = file
+        params = file.params
+        data = params["data"]
+        if data is None:
+            with open(params["path"], "rb") as handle:
+                data = handle.read()
+        self.image = PILImage.open(io.BytesIO(data))
+
+
 class Seekable:
     """Frame access for :class:`pillow_gpu.Image.Image` (see the module docstring)."""
 
     __slots__ = ()
     _node: Any
-    _frame: tuple[Node, int] | None
+    _frame: _Reader | None
 
     def _file(self) -> Node:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
-        return self._node if self._frame is None else self._frame[0]
+        return self._node if self._frame is None else self._frame.file
 
     @property
     def n_frames(self) -> int:
@@ -53,8 +69,14 @@ class Seekable:
         return self.n_frames > 1
 
     def tell(self) -> int:
-        """``PIL.Image.Image.tell``: the current frame."""
-        return 0 if self._frame is None else self._frame[1]
+        """``PIL.Image.Image.tell``: the current frame (Pillow's first for a file not sought)."""
+        if self._frame is not None:
+            return int(self._frame.image.tell())
+        file = self._file()
+        if file.op != "open":
+            return 0
+        with _cpu.open_encoded(file.params) as header:
+            return int(header.tell())
 
     def seek(self, frame: int) -> None:
         """``PIL.Image.Image.seek``: make this handle frame ``frame`` of its opened file."""
@@ -62,13 +84,26 @@ class Seekable:
         if file.op != "open":
             PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # Pillow's: frame 0 only
             return
-        if frame == self.tell():
-            return  # Pillow's _seek_check: the current frame is not read again
-        if frame == 0:
-            node = file
-        else:
-            with _cpu.open_encoded(file.params) as opened:
-                opened.seek(frame)
-                node = pil_node(opened)
-        self._node = node
-        self._frame = (file, frame)  # type: ignore[misc]  # the slot is Image's
+        reader = self._frame or _Reader(file)
+        before = reader.image.tell()
+        reader.image.seek(frame)  # Pillow's checks, errors and frame logic
+        if self._frame is not None and reader.image.tell() == before:
+            return  # Pillow read nothing: the current frame stays as it is
+        self._node = pil_node(reader.image)  # loads the frame, as its first use would
+        self._frame = reader  # type: ignore[misc]  # the slot is Image's
+
+    def close(self) -> None:
+        """Drop the reader of a sought file; otherwise nothing to close (a lazy image holds
+        no open file). The image stays usable."""
+        self._frame = None  # type: ignore[misc]  # the slot is Image's
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

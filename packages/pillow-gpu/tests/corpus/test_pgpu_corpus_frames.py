@@ -1,5 +1,6 @@
 """Every multi-frame file of the corpus (animated GIF, APNG, FLI, multi-page TIFF, MPO, ICNS,
-...) read frame by frame with ``pillow_gpu.ImageSequence`` against ``PIL.ImageSequence``.
+...) read frame by frame with ``pillow_gpu.ImageSequence``, and by a ``seek`` loop on one lazy
+handle, against ``PIL.ImageSequence``.
 
 For each file Pillow opens that has more than one frame (up to :data:`MAX_FRAMES` frames, files
 up to :data:`MAX_PIXELS` pixels; larger headers are the bombs of the main corpus test), the
@@ -66,6 +67,28 @@ def _lazy_frames(path: Path) -> tuple[list[Any], list[Image.Image]]:
     return found, frames
 
 
+def _sought_frames(path: Path) -> list[Any]:
+    """The frames a Pillow-style loop of ``seek(index)`` on one lazy handle reads, from the
+    file's first frame (``tell()``: 1 for PSD, whose frame 0 Pillow does not seek to)."""
+    found: list[Any] = []
+    lazy = Image.open(path)
+    first = lazy.tell()
+    for index in range(first, first + MAX_FRAMES):
+        try:
+            lazy.seek(index)
+        except EOFError:
+            break
+        except Exception as error:  # the exception type is the answer
+            found.append(type(error))
+            break
+        try:
+            found.append(_state(lazy.to_pil()))
+        except Exception as error:
+            found.append(type(error))
+            break
+    return found
+
+
 def _multi_frame(pillow_corpus: Path) -> list[Path]:
     files = []
     for path in sorted(pillow_corpus.rglob("*")):
@@ -91,6 +114,11 @@ def test_corpus_frames_match_pillow(pillow_corpus: Path, device: SharedDevice) -
         for path in files:
             name = path.relative_to(pillow_corpus).as_posix()
             expected = _pillow_frames(path)
+            sought = _sought_frames(path)
+            if sought != expected:
+                failures.append(f"{name}: seek() frames differ from Pillow's ({len(sought)} vs "
+                                f"{len(expected)}, last {sought[-1:]!s:.80} vs "
+                                f"{expected[-1:]!s:.80})")  # fmt: skip
             actual, frames = _lazy_frames(path)
             if actual != expected:
                 failures.append(f"{name}: frames differ from Pillow's ({len(actual)} vs "
