@@ -421,7 +421,7 @@ fi
 {
     echo "--- figures"
     grep -hE '^\[cuda-graph|^target |^replay of |^# ' "$performance" 2>/dev/null
-    grep -hE '^(invert|[a-z_0-9]+ (L|RGB|RGBA) )|^    [a-z-]+: [0-9.]+ img/s' "$performance" \
+    grep -hE '^(invert|[a-z_0-9]+ (L|RGB|RGBA) )|^    [a-z_-]+: [0-9.]+ img/s' "$performance" \
         2>/dev/null | head -40
 } >>"$summary"
 echo "=== summary ($out)"
