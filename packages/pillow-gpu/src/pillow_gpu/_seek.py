@@ -16,6 +16,8 @@ too. ``close()`` drops the reader.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -35,11 +37,9 @@ class _Reader:
 
     def __init__(self, file: Node) -> None:
         self.file = file
-        params = file.params
-        data = params["data"]
-        if data is None:
-            with open(params["path"], "rb") as handle:
-                data = handle.read()
+        data = file.params["data"]
+        if data is None:  # read whole: the reader then holds no file handle
+            data = Path(file.params["path"]).read_bytes()
         self.image = PILImage.open(io.BytesIO(data))
 
 
@@ -54,14 +54,20 @@ class Seekable:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
         return self._node if self._frame is None else self._frame.file
 
+    def _read(self, read: Callable[[PILImage.Image], int], default: int) -> int:
+        """``read`` of the reader of a sought file (Pillow keeps what it counted), else of
+        the file's header opened now; ``default`` for an image that is no file."""
+        if self._frame is not None:
+            return read(self._frame.image)
+        if self._node.op != "open":
+            return default
+        with _cpu.open_encoded(self._node.params) as header:
+            return read(header)
+
     @property
     def n_frames(self) -> int:
         """Frames of an opened file (its header's count; 1 for other images)."""
-        file = self._file()
-        if file.op != "open":
-            return 1
-        with _cpu.open_encoded(file.params) as header:
-            return int(getattr(header, "n_frames", 1))
+        return self._read(lambda image: int(getattr(image, "n_frames", 1)), 1)
 
     @property
     def is_animated(self) -> bool:
@@ -70,13 +76,7 @@ class Seekable:
 
     def tell(self) -> int:
         """``PIL.Image.Image.tell``: the current frame (Pillow's first for a file not sought)."""
-        if self._frame is not None:
-            return int(self._frame.image.tell())
-        file = self._file()
-        if file.op != "open":
-            return 0
-        with _cpu.open_encoded(file.params) as header:
-            return int(header.tell())
+        return self._read(lambda image: int(image.tell()), 0)
 
     def seek(self, frame: int) -> None:
         """``PIL.Image.Image.seek``: make this handle frame ``frame`` of its opened file."""

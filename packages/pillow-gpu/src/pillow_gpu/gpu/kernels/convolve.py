@@ -9,7 +9,7 @@ import numpy as np
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["invocation_work", "lower"]
+__all__ = ["coefficients", "invocation_work", "lower", "start", "start_bits"]
 
 #: Entries of the kernel's table binding (``table`` in convolve.wgsl): 5x5 taps x 256 values.
 _TABLE_ENTRIES = 5 * 5 * 256
@@ -20,6 +20,23 @@ def invocation_work(ksize: int, mask: int) -> int:
     source load and one table read each (the kernel loads each tap's word once for all bytes,
     so this overstates it; it is kept as the bound the work limit was measured with)."""
     return max(1, 2 * ksize * ksize * bin(mask & 0b1111).count("1"))
+
+
+def coefficients(kernel: Sequence[float], scale: float) -> np.ndarray:
+    """The kernel's float32 coefficients as Pillow forms them: each weight and the scale in
+    float32, one division (a zero or tiny scale gives IEEE's infinities and NaN, as Pillow's)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.asarray(kernel, dtype=np.float32) / np.float32(scale)
+
+
+def start(offset: float) -> np.float32:
+    """Pillow's first partial sum: the offset in float32, plus 0.5 for rounding."""
+    return np.float32(np.float32(offset) + np.float32(0.5))
+
+
+def start_bits(offset: float) -> int:
+    """:func:`start` as the float32 bits a kernel's parameter word carries."""
+    return int(struct.unpack("<I", struct.pack("<f", float(start(offset))))[0])
 
 
 def lower(
@@ -43,20 +60,16 @@ def lower(
     """
     if columns is None:
         columns = size[0] // 4
-    with np.errstate(divide="ignore", invalid="ignore"):  # Pillow divides by a zero scale too
-        coefficients = np.asarray(kernel, dtype=np.float32) / np.float32(scale)
     values = np.arange(256, dtype=np.float32)
     with np.errstate(invalid="ignore"):
-        table = (values[None, :] * coefficients[:, None]).astype(np.float32)
-    start = np.float32(np.float32(offset) + np.float32(0.5))
-    start_bits = struct.unpack("<I", struct.pack("<f", float(start)))[0]
+        table = (values[None, :] * coefficients(kernel, scale)[:, None]).astype(np.float32)
     dst = program.words(columns * size[1]) if packed else program.image(size)
     padded = np.zeros(_TABLE_ENTRIES, dtype=np.float32)  # the kernel's uniform table size
     padded[: table.size] = table.reshape(-1)
     lookup = program.table(padded, dtype="<f4")
     program.dispatch(
         "convolve",
-        words=(*size, ksize, mask, start_bits, columns if packed else 0),
+        words=(*size, ksize, mask, start_bits(offset), columns if packed else 0),
         bindings=(src, dst, lookup),
         grid=(columns, size[1]) if packed else size,
         invocation_work=invocation_work(ksize, 0b1111 if packed else mask),

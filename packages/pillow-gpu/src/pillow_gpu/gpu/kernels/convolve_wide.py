@@ -6,23 +6,21 @@ live-Pillow probes of ``lowering._platform``)."""
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 
 import numpy as np
 
 from pillow_gpu.gpu._program import Program
+from pillow_gpu.gpu.kernels.convolve import coefficients, start, start_bits
 
 __all__ = [
     "MAX_COEFFICIENT",
     "MIN_COEFFICIENT",
     "VALUES",
     "admits",
-    "coefficients",
     "invocation_work",
     "lower",
     "replay",
-    "start",
     "table_words",
 ]
 
@@ -41,18 +39,6 @@ def invocation_work(ksize: int, *, int32: bool) -> int:
     """Work units of one invocation: per tap a source load and two table reads (16-bit), or a
     load, a coefficient read and about 40 integer operations forming the product (I)."""
     return (8 if int32 else 3) * ksize * ksize
-
-
-def coefficients(kernel: Sequence[float], scale: float) -> np.ndarray:
-    """The kernel's float32 coefficients as Pillow forms them: each weight and the scale in
-    float32, one division (a zero or tiny scale gives IEEE's infinities and NaN, as Pillow's)."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.asarray(kernel, dtype=np.float32) / np.float32(scale)
-
-
-def start(offset: float) -> np.float32:
-    """Pillow's first partial sum: the offset in float32, plus 0.5 for rounding."""
-    return np.float32(np.float32(offset) + np.float32(0.5))
 
 
 def admits(kernel: Sequence[float], scale: float, offset: float) -> bool:
@@ -123,7 +109,6 @@ def lower(
 ) -> int:
     """Filter the 16-bit (or, ``int32``, the I) values of ``src``, one per word; the border
     keeps its values. The caller checks :func:`admits` for I."""
-    start_bits = struct.unpack("<I", struct.pack("<f", float(start(offset))))[0]
     dst = program.image(size)
     if int32:
         table = program.table(coefficients(kernel, scale).view(np.uint32))
@@ -131,7 +116,7 @@ def lower(
         table = program.table(table_words(kernel, scale))
     program.dispatch(
         "convolve_wide",
-        words=(*size, ksize, start_bits),
+        words=(*size, ksize, start_bits(offset)),
         bindings=(src, dst, table),
         grid=size,
         invocation_work=invocation_work(ksize, int32=int32),
