@@ -65,6 +65,7 @@ from pillow_gpu.gpu.kernels import fill, unpack
 from pillow_gpu.gpu.lowering import LOWERINGS
 from pillow_gpu.gpu.lowering._admission import CPU_ONLY, unsupported
 from pillow_gpu.gpu.lowering.indexed import (
+    INDEX_ROUTES_TEXT,
     check_consumer,
     check_palette_alpha,
     check_palette_alpha_root,
@@ -88,8 +89,7 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
         raise unsupported(
             node,
             f"a mode {node.mode} result of {node.op!r} is not a native GPU layout (P and 1 "
-            "images are admitted as uploads and as results of convert(), the copies, point() "
-            "and ImageOps.invert)",
+            f"images are admitted as uploads and as results of {INDEX_ROUTES_TEXT})",
             fix="convert to RGB/RGBA/L instead, or evaluate with to_pil()",
         )
     layouts = (*NATIVE_MODES, *LIMITED_MODES, *INDEXED_MODES, *PALETTE_ALPHA_MODES, *WIDE_MODES)

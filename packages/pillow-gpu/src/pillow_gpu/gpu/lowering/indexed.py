@@ -68,6 +68,7 @@ __all__ = [
     "INDEX_OPERATIONS",
     "INDEX_PALETTES",
     "INDEX_POINTWISE",
+    "INDEX_ROUTES_TEXT",
     "LOWERINGS",
     "MASK_INPUTS",
     "PALETTE_ALPHA_COPIES",
@@ -134,10 +135,16 @@ def indexed_operation(node: Node) -> bool:
 #: Operations that read a mode 1 image as a mask (its stored 0/255 byte): the mask's position
 #: among the node's inputs.
 MASK_INPUTS = {"paste_masked": 2, "fill_masked": 1}
+#: What P and 1 images are admitted for, as the refusals say it.
+INDEX_ROUTES_TEXT = (
+    "convert(), the copies, point(), ImageOps.invert, filter(), putpalette() and the "
+    "ImageChops of two 1 images"
+)
 _FIX = (
     "convert to RGB/RGBA/L first (P and 1 images are admitted as inputs of convert(), the "
-    f"copies {', '.join(INDEX_COPIES)} (NEAREST), point(), ImageOps.invert and filter(): "
-    "1 with kernel, rank and mode filters, P with ModeFilter)"
+    f"copies {', '.join(INDEX_COPIES)} (NEAREST), point(), ImageOps.invert, filter(): "
+    "1 with kernel, rank and mode filters, P with ModeFilter; putpalette() of P; the ImageChops "
+    "of two 1 images)"
 )
 
 
@@ -155,8 +162,7 @@ def check_consumer(node: Node) -> None:
             raise unsupported(
                 node,
                 f"operation {node.op!r} on a mode {child.mode} image has no GPU route: palette "
-                "and bilevel images are admitted only as inputs of convert(), the copies, "
-                "point(), ImageOps.invert and filter()",
+                f"and bilevel images are admitted only as inputs of {INDEX_ROUTES_TEXT}",
                 fix=_FIX,
             )
     if node.mode in INDEXED_MODES and node.op in INDEX_COPIES:
