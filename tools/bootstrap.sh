@@ -9,8 +9,9 @@
 # - finds a Python 3.12 interpreter (UV_PYTHON if set; pyenv's newest 3.12 if pyenv exists;
 #   otherwise whatever uv finds or downloads);
 # - installs the locked workspace (all three distributions, all extras, dev tools) into .venv;
-# - makes .venv-pillow-rs, the benchmark's peer: pillow-rs 12.2.3 (which replaces PIL, so it
-#   never goes into .venv) with .venv's numpy; its parity tests and `pillow-gpu bench
+# - makes .venv-pillow-rs, the benchmark's peer: pillow-rs at the lane's PILLOW_RS_VERSION
+#   (pillow_gpu/bench/_pillow_rs.py; pillow-rs replaces PIL, so it never goes into .venv)
+#   with .venv's numpy; its parity tests and `pillow-gpu bench
 #   --pillow-rs-venv .venv-pillow-rs` use it. Where it cannot be installed (no network) a
 #   warning says so and those tests skip with the reason. BOOTSTRAP_PEER=0 leaves it out.
 #
@@ -67,9 +68,11 @@ uv sync --locked --all-packages --all-extras \
     --no-install-package tensorrt-cu13-bindings
 if [[ "${BOOTSTRAP_PEER:-1}" != 0 && ! -x .venv-pillow-rs/bin/python ]]; then
     numpy_version=$(.venv/bin/python -c 'import numpy; print(numpy.__version__)')
-    echo "bootstrap: making .venv-pillow-rs (pillow-rs 12.2.3, numpy $numpy_version)"
+    peer_version=$(sed -n 's/^PILLOW_RS_VERSION = "\(.*\)"$/\1/p' \
+        packages/pillow-gpu/src/pillow_gpu/bench/_pillow_rs.py)
+    echo "bootstrap: making .venv-pillow-rs (pillow-rs $peer_version, numpy $numpy_version)"
     if ! { uv venv -q -p .venv/bin/python .venv-pillow-rs &&
-        uv pip install -q --python .venv-pillow-rs/bin/python pillow-rs==12.2.3 \
+        uv pip install -q --python .venv-pillow-rs/bin/python "pillow-rs==$peer_version" \
             "numpy==$numpy_version"; }; then
         rm -rf .venv-pillow-rs
         echo "bootstrap: WARNING: could not install pillow-rs into .venv-pillow-rs; the" \

@@ -69,9 +69,14 @@ wheel_specs=(
     typing-inspection=0.4.5 typing-extensions=4.16.0 wgpu=0.31.1 cffi=2.1.1 pycparser=3.12
     rendercanvas=2.7.2 pillow=13.0.0 pyvips=2.1.0 pyvips-binary=8.18.7
 )
-# The benchmark's peer lane: pillow-rs replaces PIL, so its wheels (with the numpy it needs) go
-# to .whl/pillow-rs/, installed into a venv of their own on the GPU machine, never beside Pillow.
-peer_specs=(pillow-rs=12.2.3 numpy=2.5.5)
+# The benchmark's peer lane, at the lane's PILLOW_RS_VERSION: pillow-rs replaces PIL, so its
+# wheels (with the numpy it needs) go to .whl/pillow-rs/, installed into a venv of their own on
+# the GPU machine, never beside Pillow.
+peer_specs=(
+    "pillow-rs=$(sed -n 's/^PILLOW_RS_VERSION = "\(.*\)"$/\1/p' \
+        packages/pillow-gpu/src/pillow_gpu/bench/_pillow_rs.py)"
+    numpy=2.5.5
+)
 gl_debs=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 run_timeout_s=590
 
