@@ -18,6 +18,7 @@ from PIL import ImageOps, ImagePalette
 
 from pillow_gpu._cpu import convert_options, decode_leaf, put_palette
 from pillow_gpu._graph import Node
+from pillow_gpu._palette_state import PaletteState
 
 __all__ = ["convert_info", "default_mode", "fixed_palette", "palette_of", "probe"]
 
@@ -124,16 +125,11 @@ def probe(node: Node, size: tuple[int, int] = (1, 1)) -> PILImage.Image | None:
     return image
 
 
-def palette_of(node: Node) -> tuple[bytes, str] | None:
-    """``(data, rawmode)`` of the palette Pillow gives P ``node`` (None: not known exactly).
-
-    ``image.putpalette(data, rawmode)`` on the node's pixels then holds Pillow's palette state.
-    """
+def palette_of(node: Node) -> PaletteState | None:
+    """The palette Pillow gives P or PA ``node``, at both of its levels (None: not known
+    exactly); :meth:`PaletteState.apply` gives it to an image of the node's pixels."""
     image = probe(node)
-    if image is None or image.palette is None:
-        return None
-    palette = image.palette
-    return bytes(palette.palette), palette.rawmode or palette.mode
+    return None if image is None else PaletteState.of(image)
 
 
 def convert_info(

@@ -19,6 +19,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 
+from pillow_gpu._palette_state import PaletteState
 from pillow_gpu.executor._credits import ARMED, Credits, LeaseRecord
 from pillow_gpu.executor._errors import ExecutionError
 from pillow_gpu.executor._fence import MapFence, device_lost
@@ -70,7 +71,7 @@ class ResidentLease:
         size: tuple[int, int],
         terminal_nbytes: int,
         info: InfoSnapshot,
-        palette: tuple[bytes, str] | None = None,
+        palette: PaletteState | None = None,
         credits: Credits,
         record: LeaseRecord,
         timeout: float,

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from PIL import Image as PILImage
 
 from pillow_gpu._copy import MIN_SPLIT_BYTES
+from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._pillow_memory import STORED_UPLOADS, fill_storage, stored_view
 
 __all__ = [
@@ -273,11 +274,11 @@ def image_from_terminal(
     mode: str,
     size: tuple[int, int],
     data: memoryview | bytes,
-    palette: tuple[bytes, str] | None = None,
+    palette: PaletteState | None = None,
 ) -> PILImage.Image:
     """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied once).
 
-    A P or PA result gets ``palette`` (``(data, rawmode)``, as ``putpalette`` takes it).
+    A P or PA result gets ``palette``, Pillow's palette state of the result.
     """
     pixels = size[0] * size[1]
     if mode == "L":
@@ -287,14 +288,14 @@ def image_from_terminal(
     if mode == "P":
         image = PILImage.frombytes("P", size, data[:pixels])
         if palette is not None:
-            image.putpalette(*palette)
+            palette.apply(image)
         return image
     if mode in WIDE16_MODES:  # already in the mode's byte order (pack16)
         return _filled(mode, size, data[: pixels * 2], mode)
     if mode in PAIR_MODES:  # the two bands of each pixel (pack16)
         image = _filled(mode, size, data[: pixels * 2], mode)
         if mode == "PA" and palette is not None:
-            image.putpalette(*palette)
+            palette.apply(image)
         return image
     if mode in ("I", "F"):
         rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words

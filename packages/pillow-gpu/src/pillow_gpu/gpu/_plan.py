@@ -13,6 +13,7 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import palette_of, probe
 from pillow_gpu._graph import Node
+from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._snapshot import Snapshot
 from pillow_gpu.errors import DecodeError, DeviceError
 from pillow_gpu.gpu._device import SharedDevice
@@ -230,8 +231,8 @@ class Plan:
         return encode_together(encoder, [(self, staging, offset)])
 
     @property
-    def palette(self) -> tuple[bytes, str] | None:
-        """A P or PA output's palette as Pillow gives it (``putpalette`` arguments)."""
+    def palette(self) -> PaletteState | None:
+        """A P or PA output's palette as Pillow gives it (both levels)."""
         return palette_of(self.root) if self.mode in ("P", "PA") else None
 
     def build(self, mapped: memoryview | bytes) -> PILImage.Image:
