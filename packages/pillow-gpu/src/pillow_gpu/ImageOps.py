@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 
 from pillow_gpu import _cpu
+from pillow_gpu._empty import probe_size
 from pillow_gpu._graph import Node, walk
 from pillow_gpu._png_tail import LATE_ORIENTATION
 from pillow_gpu._probes import _probe, _probe_image, _probe_mode, _tiny_size
@@ -63,7 +64,7 @@ def equalize(image: Image, mask: Image | PILImage.Image | None = None) -> Image:
     """
     extra: list[Image] = []
     if mask is None:
-        _probe(PILImageOps.equalize, image.mode)
+        _probe(PILImageOps.equalize, image.mode, size=probe_size(image.size))
     elif not isinstance(mask, (Image, PILImage.Image)):
         PILImageOps.equalize(_probe_image(image.mode), mask)  # Pillow's own error
         msg = f"equalize() needs an image mask; observed {type(mask).__name__}"
@@ -109,7 +110,7 @@ def autocontrast(
 
     extra: list[Image] = []
     if mask is None:
-        _probe(call, image.mode)
+        _probe(call, image.mode, size=probe_size(image.size))
     elif not isinstance(mask, (Image, PILImage.Image)):
         call(_probe_image(image.mode), mask)  # Pillow's own error
         msg = f"autocontrast() needs an image mask; observed {type(mask).__name__}"

@@ -21,6 +21,7 @@ from PIL import ImageFilter, ImageMode
 
 from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
+from pillow_gpu._empty import completed_if_empty
 from pillow_gpu._graph import Node
 from pillow_gpu._leaves import FileFormat, new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
@@ -205,7 +206,7 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
             size=source.size if size is None else size,
             info=source.info if info is None else info,
         )
-        return Image(node)
+        return Image(completed_if_empty(node))
 
     def point(
         self, lut: Sequence[float] | Callable[[int], float], mode: str | None = None
@@ -258,8 +259,10 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         if resample is None:
             resample = PILImage.Resampling.BICUBIC
         tiny, edges = _tiny_size(size)
-        if edges is None and tiny == self.size and (box is None or box == (0, 0, *self.size)):
-            # Pillow returns a copy before its C layer checks the size's type
+        same = (tiny if edges is None else edges) == self.size
+        if same and (box is None or box == (0, 0, *self.size)):
+            # Pillow returns a copy before its C layer checks the size (its type; an empty
+            # image's zero edge)
             tiny, edges = (1, 1), self.size
         # The probe is 1x1: a non-integer size equal to that must not take Pillow's copy.
         probe_size = (2, 1) if edges is None and tiny == (1, 1) else (1, 1)
@@ -305,11 +308,12 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         factors = factor if isinstance(factor, (list, tuple)) else (factor, factor)
         if factors == (1, 1):
             return self.crop(box)
+        mode_error: ValueError | None = None
         try:  # Pillow's type and mode checks (the box values are checked below, in its order)
             _probe(lambda im: im.reduce(factors, box), self.mode)
         except ValueError as error:
             if "box" not in str(error):
-                raise
+                mode_error = error  # Pillow's C layer checks scale and box first
         scale = (operator.index(factors[0]), operator.index(factors[1]))
         area = (0, 0, *self.size) if box is None else tuple(operator.index(v) for v in box)
         for failed, message in (
@@ -320,6 +324,8 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         ):
             if failed:
                 raise ValueError(message)
+        if mode_error is not None:
+            raise mode_error
         size = (-(-(area[2] - area[0]) // scale[0]), -(-(area[3] - area[1]) // scale[1]))
         return self._derive("reduce", {"factor": scale, "box": area}, size=size)
 

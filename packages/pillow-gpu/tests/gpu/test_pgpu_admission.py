@@ -58,7 +58,6 @@ REJECTED: dict[str, Callable[[], Any]] = {
     "unsharp-percent-overflow": lambda: _leaf("RGB").filter(ImageFilter.UnsharpMask(2, 2**24)),
     "unsharp-radius-too-large": lambda: _leaf("L").filter(ImageFilter.UnsharpMask(400)),
     "blur-radius-too-large": lambda: _leaf("L").filter(ImageFilter.BoxBlur(300)),
-    "empty-crop": lambda: _leaf("L").crop((2, 2, 2, 5)),
     "putalpha-CMYK": lambda: _edited(_leaf("CMYK"), "putalpha", 128),
     "putalpha-mode-1-alpha": lambda: _edited(_leaf("RGB"), "putalpha", _leaf("1")),
     "mks2013-on-YCbCr": lambda: _leaf("YCbCr").resize((4, 4), PILImage.Resampling.MKS2013),

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pillow_gpu._empty import is_empty
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit
 from pillow_gpu.gpu._device import DeviceLimits
@@ -81,7 +82,7 @@ __all__ = ["MAX_PIXELS", "plan_graph"]
 MAX_PIXELS = 4096 * 4096
 
 
-def _check_image(node: Node, limits: DeviceLimits | None) -> None:
+def _check_image(node: Node, limits: DeviceLimits | None, *, empty: bool = False) -> None:
     uploaded = node.is_leaf or node.cache.get() is not None
     if node.op in CPU_ONLY and not uploaded:
         raise unsupported(node, CPU_ONLY[node.op])
@@ -101,8 +102,13 @@ def _check_image(node: Node, limits: DeviceLimits | None) -> None:
         )
     check_limited(node, limits)
     width, height = node.size
-    if width <= 0 or height <= 0:
-        raise unsupported(node, "empty images are not planned on the GPU")
+    if (width <= 0 or height <= 0) and not empty:
+        raise unsupported(
+            node,
+            "an empty image is planned only as a graph's result made by Image.new, from_pil "
+            "or Pillow (the lazy API completes every operation on an empty image when it is "
+            "recorded; an opened file's empty image is never decoded on this route)",
+        )
     if width * height > MAX_PIXELS:
         raise Limit(
             "the image exceeds the per-graph pixel bound (4096 x 4096)",
@@ -169,6 +175,36 @@ class _Buffers:
         return self.words[id(node)]
 
 
+#: Leaves whose pixels need no decoder (an empty one is planned as an empty result).
+_MADE_LEAVES = ("new", "pil")
+
+
+def _plan_empty(root: Node, limits: DeviceLimits | None) -> Plan:
+    """The plan of an empty result (:mod:`pillow_gpu._empty`): no upload and no dispatch. Its
+    terminal copy moves one zero word, since a staging range is never empty, and the result is
+    built from none of those bytes."""
+    check_consumer(root)
+    check_palette_alpha(root)
+    check_wide(root)
+    _check_image(root, limits, empty=True)
+    if root.mode in INDEXED_MODES:
+        check_root(root)
+    if root.mode in PALETTE_ALPHA_MODES:
+        check_palette_alpha_root(root)
+    program = Program()
+    terminal = program.words(1)
+    from pillow_gpu.executor._metadata import info_nbytes  # the executor imports the planner
+
+    return Plan(
+        root=root,
+        program=program,
+        uploads=(),
+        terminal=terminal,
+        terminal_nbytes=4,
+        host_bytes=4 + info_nbytes(root.info),
+    )
+
+
 def plan_graph(
     image: Any, *, limits: DeviceLimits | None = None, max_work: int = MAX_SUBMISSION_WORK
 ) -> Plan:
@@ -177,6 +213,8 @@ def plan_graph(
     A graph whose shader work (:mod:`pillow_gpu.gpu._work`) exceeds ``max_work`` is rejected.
     """
     root: Node = getattr(image, "node", image)
+    if is_empty(root.size) and (root.op in _MADE_LEAVES or root.cache.get() is not None):
+        return _plan_empty(root, limits)
     program = Program()
     buffers = _Buffers(program)
     uploads: list[Upload] = []
