@@ -1,5 +1,5 @@
-"""Empty images (a width or height of 0): every operation on one, or giving one, runs with
-Pillow at the call.
+"""Empty images (a width or height of 0): an operation on one, or giving one, runs with Pillow
+at the call.
 
 Pillow keeps empty images: ``crop`` with a degenerate box returns one, and the operations after
 it take it on (``resize`` or ``ImageOps.fit`` make a black image of the asked size,
@@ -8,8 +8,10 @@ meets this in real batches. The GPU holds no empty buffer, and an empty image's 
 nothing to compute, so an operation whose input or result is empty is completed with Pillow when
 it is recorded, from the graph so far (a file below decodes, or raises, as in Pillow, whose
 operations are eager), and its result becomes a leaf: mode, size and ``info`` are Pillow's own,
-and the operations after it go to the GPU again. An empty leaf (``Image.new`` or ``from_pil`` of
-an empty image) is planned as an empty result, with no upload and no dispatch.
+and the operations after it go to the GPU again. A result over the GPU's pixel bound (an empty
+image resized to 10^5 x 10^5) is not made at the call: it stays recorded, the GPU refuses it,
+and ``to_pil()`` makes it with Pillow. An empty leaf (``Image.new`` or ``from_pil`` of an empty
+image) is planned as an empty result, with no upload and no dispatch.
 """
 
 from __future__ import annotations
@@ -43,4 +45,8 @@ def completed_if_empty(node: Node) -> Node:
                 break
         else:
             return node
+    from pillow_gpu.gpu._planner import MAX_PIXELS  # the planner imports this module
+
+    if node.size[0] * node.size[1] > MAX_PIXELS:
+        return node  # a result over the GPU's bound is refused there, not made at the call
     return pil_node(evaluate(node))

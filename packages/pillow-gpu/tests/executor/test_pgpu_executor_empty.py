@@ -231,3 +231,21 @@ def test_an_opened_empty_image_is_refused_and_its_operations_raise_as_pillow(
     [failure] = make_executor().run([("stub", lazy)], errors="deliver")
     assert isinstance(failure.error, Unsupported)
     assert "an opened file's empty image is never decoded" in str(failure.error)
+
+
+def test_a_result_over_the_pixel_bound_is_not_made_at_the_call(
+    make_executor: Callable[..., GpuBatchExecutor],
+) -> None:
+    """An empty image resized past the GPU's bound: recording allocates nothing (Pillow's
+    eager call would make 10^10 pixels), the GPU refuses it, ``to_pil`` is Pillow's route."""
+    empty = Image.from_pil(make_image("L", (5, 4))).crop((2, 2, 2, 4))
+    huge = empty.resize((100_000, 100_000))
+    assert huge.size == (100_000, 100_000)
+    assert huge.node.op == "resize"  # recorded, not completed
+    [failure] = make_executor().run([("huge", huge)], errors="deliver")
+    assert isinstance(failure.error, Unsupported)
+    assert "fits the pixel bound of 4096 x 4096" in str(failure.error)
+    small = empty.resize((4096, 4096))  # at the bound: made at the call, then on the GPU
+    assert small.node.op == "pil"
+    [result] = make_executor().run([("small", small)])
+    assert_image_equal(result.image, PILImage.new("L", (4096, 4096)))

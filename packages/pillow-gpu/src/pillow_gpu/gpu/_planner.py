@@ -106,8 +106,9 @@ def _check_image(node: Node, limits: DeviceLimits | None, *, empty: bool = False
         raise unsupported(
             node,
             "an empty image is planned only as a graph's result made by Image.new, from_pil "
-            "or Pillow (the lazy API completes every operation on an empty image when it is "
-            "recorded; an opened file's empty image is never decoded on this route)",
+            "or Pillow (the lazy API completes an operation on an empty image when it is "
+            "recorded, where its result fits the pixel bound of 4096 x 4096; an opened "
+            "file's empty image is never decoded on this route)",
         )
     if width * height > MAX_PIXELS:
         raise Limit(
