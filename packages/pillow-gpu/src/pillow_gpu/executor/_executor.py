@@ -35,6 +35,7 @@ from pillow_gpu.executor._fence import check_wgpu_internals, device_lost
 from pillow_gpu.executor._identity import JobIds, validate_key
 from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._metadata import snapshot_info
+from pillow_gpu.executor._prefetch import decode_threads as checked_decode_threads
 from pillow_gpu.executor._queues import WorkQueues
 from pillow_gpu.executor._results import ERRORS, BatchFailure, BatchResult, Results, Stream
 from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS
@@ -99,6 +100,9 @@ class GpuBatchExecutor(WorkQueues):
     ``submission_timeout`` (seconds) bounds each wait for GPU completion.
     ``max_submission_work`` bounds the shader work (``pillow_gpu.gpu._work`` units) of one
     submission: a graph above it is ``Unsupported``; raise it only on a fast GPU.
+    ``decode_threads`` decode admitted jobs' files while earlier jobs run (default: one fewer
+    than the usable CPUs, at most 8, and none on a CPU adapter; 0 decodes each file at its
+    submission, in the calling thread).
     """
 
     def __init__(
@@ -111,6 +115,7 @@ class GpuBatchExecutor(WorkQueues):
         max_in_flight: int = 2,
         submission_timeout: float = 60.0,
         max_submission_work: int = MAX_SUBMISSION_WORK,
+        decode_threads: int | None = None,
     ) -> None:
         if not isinstance(queue, bool):
             msg = (
@@ -139,12 +144,15 @@ class GpuBatchExecutor(WorkQueues):
         work = _positive_int("max_submission_work", max_submission_work)
         shared = get_device()
         check_wgpu_internals(shared.device)
+        cpu_adapter = shared.adapter_info.get("adapter_type") == "CPU"
+        threads = checked_decode_threads(decode_threads, cpu_adapter=cpu_adapter)
         super().__init__(
             shared=shared,
             credits=credits,
             timeout=float(submission_timeout),
             max_in_flight=in_flight,
             max_submission_work=work,
+            decode_threads=threads,
         )
         self.queue = queue
         self._ids = JobIds()
@@ -381,6 +389,7 @@ class GpuBatchExecutor(WorkQueues):
         """Queue a charged job; with ``queue=False`` complete its submission now."""
         self._counters.submitted_jobs += 1
         self._pending.append(job)
+        self._prefetch.start(job)
         if not self.queue:
             self._launch()
             while self._in_flight:
@@ -460,6 +469,7 @@ class GpuBatchExecutor(WorkQueues):
             self._counters.submitted_jobs += 1
             stream.lookahead = None
             self._pending.append(job)
+            self._prefetch.start(job)
             if not self.queue:
                 self._launch()
                 while self._in_flight:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from pillow_gpu.executor._credits import new_charge
@@ -29,6 +31,7 @@ class Job:
         "admitted",
         "charged",
         "credited",
+        "decoding",
         "info",
         "input_key",
         "job_id",
@@ -74,6 +77,8 @@ class Job:
         self.charged = False
         self.credited = False
         self.result: Any = None
+        #: Decodes of the job's files started at admission (:mod:`executor._prefetch`).
+        self.decoding: Sequence[Future[None]] = ()
         staging = self.staging_nbytes
         slack = staging - self.terminal_nbytes
         host = plan.host_bytes + info.nbytes + slack

@@ -21,6 +21,7 @@ from pillow_gpu.executor._credits import ARMED, Charge, Credits
 from pillow_gpu.executor._errors import BatchError, ExecutionError, for_job
 from pillow_gpu.executor._interrupts import deferred_sigint
 from pillow_gpu.executor._job import Job
+from pillow_gpu.executor._prefetch import DecodePrefetch
 from pillow_gpu.executor._resident import GpuImage, ResidentLease
 from pillow_gpu.executor._results import BatchResult, Stream
 from pillow_gpu.executor._stats import Counters, Outcomes
@@ -42,8 +43,10 @@ class WorkQueues:
         timeout: float,
         max_in_flight: int,
         max_submission_work: int,
+        decode_threads: int = 0,
     ) -> None:
         self._shared = shared
+        self._prefetch = DecodePrefetch(decode_threads)
         self._credits = credits
         self._timeout = timeout
         self.max_in_flight = max_in_flight
@@ -116,6 +119,7 @@ class WorkQueues:
             first = submission.group[0]  # settling empties the group
             self._launching = submission
             try:
+                self._prefetch.settle(submission.group)
                 submission.launch()
                 with deferred_sigint():
                     submission.submit(self._counters)
@@ -278,6 +282,7 @@ class WorkQueues:
         ``close()`` continues from there.
         """
         self._closed = True
+        self._prefetch.close()
         owner = self._owner
         if owner is not None:
             owner.finished = True
@@ -326,6 +331,7 @@ class WorkQueues:
         """Mark the executor failed; release all credits without touching busy buffers."""
         self._failed = error
         self._closed = True
+        self._prefetch.close()
         with deferred_sigint():
             self._settle_launch_now(restore=False)
             self._outcomes.cancelled += len(self._pending)
