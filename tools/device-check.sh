@@ -34,14 +34,16 @@
 #                           the pillow-rs lane (.whl/pillow-rs/)          pillow-gpu-bench.json/.md
 #   5. executor_profile.py  where the executor's time goes             -> performance.log,
 #                                                                         executor-profile.json
+#  5b. pillow_gpu.bench.files photos, with and without worker decoding -> performance.log,
+#                                                                         files-bench.json/.md
 #   6. pixtreme-infer       pytest -m 'gpu and performance' -s         -> performance.log
 #   7. cuda_graph_bench.py  copy/replay table and JSON                 -> performance.log,
 #                                                                         cuda_graph_bench.json
 # and writes summary.txt (machine, each step's status and time, the figures). That is at most
-# 9 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
+# 11 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
 # GPU step ran on a CPU adapter; 0 otherwise (--dry-run: skips are expected, not failures).
 #
-# DEVICE_CHECK_ONLY=pillow-gpu-bench,executor-profile (step names as the summary prints them,
+# DEVICE_CHECK_ONLY=pillow-gpu-bench,executor-profile,files-bench (step names as the summary prints them,
 # comma-separated) runs only those steps, for a session with little device time; the others are
 # reported as not selected.
 set -uo pipefail
@@ -402,6 +404,11 @@ fi
 step executor-profile 90 "$performance" append "$python" tools/executor_profile.py \
     --seconds 2 --output "$out/executor-profile"
 
+# 5b. Photos through the executor with and without worker decoding, beside Pillow on one and on
+#     every core (pillow_gpu.bench.files; every lane's bytes checked against Pillow's).
+step files-bench 90 "$performance" append "$python" -m pillow_gpu.bench.files \
+    --files 48 --repeats 3 --output "$out/files-bench"
+
 # 6. pixtreme-infer performance cases (median and p90, no thresholds).
 step pixtreme-infer-performance 90 "$performance" append "$python" "${pytest_args[@]}" \
     packages/pixtreme-infer/tests -m 'gpu and performance' -s -rA
@@ -428,6 +435,7 @@ fi
     grep -hE '^\[cuda-graph|^target |^replay of |^# ' "$performance" 2>/dev/null
     grep -hE '^(invert|[a-z_0-9]+ (L|RGB|RGBA) )|^    [a-z_-]+: [0-9.]+ img/s' "$performance" \
         2>/dev/null | head -40
+    grep -hE '^files benchmark: |^\| (pillow|ours)' "$performance" 2>/dev/null | head -12
 } >>"$summary"
 echo "=== summary ($out)"
 cat "$summary"
