@@ -134,7 +134,8 @@ class PillowGpuMapper:
     ``"jpeg"``, ...) for encoded ``bytes``, ``"numpy"`` for raw ``pixels``, or None to read
     it per row from a ``format`` column. ``quality`` is passed to JPEG and WebP saves.
     ``key`` names the input column copied to the output. ``max_jobs``, ``gpu_bytes``,
-    ``host_bytes`` and ``max_in_flight`` are the executor's credits (per actor).
+    ``host_bytes`` and ``max_in_flight`` are the executor's credits (per actor);
+    ``decode_threads`` its worker decoders (per actor; default: the CPUs less one, at most 8).
     """
 
     def __init__(
@@ -148,6 +149,7 @@ class PillowGpuMapper:
         gpu_bytes: int = 512 << 20,
         host_bytes: int = 256 << 20,
         max_in_flight: int = 2,
+        decode_threads: int | None = None,
     ) -> None:
         self._build, self.chain = _builder(chain)
         self.format = None if format is None or format == NUMPY else _format_name(format)
@@ -161,6 +163,7 @@ class PillowGpuMapper:
             gpu_bytes=gpu_bytes,
             host_bytes=host_bytes,
             max_in_flight=max_in_flight,
+            decode_threads=decode_threads,
         )
 
     def close(self) -> None:

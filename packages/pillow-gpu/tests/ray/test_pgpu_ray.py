@@ -229,6 +229,36 @@ def test_mapper_rejects_an_unknown_format_before_any_batch() -> None:
         PillowGpuMapper("invert", format="nope")
 
 
+@pytest.mark.parametrize("threads", [0, 2], ids=["no-workers", "2-workers"])
+def test_mapper_decodes_with_the_worker_threads_it_is_given(mixed: Path, threads: int) -> None:
+    """Called directly (as one actor's call): worker decoding leaves every row Pillow's."""
+    names = ["oriented.jpg", "plain.jpg", "gray.png", "rgba.png", TRUNCATED]
+    chain = parse_chain("exif_transpose,rotate:90")
+    mapper = PillowGpuMapper(chain, format="numpy", decode_threads=threads)
+    try:
+        out = mapper(
+            {
+                "path": np.array(names, dtype=object),
+                "bytes": np.array([(mixed / name).read_bytes() for name in names], dtype=object),
+            }
+        )
+    finally:
+        mapper.close()
+    for index, name in enumerate(out["path"]):
+        if name == TRUNCATED:
+            assert out["error_kind"][index] == "Decode"
+            continue
+        with PILImage.open(mixed / name) as opened:
+            expected = chain.apply_pil(opened)
+        assert out["error_kind"][index] == "", name
+        assert bytes(out["pixels"][index]) == expected.tobytes(), name
+
+
+def test_mapper_refuses_bad_decode_threads() -> None:
+    with pytest.raises(ValueError, match="decode_threads must be at least 0; observed -2"):
+        PillowGpuMapper("invert", decode_threads=-2)
+
+
 # -- apply --ray ------------------------------------------------------------------------------
 
 
