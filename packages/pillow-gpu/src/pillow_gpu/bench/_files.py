@@ -65,11 +65,19 @@ class FilesBenchConfig:
             raise ValueError(msg)
 
 
-def _pillow_one(task: tuple[str, str]) -> bytes:
+#: A result as the lanes compare it: mode, size and bytes.
+_Result = tuple[str, tuple[int, int], bytes]
+
+
+def _result(image: PILImage.Image) -> _Result:
+    return image.mode, image.size, image.tobytes()
+
+
+def _pillow_one(task: tuple[str, str]) -> _Result:
     """One file through the chain with Pillow (a process pool's task)."""
     chain_text, path = task
     with PILImage.open(path) as opened:
-        return parse_chain(chain_text).apply_pil(opened).tobytes()
+        return _result(parse_chain(chain_text).apply_pil(opened))
 
 
 def _windows(
@@ -77,11 +85,11 @@ def _windows(
     paths: list[Path],
     executors: dict[str, GpuBatchExecutor],
     pool: ProcessPoolExecutor,
-) -> tuple[dict[str, Callable[[], int]], dict[str, dict[str, bytes]]]:
+) -> tuple[dict[str, Callable[[], int]], dict[str, dict[str, _Result]]]:
     """Each lane's window, and the results each lane's last window delivered."""
     chain = parse_chain(config.chain)
     tasks = [(config.chain, str(path)) for path in paths]
-    found: dict[str, dict[str, bytes]] = {name: {} for name in FILES_LANES}
+    found: dict[str, dict[str, _Result]] = {name: {} for name in FILES_LANES}
 
     def pillow() -> int:
         found["pillow"] = {task[1]: _pillow_one(task) for task in tasks}
@@ -100,7 +108,7 @@ def _windows(
             for result in executors[name].run(jobs):
                 image = result.image
                 assert isinstance(image, PILImage.Image)  # CPU outputs
-                results[str(result.input_key)] = image.tobytes()
+                results[str(result.input_key)] = _result(image)
             found[name] = results
             return len(results)
 
@@ -115,7 +123,7 @@ def _windows(
     return windows, found
 
 
-def _parity(found: Mapping[str, Mapping[str, bytes]]) -> dict[str, str]:
+def _parity(found: Mapping[str, Mapping[str, _Result]]) -> dict[str, str]:
     expected = found["pillow"]
     status = {}
     for name in FILES_LANES:

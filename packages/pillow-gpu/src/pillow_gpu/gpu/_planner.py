@@ -176,6 +176,22 @@ class _Buffers:
         return self.words[id(node)]
 
 
+def _admit(node: Node, limits: DeviceLimits | None, *, empty: bool = False) -> None:
+    """Every check of one node against the route table and the device (before lowering)."""
+    check_consumer(node)
+    check_palette_alpha(node)
+    check_wide(node)
+    _check_image(node, limits, empty=empty)
+
+
+def _admit_root(root: Node) -> None:
+    """The checks of a P, 1 or PA result (its palette must be known before it runs)."""
+    if root.mode in INDEXED_MODES:
+        check_root(root)
+    if root.mode in PALETTE_ALPHA_MODES:
+        check_palette_alpha_root(root)
+
+
 #: Leaves whose pixels need no decoder (an empty one is planned as an empty result).
 _MADE_LEAVES = ("new", "pil")
 
@@ -184,14 +200,8 @@ def _plan_empty(root: Node, limits: DeviceLimits | None) -> Plan:
     """The plan of an empty result (:mod:`pillow_gpu._empty`): no upload and no dispatch. Its
     terminal copy moves one zero word, since a staging range is never empty, and the result is
     built from none of those bytes."""
-    check_consumer(root)
-    check_palette_alpha(root)
-    check_wide(root)
-    _check_image(root, limits, empty=True)
-    if root.mode in INDEXED_MODES:
-        check_root(root)
-    if root.mode in PALETTE_ALPHA_MODES:
-        check_palette_alpha_root(root)
+    _admit(root, limits, empty=True)
+    _admit_root(root)
     program = Program()
     terminal = program.words(1)
     from pillow_gpu.executor._metadata import info_nbytes  # the executor imports the planner
@@ -226,10 +236,7 @@ def plan_graph(
         for child in node.inputs:
             consumers.setdefault(id(child), []).append(node)
     for node in nodes:
-        check_consumer(node)
-        check_palette_alpha(node)
-        check_wide(node)
-        _check_image(node, limits)
+        _admit(node, limits)
         if node.cache.get() is not None or (node.is_leaf and node.op != "new"):
             if node.mode == "L":  # Pillow's bytes, kept packed (gpu._packed_l)
                 packed_grid = grid(node.size)
@@ -259,10 +266,7 @@ def plan_graph(
                 continue
             inputs = [(buffers.unpacked(child), child) for child in node.inputs]
             buffers.words[id(node)] = lowering(program, node, inputs)
-    if root.mode in INDEXED_MODES:
-        check_root(root)
-    if root.mode in PALETTE_ALPHA_MODES:
-        check_palette_alpha_root(root)
+    _admit_root(root)
     if id(root) in buffers.packed:  # already Pillow's bytes
         terminal = buffers.packed[id(root)]
     else:
