@@ -199,6 +199,21 @@ def test_apply_progress_bar_shows_throughput(
     assert "2/2" in err
 
 
+def test_decode_threads_are_an_executor_setting(
+    inputs: Path, tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main(["apply", "flip", str(inputs), "-o", str(out), "--decode-threads", "-1"]) == 2
+    assert "decode_threads must be at least 0" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["apply", "flip", str(inputs), "-o", str(out), "--decode-threads", "2"]) == 0
+    files = sorted(path for path in inputs.iterdir() if path.is_file())
+    assert sorted(path.name for path in out.iterdir()) == [path.name for path in files]
+    for source in files:
+        with PILImage.open(source) as opened, PILImage.open(out / source.name) as written:
+            assert written.tobytes() == PILImageOps.flip(opened).tobytes()
+
+
 def test_invalid_executor_setting_exits_2_before_reading(
     inputs: Path, tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -207,6 +207,13 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--gpu-mib", type=int, default=512, help="executor gpu_bytes in MiB")
     parser.add_argument("--host-mib", type=int, default=256, help="executor host_bytes in MiB")
     parser.add_argument(
+        "--decode-threads",
+        type=int,
+        default=None,
+        help="threads that decode files while earlier ones run (default: the CPUs less one, "
+        "at most 8; 0 on a CPU adapter; per actor with --ray)",
+    )
+    parser.add_argument(
         "--quality",
         type=_quality,
         help="JPEG/WebP quality 0..100 passed to Pillow's save (default: Pillow's, 75 for "

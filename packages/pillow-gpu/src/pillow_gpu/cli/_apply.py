@@ -284,6 +284,7 @@ def _executor(args: argparse.Namespace) -> Any:
         max_in_flight=args.max_in_flight,
         gpu_bytes=args.gpu_mib << 20,
         host_bytes=args.host_mib << 20,
+        decode_threads=args.decode_threads,
     )
 
 

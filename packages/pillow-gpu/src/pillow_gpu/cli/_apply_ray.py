@@ -186,6 +186,7 @@ def _drive(run: _Run, rows: list[dict[str, Any]], args: argparse.Namespace, mapp
                 "max_in_flight": args.max_in_flight,
                 "gpu_bytes": args.gpu_mib << 20,
                 "host_bytes": args.host_mib << 20,
+                "decode_threads": args.decode_threads,
             },
             batch_size=batch_size,
             compute=ray.data.ActorPoolStrategy(size=actors),
