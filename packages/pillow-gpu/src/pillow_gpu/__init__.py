@@ -25,6 +25,7 @@ from pillow_gpu.executor import (
     GpuImage,
     QueueFull,
     ResultBackpressure,
+    Results,
 )
 
 try:
@@ -47,6 +48,7 @@ __all__ = [
     "ImageSequence",
     "QueueFull",
     "ResultBackpressure",
+    "Results",
     "__version__",
     "errors",
 ]

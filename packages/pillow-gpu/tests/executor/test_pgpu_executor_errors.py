@@ -56,6 +56,10 @@ def test_error_hierarchy() -> None:
     assert issubclass(BatchUnsupported, ValueError)
     assert issubclass(BatchLimit, Limit)
     assert issubclass(ExecutionError, DeviceError)
+    # pillow-rs's BatchError is a RuntimeError: its users' ``except RuntimeError`` still works.
+    for cls in (QueueFull, ResultBackpressure, BatchUnsupported, BatchLimit, StateError):
+        assert issubclass(cls, RuntimeError), cls
+    assert issubclass(BatchDecodeError, OSError)
     kinds = {
         cls.kind
         for cls in (
@@ -77,6 +81,14 @@ def test_error_hierarchy() -> None:
         "Execution",
         "Decode",
     }
+
+
+def test_queue_full_is_caught_as_runtime_error(make_executor: Factory) -> None:
+    executor = make_executor(max_jobs=1)
+    executor.submit(_inverted())
+    with pytest.raises(RuntimeError, match="does not fit beside live work"):
+        executor.submit(_inverted(2))
+    assert [result.job_id for result in executor.join()] == [0]
 
 
 def test_unsupported_input_stops_reading_later_inputs(make_executor: Factory) -> None:

@@ -60,6 +60,26 @@ def test_run_results_match_pillow(make_executor: Factory, op: str, mode: str) ->
     assert executor.stats["readback_bytes"] > 0
 
 
+def test_results_unpack_as_pillow_rs_tuples(make_executor: Factory) -> None:
+    # pillow-rs's BatchResult is a named tuple: code written for it unpacks and indexes it.
+    sources = {key: make_image("RGB", (9, 7), seed) for seed, key in enumerate(("a", "b"))}
+    executor = make_executor()
+    jobs = [(key, ImageOps.invert(Image.from_pil(source))) for key, source in sources.items()]
+    found = {}
+    for job_id, key, image in executor.run(jobs):
+        found[key] = (job_id, image)
+    assert {key: job_id for key, (job_id, _) in found.items()} == {"a": 0, "b": 1}
+    for key, (_, image) in found.items():
+        assert_image_equal(image, PILImageOps.invert(sources[key]))
+    executor.submit(ImageOps.invert(Image.from_pil(sources["a"])))
+    (result,) = executor.join()
+    assert result[0] == result.job_id == 2
+    assert result[1] is None
+    assert result[2] is result.image
+    assert len(result) == 3
+    assert result._fields == ("job_id", "input_key", "image")
+
+
 def test_several_graphs_share_one_submission(make_executor: Factory) -> None:
     sources = [make_image("RGB", (9, 7), seed) for seed in range(12)]
     executor = make_executor()

@@ -1,5 +1,8 @@
 """Errors of the batch executor: one base, :class:`BatchError`, and a class per ``kind``.
 
+``BatchError`` is a ``RuntimeError`` (as pillow-rs's is), so ``except RuntimeError`` written
+for that executor still catches every error of this one.
+
 Every error carries ``job_id``, ``input_key``, ``stage`` and ``kind`` (``None`` identity for
 executor-wide errors). Planner errors of a job are re-raised as the matching subclass, which
 also derives from the planner's class (``BatchUnsupported`` is an ``errors.Unsupported``).
@@ -24,7 +27,7 @@ __all__ = [
 ]
 
 
-class BatchError(GpuError):
+class BatchError(GpuError, RuntimeError):
     """Base of every error the batch executor raises itself or attributes to a job."""
 
     kind = "Batch"
@@ -60,7 +63,7 @@ class BatchDecodeError(BatchError, DecodeError):
     kind = "Decode"
 
 
-class StateError(BatchError, RuntimeError):
+class StateError(BatchError):
     """The executor is closed, failed, or already driven by another caller."""
 
     kind = "State"

@@ -3,14 +3,15 @@
 A stream yields :class:`BatchResult` items; with ``errors="deliver"`` it also yields a
 :class:`BatchFailure` in the place of each job that failed at admission or decode. Both have
 ``job_id``, ``input_key`` and ``ok``, so a loop can branch on ``result.ok`` or ``isinstance``.
+Both are named tuples of three, as pillow-rs's ``BatchResult`` is, so
+``for job_id, key, image in results`` and ``result[2]`` work too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from PIL import Image as PILImage
 
@@ -27,12 +28,11 @@ __all__ = ["ERRORS", "BatchFailure", "BatchResult", "Results", "Stream"]
 ERRORS = ("raise", "deliver")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BatchResult:
+class BatchResult(NamedTuple):
     """One completed job: its ID, the caller's input key (None for ``submit``) and the image.
 
     ``image`` is a ``PIL.Image.Image`` for ``output="cpu"`` and a :class:`GpuImage` for
-    ``output="gpu"``.
+    ``output="gpu"``. A named tuple ``(job_id, input_key, image)``.
     """
 
     job_id: int
@@ -45,14 +45,14 @@ class BatchResult:
         return True
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BatchFailure:
+class BatchFailure(NamedTuple):
     """One job that failed, delivered in its place by a stream with ``errors="deliver"``.
 
     ``job_id`` and ``input_key`` name the job as a :class:`BatchResult` would; ``error`` is
     the job's :class:`BatchError` (``BatchUnsupported``, ``BatchLimit`` or
     ``BatchDecodeError``) with its ``why``, ``observed`` and ``fix``; ``raise result.error``
-    turns it back into the default mode's exception. It has no ``image``.
+    turns it back into the default mode's exception. It has no ``image``: a named tuple
+    ``(job_id, input_key, error)``.
     """
 
     job_id: int
@@ -74,20 +74,25 @@ class BatchFailure:
         """Where the job failed: ``"admission"``, ``"decode"``, ``"allocation"``, ..."""
         return self.error.stage
 
-    if not TYPE_CHECKING:  # at run time only: type checkers report ``image`` as missing
 
-        def __getattr__(self, name: str) -> Any:
-            if name == "image":
-                msg = (
-                    f"why: job {self.job_id} (input {self.input_key!r}) failed, so it has no "
-                    f"image; observed: {self.kind} at {self.stage}: {self.error.why}; "
-                    "fix: check result.ok (or isinstance(result, BatchFailure)) before "
-                    "using result.image"
-                )
-                raise AttributeError(msg, name=name, obj=self)
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
-            )
+def _no_image(self: BatchFailure, name: str) -> Any:
+    """``BatchFailure.__getattr__``: a failure's missing ``image`` says why it is missing."""
+    if name == "image":
+        msg = (
+            f"why: job {self.job_id} (input {self.input_key!r}) failed, so it has no "
+            f"image; observed: {self.kind} at {self.stage}: {self.error.why}; "
+            "fix: check result.ok (or isinstance(result, BatchFailure)) before "
+            "using result.image"
+        )
+        raise AttributeError(msg, name=name, obj=self)
+    raise AttributeError(
+        f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+    )
+
+
+# Set after the class is made: a NamedTuple body holds fields and methods only, and type
+# checkers would report ``image`` as present if they saw a ``__getattr__``.
+setattr(BatchFailure, "__getattr__", _no_image)  # noqa: B010
 
 
 class Stream:
