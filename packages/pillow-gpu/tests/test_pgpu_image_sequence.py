@@ -142,5 +142,7 @@ def test_a_loop_left_early_closes_its_file(tmp_path: Path) -> None:
 
 
 def test_iterator_needs_a_lazy_image() -> None:
-    with pytest.raises(TypeError, match="needs a lazy pillow_gpu image; observed ndarray"):
+    with pytest.raises(TypeError, match=r"needs a lazy pillow_gpu image .*observed numpy\.ndarray"):
         ImageSequence.Iterator(np.zeros((2, 2)))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"observed PIL\.Image\.Image; fix: open the file"):
+        ImageSequence.Iterator(PILImage.new("L", (2, 2)))  # type: ignore[arg-type]

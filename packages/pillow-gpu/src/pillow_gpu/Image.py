@@ -27,6 +27,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu._image import Image, alpha_composite
 from pillow_gpu._leaves import new_node, open_node, pil_node
+from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._probes import _probe, _probe_image
 
 __all__ = [
@@ -166,6 +167,7 @@ def radial_gradient(mode: str) -> Image:
     return from_pil(PILImage.radial_gradient(mode))
 
 
+@accepts_pil("im1", "im2")
 def blend(im1: Image, im2: Image, alpha: float) -> Image:
     """Record ``PIL.Image.blend`` (also ``ImageChops.blend``); modes and sizes must match."""
     _probe(lambda a, b: PILImage.blend(a, b, alpha), im1.mode, im2.mode)
@@ -175,6 +177,7 @@ def blend(im1: Image, im2: Image, alpha: float) -> Image:
     return im1._derive("blend", {"alpha": float(alpha)}, extra=[im2])
 
 
+@accepts_pil("image")
 def eval(image: Image, *args: Any) -> Image:
     """``PIL.Image.eval``: ``image.point(args[0])``, as Pillow records it."""
     return image.point(args[0])

@@ -3,6 +3,9 @@
 ``Contrast`` needs the mean of the image's L conversion; the GPU route computes it on the
 device in the same submission as the blend (see :mod:`pillow_gpu.gpu.lowering.contrast`), so
 recording it never reads pixels on the host.
+
+Every image argument may be a lazy image or a ``PIL.Image.Image`` (recorded from its pixels at
+the call, as ``Image.from_pil`` records them; see :mod:`pillow_gpu._pil_inputs`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from PIL import ImageFilter
 
 from pillow_gpu import ImageChops
 from pillow_gpu._convert_info import probe
+from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._probes import _probe
 from pillow_gpu.Image import Image
 
@@ -27,6 +31,7 @@ class _Enhance:
     _op = ""
     _pil_class: Any = PILImageEnhance.Brightness
 
+    @accepts_pil("image")
     def __init__(self, image: Image) -> None:
         _probe(self._pil_class, image.mode)
         self.image = image
@@ -122,6 +127,7 @@ class Sharpness:
     an ``A`` band, then ``Image.blend(degenerate, image, factor)``.
     """
 
+    @accepts_pil("image")
     def __init__(self, image: Image) -> None:
         probe_size = (min(image.width, 8), min(image.height, 8))  # see Image.filter
         _probe(lambda im: PILImageEnhance.Sharpness(im).degenerate, image.mode, size=probe_size)

@@ -2,6 +2,9 @@
 
 ``contain``, ``cover``, ``fit``, ``pad`` and ``scale`` replay Pillow 13's Python code on lazy
 operations (``resize``, ``Image.new``, ``paste``), so their graphs are the calls Pillow makes.
+
+Every image argument may be a lazy image or a ``PIL.Image.Image`` (recorded from its pixels at
+the call, as ``Image.from_pil`` records them; see :mod:`pillow_gpu._pil_inputs`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from PIL import ImageOps as PILImageOps
 from pillow_gpu import _cpu
 from pillow_gpu._empty import probe_size
 from pillow_gpu._graph import Node, walk
+from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._png_tail import LATE_ORIENTATION
 from pillow_gpu._probes import _probe, _probe_image, _probe_mode, _tiny_size
 from pillow_gpu.errors import Unsupported
@@ -49,12 +53,14 @@ _Color = str | int | tuple[int, ...] | None
 _RAMP = PILImage.frombytes("L", (256, 1), bytes(range(256)))
 
 
+@accepts_pil("image")
 def invert(image: Image) -> Image:
     """Record ``ImageOps.invert`` (255 - x; Pillow allows L and RGB here)."""
     _probe_mode(PILImageOps.invert, image.mode)
     return image._derive("invert", {})
 
 
+@accepts_pil("image")
 def equalize(image: Image, mask: Image | PILImage.Image | None = None) -> Image:
     """Record ``ImageOps.equalize``: Pillow's per-band histogram equalization (L and RGB).
 
@@ -87,6 +93,7 @@ def _ignored_bins(ignore: int | Sequence[int] | None) -> tuple[int, ...]:
     return tuple(sorted({operator.index(value) % 256 for value in values}))
 
 
+@accepts_pil("image")
 def autocontrast(
     image: Image,
     cutoff: float | tuple[float, float] = 0,
@@ -130,11 +137,13 @@ def autocontrast(
     return image._derive("autocontrast", params, extra=extra)
 
 
+@accepts_pil("image")
 def flip(image: Image) -> Image:
     """Record ``ImageOps.flip`` (top to bottom)."""
     return image.transpose(PILImage.Transpose.FLIP_TOP_BOTTOM)
 
 
+@accepts_pil("image")
 def mirror(image: Image) -> Image:
     """Record ``ImageOps.mirror`` (left to right)."""
     return image.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
@@ -235,10 +244,10 @@ def _late_orientation_below(node: Node) -> bool:
 
 
 @overload
-def exif_transpose(image: Image, *, in_place: Literal[True]) -> None: ...
+def exif_transpose(image: Image | PILImage.Image, *, in_place: Literal[True]) -> None: ...
 @overload
-def exif_transpose(image: Image, *, in_place: Literal[False] = False) -> Image: ...
-def exif_transpose(image: Image, *, in_place: bool = False) -> Image | None:
+def exif_transpose(image: Image | PILImage.Image, *, in_place: Literal[False] = False) -> Image: ...
+def exif_transpose(image: Image | PILImage.Image, *, in_place: bool = False) -> Image | None:
     """Record ``ImageOps.exif_transpose``: the transpose the EXIF orientation asks for.
 
     The orientation comes from the opened file as Pillow's opened image reports it (a JPEG's
@@ -252,8 +261,15 @@ def exif_transpose(image: Image, *, in_place: bool = False) -> Image | None:
     its XMP packet alone to a quarter turn, whose size Pillow changes while loading, raises
     ``Unsupported``.
     With ``in_place=True`` the handle is pointed at that result and None is returned, as
-    Pillow changes its image in place.
+    Pillow changes its image in place. A ``PIL.Image.Image`` is recorded from its pixels now
+    (as ``Image.from_pil``); with ``in_place=True`` it is the caller's own image, so Pillow
+    transposes it in place.
     """
+    if isinstance(image, PILImage.Image):
+        if in_place:
+            PILImageOps.exif_transpose(image, in_place=True)
+            return None
+        image = from_pil(image)
     result = _exif_transposed(image)
     if not in_place:
         return result
@@ -298,18 +314,21 @@ def _exif_transposed(image: Image) -> Image:
     return _relabelled(node, info, {**node.params, "info": info})
 
 
+@accepts_pil("image")
 def solarize(image: Image, threshold: int = 128) -> Image:
     """Record ``ImageOps.solarize``: x if x < threshold else 255 - x."""
     _probe(lambda im: PILImageOps.solarize(im, threshold), image.mode)
     return image._derive("solarize", {"threshold": threshold})
 
 
+@accepts_pil("image")
 def posterize(image: Image, bits: int) -> Image:
     """Record ``ImageOps.posterize``: keep the top ``bits`` bits of each sample."""
     _probe(lambda im: PILImageOps.posterize(im, bits), image.mode)
     return image._derive("posterize", {"bits": bits})
 
 
+@accepts_pil("image")
 def grayscale(image: Image) -> Image:
     """Record ``ImageOps.grayscale`` (``convert("L")``)."""
     return image.convert("L")
@@ -330,6 +349,7 @@ def _border(border: int | tuple[int, ...]) -> tuple[int, int, int, int]:
     return left, top, right, bottom
 
 
+@accepts_pil("image")
 def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) -> Image:
     """Record ``ImageOps.expand``: a ``fill`` border around ``image``.
 
@@ -351,12 +371,14 @@ def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) ->
     return image._derive("expand", params, size=size, info=info)
 
 
+@accepts_pil("image")
 def crop(image: Image, border: int = 0) -> Image:
     """Record ``ImageOps.crop``: remove ``border`` pixels from every side."""
     left, top, right, bottom = _border(border)
     return image.crop((left, top, image.width - right, image.height - bottom))
 
 
+@accepts_pil("image")
 def colorize(  # noqa: PLR0917 - Pillow's positional signature
     image: Image,
     black: str | tuple[int, ...],
@@ -397,6 +419,7 @@ def _aspect_size(image: Image, size: tuple[int, int], *, cover: bool) -> tuple[i
     return size
 
 
+@accepts_pil("image")
 def contain(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
     """Record ``ImageOps.contain``: the largest aspect-preserving resize within ``size``."""
     if image.height == 0:
@@ -409,6 +432,7 @@ def contain(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Imag
     return image.resize(size, resample=method)
 
 
+@accepts_pil("image")
 def cover(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
     """Record ``ImageOps.cover``: the smallest aspect-preserving resize covering ``size``."""
     if image.height == 0:
@@ -418,6 +442,7 @@ def cover(image: Image, size: tuple[int, int], method: int = _BICUBIC) -> Image:
     return image.resize(_aspect_size(image, size, cover=True), resample=method)
 
 
+@accepts_pil("image")
 def pad(
     image: Image,
     size: tuple[int, int],
@@ -443,6 +468,7 @@ def pad(
     return expand(resized, border, color)
 
 
+@accepts_pil("image")
 def scale(image: Image, factor: float, resample: int = _BICUBIC) -> Image:
     """Record ``ImageOps.scale``: resize both sides by ``factor`` (rounded)."""
     if factor == 1:
@@ -454,6 +480,7 @@ def scale(image: Image, factor: float, resample: int = _BICUBIC) -> Image:
     return image.resize(size, resample)
 
 
+@accepts_pil("image")
 def fit(
     image: Image,
     size: tuple[int, int],

@@ -45,7 +45,11 @@ class Iterator:
 
     def __init__(self, im: Image) -> None:
         if not hasattr(im, "node"):
-            msg = f"Iterator needs a lazy pillow_gpu image; observed {type(im).__name__}"
+            msg = (
+                "why: Iterator needs a lazy pillow_gpu image (it records each frame from the "
+                f"file); observed {type(im).__module__}.{type(im).__qualname__}; fix: open the "
+                "file with pillow_gpu.Image.open, or use PIL.ImageSequence for a Pillow image"
+            )
             raise TypeError(msg)
         self.im = im
         self._frames: Generator[Image] | None = None
