@@ -15,7 +15,7 @@ from pillow_gpu._convert_info import palette_of, probe
 from pillow_gpu._graph import Node
 from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._snapshot import Snapshot
-from pillow_gpu.errors import DecodeError, DeviceError
+from pillow_gpu.errors import DecodeError, DeviceError, Unsupported
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import (
     BYTE_TERMINALS,
@@ -264,19 +264,17 @@ def _host_pixels(node: Node) -> bytes | memoryview:
     header = _recorded_palette(node)
     try:
         image = node.cache.get() or _cpu.decode_leaf(node)
-    # Pillow's decoder failures (its AVIF plugin raises RuntimeError for a frame its codec
-    # cannot decode); a bomb can surface only when the pixels are loaded.
-    except (
-        OSError,
-        ValueError,
-        SyntaxError,
-        RuntimeError,
-        PILImage.DecompressionBombError,
-    ) as error:
+    except Unsupported:  # a refusal of the decode itself (pillow_gpu._info_edits), as it is
+        raise
+    # Whatever Pillow's decoder raises for this file (OSError and ValueError mostly; its AVIF
+    # plugin a RuntimeError, a bomb DecompressionBombError, a plugin missing an info entry it
+    # reads a KeyError) fails this job's decode, never the executor.
+    except Exception as error:
         raise DecodeError(
             "a source could not be decoded",
             observed=f"{type(error).__name__}: {error}",
-            fix="check the file; it was readable when Image.open() read its header",
+            fix="check the file (Image.open() read its header, its pixels failed to decode) "
+            "and any edit of the image's info made before it loaded",
             stage="decode",
         ) from error
     if image.mode != node.mode or image.size != node.size:
