@@ -36,12 +36,13 @@ def test_metadata_never_evaluates(tmp_path: Path) -> None:
     assert opened.node.cache.get() is None  # header only, nothing decoded
 
 
-def test_info_is_a_copy() -> None:
+def test_info_is_the_handles_own_dict() -> None:
     source = make_image("L", (2, 2))
     source.info["dpi"] = (72, 72)
     lazy = Image.from_pil(source)
     lazy.info["dpi"] = (1, 1)
-    assert lazy.info == {"dpi": (72, 72)}
+    assert lazy.info == {"dpi": (1, 1)}  # kept, as Pillow's image keeps it
+    assert source.info == {"dpi": (72, 72)}  # from_pil copied it
 
 
 def test_open_save_roundtrip_and_cache_is_not_replayed(tmp_path: Path) -> None:

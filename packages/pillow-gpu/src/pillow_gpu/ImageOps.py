@@ -20,6 +20,7 @@ from PIL import ImageOps as PILImageOps
 from pillow_gpu import _cpu
 from pillow_gpu._empty import probe_size
 from pillow_gpu._graph import Node, walk
+from pillow_gpu._info_edits import edited_header
 from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._png_tail import LATE_ORIENTATION
 from pillow_gpu._probes import _probe, _probe_image, _probe_mode, _tiny_size
@@ -191,11 +192,14 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
         return None
     late = LATE_ORIENTATION in node.params.get("late", ())
     cached = node.cache.get()
-    if cached is not None:  # decoded already (load(), to_pil()): Pillow's loaded image answers
+    # Decoded already (load(), to_pil()): Pillow's loaded image answers; unless the caller
+    # edited its info, which the opened file answers for as Pillow's image would (a JPEG's
+    # EXIF was read at open, before the edit).
+    if cached is not None and edited_header(node) is None:
         return _loaded_orientation(cached) if late else None
     if node.params.get("format") == "PNG" and "header_info" in node.params:
         return None  # the node's info is the loaded one Pillow's getexif reads: info answers
-    with _cpu.open_encoded(node.params) as header:
+    with _cpu.open_edited(node) as header:  # the info Pillow's getexif reads, edits included
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif
         if own and not is_tiff and "exif" not in header.info:

@@ -15,12 +15,15 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageEnhance, ImageOps, ImagePalette
 
 from pillow_gpu._graph import Node, walk
+from pillow_gpu._info_edits import edited_header, with_info
 from pillow_gpu._pillow_memory import image_of_snapshot
+from pillow_gpu.errors import Unsupported
 
 __all__ = [
     "convert_options",
     "decode_leaf",
     "evaluate",
+    "open_edited",
     "open_encoded",
     "put_palette",
     "quantized",
@@ -34,6 +37,18 @@ def open_encoded(params: Mapping[str, Any]) -> PILImage.Image:
     return PILImage.open(params["path"] if params["data"] is None else io.BytesIO(params["data"]))
 
 
+def open_edited(node: Node) -> PILImage.Image:
+    """Open (header only) an ``open`` leaf's file as Pillow's image of it stands: with the
+    caller's edits of its ``info`` (:func:`~pillow_gpu._info_edits.edited_header`) made in
+    place, as plugins read and extend the dict they hold while loading; the caller closes it."""
+    opened = open_encoded(node.params)
+    edited = edited_header(node)
+    if edited is not None:
+        opened.info.clear()
+        opened.info.update(edited)
+    return opened
+
+
 def decode_leaf(node: Node) -> PILImage.Image:
     """Return the host pixels of a leaf node (decoding an encoded file if needed).
 
@@ -45,11 +60,22 @@ def decode_leaf(node: Node) -> PILImage.Image:
         return cached
     params = node.params
     if node.op == "open":
-        with open_encoded(params) as opened:
+        with open_edited(node) as opened:
             if params.get("draft") is not None:
                 opened.draft(*params["draft"])  # (mode, size) as draft() or thumbnail() asked
             opened.load()
             image = opened.copy()
+        if (image.mode, image.size) != (node.mode, node.size) and edited_header(node):
+            raise Unsupported(
+                "the edit of the opened file's info changed how Pillow loads it (a TIFF turns "
+                "its pixels by the EXIF orientation in info while loading), so the operations "
+                "recorded on its size and mode at open no longer hold",
+                observed=f"{node.mode} {node.size} at open, {image.mode} {image.size} loaded "
+                "after the edit",
+                fix="edit the info after the image is loaded (load() or an operation first), or "
+                "open it with PIL.Image.open, edit, load and wrap it with Image.from_pil",
+                stage="decode",
+            )
     elif node.op == "pil":
         kept = params.get("image")
         if kept is not None:
@@ -63,6 +89,7 @@ def decode_leaf(node: Node) -> PILImage.Image:
     else:  # pragma: no cover - guarded by Node.is_leaf
         msg = f"decode_leaf() needs a leaf node; observed op {node.op!r}"
         raise ValueError(msg)
+    image = with_info(image, node, shared=image is params.get("image"))
     return image if node.op == "pil" else node.cache.put(image)
 
 
@@ -179,5 +206,7 @@ def evaluate(root: Node) -> PILImage.Image:
             results[id(node)] = decode_leaf(node)
         else:
             inputs = [results[id(child)] for child in node.inputs]
-            results[id(node)] = _OPS[node.op](inputs, node.params)
+            image = _OPS[node.op](inputs, node.params)
+            shared = any(image is source for source in inputs)
+            results[id(node)] = with_info(image, node, shared=shared)
     return root.cache.put(results[id(root)])

@@ -14,6 +14,7 @@ import contextlib
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import IO, Any, cast
 
 from PIL import Image as PILImage
@@ -23,6 +24,7 @@ from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._empty import completed_if_empty
 from pillow_gpu._graph import Node
+from pillow_gpu._info_edits import handed_out, relabelled, same_info
 from pillow_gpu._leaves import FileFormat, new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
 from pillow_gpu._palettes import PaletteEdits
@@ -36,6 +38,8 @@ __all__ = ["Image", "alpha_composite"]
 
 #: Targets whose ``convert`` reads ``dither``, ``palette`` and ``colors``.
 _DITHERED_TARGETS = ("P", "PA", "1")
+#: A handle's ``_info_base`` before its ``info`` is first read.
+_NO_INFO: Mapping[str, Any] = MappingProxyType({})
 #: Modes Pillow resizes and transforms with NEAREST whatever filter is asked for.
 _NEAREST_ONLY = ("1", "P")
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
@@ -52,27 +56,42 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
     :class:`~pillow_gpu._queries.ImageQueries`.
     """
 
-    __slots__ = ("_drawing", "_file_format", "_frame", "_graph")
+    __slots__ = ("_drawing", "_file_format", "_frame", "_graph", "_info", "_info_base")
 
     def __init__(self, node: Node, file_format: FileFormat = (None, None)) -> None:
         self._graph = node
         self._drawing: _drawing.CanvasEdit | None = None
         self._file_format = file_format
         self._frame: _Reader | None = None  # the Pillow reader of a sought file
+        # The dict ``info`` handed out (None until read) and what it held when last in step
+        # with the graph (pillow_gpu._info_edits).
+        self._info: dict[str, Any] | None = None
+        self._info_base: Mapping[str, Any] = _NO_INFO
 
     @property
     def _node(self) -> Node:
-        # Pixels drawn since the graph was last read become a leaf now (pillow_gpu.ImageDraw).
+        # Pixels drawn since the graph was last read become a leaf now (pillow_gpu.ImageDraw);
+        # an edited ``info`` relabels the node the handle points at.
         drawing = self._drawing
         if drawing is not None:
             self._graph = drawing.snapshot()
             self._drawing = None
+        info = self._info
+        if info is not None and not same_info(info, self._info_base):
+            self._graph = relabelled(self._graph, info)
+            self._info_base = dict(info)
         return self._graph
 
     @_node.setter
     def _node(self, node: Node) -> None:
         self._graph = node
         self._drawing = None
+        info = self._info
+        if info is not None:  # Pillow's in-place edits keep the image's own dict
+            reported = self._reported_info()
+            info.clear()
+            info.update(handed_out(reported))
+            self._info_base = dict(reported)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Image:
         # The graph is immutable: a new handle on the same node (drawn pixels included).
@@ -113,14 +132,43 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
 
     @property
     def info(self) -> dict[str, Any]:
-        """A copy of the metadata dictionary the result will carry (for an opened file not
-        loaded yet, the header's, as Pillow's: a PNG's chunks after its pixels join it when it
-        loads, and the operations that load first start from those)."""
+        """The metadata dictionary the result will carry: this handle's own dict, as Pillow's
+        image has one. Edits (and assigning a new dict) are kept: the operations recorded after
+        them, the executor's result and ``save`` see them (:mod:`pillow_gpu._info_edits`).
+
+        Until it is edited it follows the graph: for an opened file not loaded yet it holds
+        the header's entries, as Pillow's does (a PNG's chunks after its pixels join it when it
+        loads, and the operations that load first start from those).
+        """
+        reported = self._reported_info()
+        info = self._info
+        if info is None:
+            info = self._info = handed_out(reported)
+            self._info_base = dict(reported)
+        elif same_info(info, self._info_base) and not same_info(info, reported):
+            info.clear()  # unedited: in step with the graph again (a file loaded meanwhile)
+            info.update(handed_out(reported))
+            self._info_base = dict(reported)
+        return info
+
+    @info.setter
+    def info(self, value: dict[str, Any]) -> None:
+        if not isinstance(value, Mapping):
+            msg = (
+                "why: an image's info is a dict of metadata; observed: "
+                f"{type(value).__module__}.{type(value).__qualname__}; fix: assign a dict"
+            )
+            raise TypeError(msg)
+        self._info_base = dict(self._reported_info())
+        self._info = value if isinstance(value, dict) else dict(value)
+
+    def _reported_info(self) -> Mapping[str, Any]:
+        """What the graph reports: the header's info for an opened file not loaded yet."""
         node = self._graph
         header = node.params.get("header_info") if node.op == "open" else None
         if header is not None and node.cache.get() is None:
-            return dict(header)
-        return dict(node.info)
+            return cast("Mapping[str, Any]", header)
+        return node.info
 
     @property
     def format(self) -> str | None:
@@ -451,7 +499,7 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
             answer = header.draft(mode, size)
             if answer is None:
                 return self, None
-            leaf = Node(
+            leaf = type(node)(  # a relabelled leaf stays one (pillow_gpu._info_edits)
                 op="open",
                 params={**node.params, "draft": (mode, size)},
                 mode=header.mode,

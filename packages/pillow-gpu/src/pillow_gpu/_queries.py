@@ -120,7 +120,7 @@ class ImageQueries:
         """``PIL.Image.Image.getexif``: an opened file's from its header, else from ``info``."""
         node = self._node
         if node.op == "open":
-            with _cpu.open_encoded(node.params) as header:
+            with _cpu.open_edited(node) as header:  # the caller's edits of info included
                 return header.getexif()
         return self._probe().getexif()
 

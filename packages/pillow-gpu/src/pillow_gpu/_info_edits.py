@@ -1,0 +1,125 @@
+"""Edits of a lazy image's ``info`` dictionary, kept as Pillow keeps them.
+
+Pillow's ``Image.info`` is the image's own dict: ``im.info["dpi"] = (300, 300)``,
+``del im.info["exif"]`` or ``im.info = {...}`` last, reach the operations recorded after them
+(``convert`` reads ``info["transparency"]``) and the encoders (PNG reads ``icc_profile`` and
+``transparency`` from it). A lazy handle hands out one dict of its own too
+(:attr:`pillow_gpu.Image.Image.info`); while it is unedited it follows the graph (an opened
+PNG's chunks after its pixels join it once the file is loaded, as Pillow adds them to the same
+dict). Once it differs from what the graph reports, the next use of the handle points it at a
+:class:`RelabelledNode`: the same operation and inputs with the edited ``info``, which every
+route then reports: the GPU routes read ``node.info``, and the CPU route gives the node's
+result exactly this ``info`` (:func:`with_info`).
+
+Where the image has pixels already (a loaded file, a completed result), the relabelled node is
+those pixels with the edited ``info``, as Pillow's image is. An opened file not loaded yet
+decodes with the edited ``info`` in place (:func:`edited_header`): Pillow's plugins read and
+extend that dict while loading (a PNG adds its chunks after the pixels, a TIFF turns its pixels
+by the EXIF orientation it finds there). A file the edit makes load at another size or mode
+than the one recorded at open (a TIFF whose orientation was edited) is refused when it decodes
+(``Unsupported``): the graph recorded on it no longer holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from PIL import Image as PILImage
+
+from pillow_gpu._graph import Node
+
+__all__ = [
+    "RelabelledNode",
+    "edited_header",
+    "handed_out",
+    "relabelled",
+    "same_info",
+    "with_info",
+]
+
+
+class RelabelledNode(Node):
+    """A node whose ``info`` the caller edited: its result carries ``info`` as it is."""
+
+    __slots__ = ()
+
+
+def handed_out(info: Mapping[str, Any]) -> dict[str, Any]:
+    """The dict a handle gives its caller: a copy whose lists are copies too (as Pillow's
+    ``copy()`` makes them), so editing one in place is seen as an edit."""
+    return {key: list(value) if isinstance(value, list) else value for key, value in info.items()}
+
+
+def same_info(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
+    """True when two info mappings hold the same keys and values (values compared by identity
+    first; a value whose ``==`` does not answer True, such as an array's, counts as changed)."""
+    if first.keys() != second.keys():
+        return False
+    for key, value in first.items():
+        other = second[key]
+        if value is other:
+            continue
+        try:
+            if not bool(value == other):
+                return False
+        except Exception:
+            return False
+    return True
+
+
+def relabelled(node: Node, info: Mapping[str, Any]) -> RelabelledNode:
+    """``node``'s result reporting ``info`` (see the module docstring).
+
+    An opened file not loaded yet reports its header's info; Pillow's plugins add what they
+    read while loading to that same dict, so those entries join the edited info (over an edit
+    of the same key, as in Pillow), and the header kept for the handle's later reads becomes
+    the edited one.
+    """
+    done = node.cache.get()
+    if done is not None:  # pixels already: those pixels, with the edited info
+        kept = done.copy()
+        kept.info = cast("dict[str | tuple[int, int], Any]", handed_out(info))
+        return RelabelledNode(
+            op="pil", params={"image": kept}, mode=node.mode, size=node.size, info=info
+        )
+    params: Mapping[str, Any] = node.params
+    reported = dict(info)
+    if node.op == "open":
+        header = params.get("header_info")
+        if header is not None:
+            late = {
+                key: value
+                for key, value in node.info.items()
+                if key not in header or not same_info({key: header[key]}, {key: value})
+            }
+            reported.update(late)
+            params = {**params, "header_info": dict(info)}
+    return RelabelledNode(
+        op=node.op,
+        params=params,
+        inputs=node.inputs,
+        mode=node.mode,
+        size=node.size,
+        info=reported,
+    )
+
+
+def edited_header(node: Node) -> Mapping[str, Any] | None:
+    """The ``info`` the caller gave an opened file before it loaded (a relabelled ``open``
+    leaf), to put in place of the opened header's before it loads; else None."""
+    if type(node) is not RelabelledNode or node.op != "open":
+        return None
+    return cast("Mapping[str, Any]", node.params.get("header_info", node.info))
+
+
+def with_info(image: PILImage.Image, node: Node, *, shared: bool) -> PILImage.Image:
+    """``image`` (a copy when it is ``shared`` with another node) carrying exactly a
+    :class:`RelabelledNode`'s ``info``; other nodes' images as they are."""
+    if type(node) is not RelabelledNode:
+        return image
+    if shared and same_info(cast("Mapping[str, Any]", image.info), node.info):
+        return image  # a relabelled leaf's own pixels, carrying its info already
+    result = image.copy() if shared else image
+    result.info = cast("dict[str | tuple[int, int], Any]", handed_out(node.info))
+    return result
