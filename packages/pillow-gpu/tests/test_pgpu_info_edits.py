@@ -332,3 +332,38 @@ def test_a_decode_an_edit_breaks_fails_its_job_only() -> None:
         assert [item.ok for item in found] == [False, True]
         assert found[0].kind == "Decode"  # type: ignore[union-attr]
         assert "KeyError: 'sizes'" in str(found[0].error)  # type: ignore[union-attr]
+
+
+#: Edits of an animated GIF's info before seeking.
+SEEK_EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "add": lambda info: info.update(user=1),
+    "delete-loop": lambda info: info.pop("loop"),
+    "set-duration": lambda info: info.update(duration=999),
+}
+
+
+@pytest.mark.parametrize("edit", list(SEEK_EDITS))
+def test_seeking_updates_the_edited_dict_as_pillows(edit: str) -> None:
+    # Pillow's GIF plugin updates the image's own dict on each seek: the caller's entries stay,
+    # the frame's own (duration) are set again.
+    frames = [PILImage.new("RGB", (8, 8), (index * 80, 0, 0)) for index in range(3)]
+    written = io.BytesIO()
+    frames[0].save(
+        written, "GIF", save_all=True, append_images=frames[1:], duration=[10, 20, 30], loop=0
+    )
+    with PILImage.open(io.BytesIO(written.getvalue())) as reference:
+        SEEK_EDITS[edit](reference.info)
+        reference.seek(1)
+        second = dict(reference.info)
+        reference.seek(2)
+        third = reference.convert("RGB")
+    lazy = Image.open(io.BytesIO(written.getvalue()))
+    info = lazy.info
+    SEEK_EDITS[edit](info)
+    lazy.seek(1)
+    assert lazy.info is info
+    assert info == second
+    lazy.seek(2)
+    actual = _executor(lazy.convert("RGB"))
+    assert_image_equal(actual, third)
+    assert actual.info == third.info

@@ -19,7 +19,7 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from PIL import Image as PILImage
 
@@ -49,6 +49,7 @@ class Seekable:
     __slots__ = ()
     _node: Any
     _frame: _Reader | None
+    _info: dict[str, Any] | None
 
     def _file(self) -> Node:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
@@ -85,6 +86,8 @@ class Seekable:
             PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # Pillow's: frame 0 only
             return
         reader = self._frame or _Reader(file)
+        if self._info is not None:  # the handle's own dict, which Pillow's seek updates in place
+            reader.image.info = cast("dict[str | tuple[int, int], Any]", self._info)
         before = reader.image.tell()
         reader.image.seek(frame)  # Pillow's checks, errors and frame logic
         if self._frame is not None and reader.image.tell() == before:
