@@ -1,6 +1,8 @@
 """Random short graphs over every mode the GPU path stores (native, band-twin, wide, indexed)
-and the geometric, filter, conversion and ImageOps steps users chain: each one is exact on
-the GPU, refused (``Unsupported``/``Limit``), or raises what Pillow raises when recorded."""
+and the geometric, filter, conversion and ImageOps steps users chain, with edits of the
+image's ``info`` between them (``transparency`` and ``dpi`` set, every key dropped): each one
+is exact on the GPU, refused (``Unsupported``/``Limit``), or raises what Pillow raises when
+recorded."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ TARGETS = (
 )  # fmt: skip
 
 ENHANCERS = ("Brightness", "Contrast", "Color", "Sharpness")
+#: Edits of the image's own info dict, made in place in both libraries.
+INFO_EDITS = ("clear", "dpi", "transparency-int", "transparency-tuple")
 AFFINE = (1.1, 0.1, -1, -0.1, 0.9, 2)
 QUAD = (0, 0, 2, 20, 18, 19, 20, 1)
 
@@ -60,7 +64,7 @@ def _step(rng: random.Random) -> Step:
         ["resize", "rotate", "transpose", "gauss", "box", "median", "point", "convert",
          "perspective", "affine", "quad", "extent", "reduce", "invert", "thumbnail", "crop",
          "enhance", "autocontrast", "equalize", "posterize", "solarize", "expand", "mirror",
-         "add"]
+         "add", "info", "info"]
     )  # fmt: skip
     arguments: dict[str, Callable[[], Any]] = {
         "resize": lambda: ((rng.randint(1, 30), rng.randint(1, 30)), rng.choice(FILTERS)),
@@ -90,6 +94,7 @@ def _step(rng: random.Random) -> Step:
         "posterize": lambda: rng.randint(1, 8),
         "solarize": lambda: rng.randint(0, 255),
         "expand": lambda: rng.randint(0, 3),
+        "info": lambda: (rng.choice(INFO_EDITS), rng.randint(0, 255)),
     }
     return kind, arguments.get(kind, lambda: None)()
 
@@ -126,6 +131,17 @@ def _apply(ours: bool, image: Any, step: Step) -> Any:
         "mirror": lambda: ops.mirror(image),
         "add": lambda: chops.add(image, image, 1.5, 3),
     }
+    if kind == "info":  # the image's own dict, edited in place in both libraries
+        edit, number = value
+        if edit == "clear":
+            image.info.clear()
+        elif edit == "dpi":
+            image.info["dpi"] = (number, number)
+        elif edit == "transparency-int":
+            image.info["transparency"] = number
+        else:
+            image.info["transparency"] = (number, number // 2, 255 - number)
+        return image
     if kind == "thumbnail":
         copy = image.copy()
         copy.thumbnail(value)  # in place, in both libraries
