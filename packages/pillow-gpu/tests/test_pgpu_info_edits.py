@@ -303,8 +303,8 @@ def test_an_edit_after_loading_keeps_the_loaded_pixels() -> None:
     lazy.load()
     lazy.info["dpi"] = (7, 7)
     node = lazy.node
-    assert node.op == "pil"  # the decoded pixels with the edited info: no second decode
-    assert node.cache.get() is None
+    assert node.op == "open"  # still the file (it seeks), completed with the decoded pixels
+    assert node.cache.get() is not None
     for route in ROUTES.values():
         actual = route(lazy.convert("L"))
         assert_image_equal(actual, expected)
@@ -367,3 +367,21 @@ def test_seeking_updates_the_edited_dict_as_pillows(edit: str) -> None:
     actual = _executor(lazy.convert("RGB"))
     assert_image_equal(actual, third)
     assert actual.info == third.info
+
+
+def test_a_loaded_file_edited_still_seeks() -> None:
+    frames = [PILImage.new("RGB", (8, 8), (index * 80, 0, 0)) for index in range(3)]
+    written = io.BytesIO()
+    frames[0].save(written, "GIF", save_all=True, append_images=frames[1:], duration=[10, 20, 30])
+    with PILImage.open(io.BytesIO(written.getvalue())) as reference:
+        reference.load()
+        reference.info["user"] = 1
+        reference.seek(2)
+        expected = reference.convert("RGB")
+    lazy = Image.open(io.BytesIO(written.getvalue()))
+    lazy.load()
+    lazy.info["user"] = 1
+    lazy.seek(2)
+    actual = lazy.convert("RGB").to_pil()
+    assert_image_equal(actual, expected)
+    assert actual.info == expected.info

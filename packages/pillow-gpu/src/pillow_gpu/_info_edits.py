@@ -11,8 +11,9 @@ dict). Once it differs from what the graph reports, the next use of the handle p
 route then reports: the GPU routes read ``node.info``, and the CPU route gives the node's
 result exactly this ``info`` (:func:`with_info`).
 
-Where the image has pixels already (a loaded file, a completed result), the relabelled node is
-those pixels with the edited ``info``, as Pillow's image is. An opened file not loaded yet
+Where the image has pixels already (a loaded file, a completed result), the relabelled node
+starts completed with those pixels and the edited ``info``, as Pillow's image is (a loaded
+file stays a file: it still seeks). An opened file not loaded yet
 decodes with the edited ``info`` in place (:func:`edited_header`): Pillow's plugins read and
 extend that dict while loading (a PNG adds its chunks after the pixels, a TIFF turns its pixels
 by the EXIF orientation it finds there). A file the edit makes load at another size or mode
@@ -77,25 +78,18 @@ def relabelled(node: Node, info: Mapping[str, Any]) -> RelabelledNode:
     the edited one.
     """
     done = node.cache.get()
-    if done is not None:  # pixels already: those pixels, with the edited info
-        kept = done.copy()
-        kept.info = cast("dict[str | tuple[int, int], Any]", handed_out(info))
-        return RelabelledNode(
-            op="pil", params={"image": kept}, mode=node.mode, size=node.size, info=info
-        )
     params: Mapping[str, Any] = node.params
     reported = dict(info)
-    if node.op == "open":
-        header = params.get("header_info")
-        if header is not None:
-            late = {
-                key: value
-                for key, value in node.info.items()
-                if key not in header or not same_info({key: header[key]}, {key: value})
-            }
-            reported.update(late)
-            params = {**params, "header_info": dict(info)}
-    return RelabelledNode(
+    header = params.get("header_info") if node.op == "open" and done is None else None
+    if header is not None:
+        late = {
+            key: value
+            for key, value in node.info.items()
+            if key not in header or not same_info({key: header[key]}, {key: value})
+        }
+        reported.update(late)
+        params = {**params, "header_info": dict(info)}
+    result = RelabelledNode(
         op=node.op,
         params=params,
         inputs=node.inputs,
@@ -103,6 +97,11 @@ def relabelled(node: Node, info: Mapping[str, Any]) -> RelabelledNode:
         size=node.size,
         info=reported,
     )
+    if done is not None:  # pixels already: those pixels carry the edited info (no new run)
+        kept = done.copy()
+        kept.info = cast("dict[str | tuple[int, int], Any]", handed_out(info))
+        result.cache.put(kept)
+    return result
 
 
 def edited_header(node: Node) -> Mapping[str, Any] | None:
