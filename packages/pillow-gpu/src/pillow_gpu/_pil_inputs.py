@@ -47,17 +47,20 @@ def accepts_pil(*names: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
         slots = tuple((parameters.index(name), name) for name in names)
         method = function.__name__ == "__init__"  # a class: name the instance's own
 
+        def where(args: tuple[Any, ...]) -> str:
+            return type(args[0]).__qualname__ if method else function.__qualname__
+
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> _R:
-            where = type(args[0]).__qualname__ if method else function.__qualname__
+            # Lazy images pass with one type check each (every job of a batch calls these).
             for position, name in slots:
                 if position < len(args):
                     value = args[position]
                     if type(value) is not Image:
-                        lazy = lazy_image(value, name, where)
+                        lazy = lazy_image(value, name, where(args))
                         args = (*args[:position], lazy, *args[position + 1 :])
                 elif name in kwargs and type(kwargs[name]) is not Image:
-                    kwargs[name] = lazy_image(kwargs[name], name, where)
+                    kwargs[name] = lazy_image(kwargs[name], name, where(args))
             return function(*args, **kwargs)
 
         return wrapper
