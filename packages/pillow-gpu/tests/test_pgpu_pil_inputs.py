@@ -7,46 +7,32 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
-from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageOps
-from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu._testing import LAZY_MODULES, PILLOW_MODULES, assert_image_equal, make_image
 
 #: name -> (the call on pillow_gpu's module, the same call on Pillow's), each given two images.
 Call = Callable[[Any, Any, Any], Any]
 CALLS: dict[str, Call] = {
-    "ImageOps.invert": lambda m, a, b: m["ImageOps"].invert(a),
-    "ImageOps.autocontrast": lambda m, a, b: m["ImageOps"].autocontrast(a, cutoff=2),
-    "ImageOps.posterize": lambda m, a, b: m["ImageOps"].posterize(a, 3),
-    "ImageOps.expand": lambda m, a, b: m["ImageOps"].expand(a, border=2, fill=7),
-    "ImageOps.fit": lambda m, a, b: m["ImageOps"].fit(a, (6, 9)),
-    "ImageOps.pad-keyword": lambda m, a, b: m["ImageOps"].pad(image=a, size=(12, 5)),
-    "ImageOps.exif_transpose": lambda m, a, b: m["ImageOps"].exif_transpose(a),
-    "ImageChops.add": lambda m, a, b: m["ImageChops"].add(a, b, 2.0, 3),
-    "ImageChops.difference-keywords": lambda m, a, b: m["ImageChops"].difference(
-        image1=a, image2=b
-    ),
-    "ImageChops.invert": lambda m, a, b: m["ImageChops"].invert(a),
-    "ImageChops.offset": lambda m, a, b: m["ImageChops"].offset(a, 3, 2),
-    "ImageEnhance.Contrast": lambda m, a, b: m["ImageEnhance"].Contrast(a).enhance(1.4),
-    "ImageEnhance.Sharpness": lambda m, a, b: m["ImageEnhance"].Sharpness(a).enhance(1.7),
-    "Image.blend": lambda m, a, b: m["Image"].blend(a, b, 0.3),
-    "Image.eval": lambda m, a, b: m["Image"].eval(a, lambda v: v // 2),
+    "ImageOps.invert": lambda m, a, b: m.ImageOps.invert(a),
+    "ImageOps.autocontrast": lambda m, a, b: m.ImageOps.autocontrast(a, cutoff=2),
+    "ImageOps.posterize": lambda m, a, b: m.ImageOps.posterize(a, 3),
+    "ImageOps.expand": lambda m, a, b: m.ImageOps.expand(a, border=2, fill=7),
+    "ImageOps.fit": lambda m, a, b: m.ImageOps.fit(a, (6, 9)),
+    "ImageOps.pad-keyword": lambda m, a, b: m.ImageOps.pad(image=a, size=(12, 5)),
+    "ImageOps.exif_transpose": lambda m, a, b: m.ImageOps.exif_transpose(a),
+    "ImageChops.add": lambda m, a, b: m.ImageChops.add(a, b, 2.0, 3),
+    "ImageChops.difference-keywords": lambda m, a, b: m.ImageChops.difference(image1=a, image2=b),
+    "ImageChops.invert": lambda m, a, b: m.ImageChops.invert(a),
+    "ImageChops.offset": lambda m, a, b: m.ImageChops.offset(a, 3, 2),
+    "ImageEnhance.Contrast": lambda m, a, b: m.ImageEnhance.Contrast(a).enhance(1.4),
+    "ImageEnhance.Sharpness": lambda m, a, b: m.ImageEnhance.Sharpness(a).enhance(1.7),
+    "Image.blend": lambda m, a, b: m.Image.blend(a, b, 0.3),
+    "Image.eval": lambda m, a, b: m.Image.eval(a, lambda v: v // 2),
 }
-OURS = {
-    "ImageOps": ImageOps,
-    "ImageChops": ImageChops,
-    "ImageEnhance": ImageEnhance,
-    "Image": Image,
-}
-PILLOWS = {
-    "ImageOps": PILImageOps,
-    "ImageChops": PILImageChops,
-    "ImageEnhance": PILImageEnhance,
-    "Image": PILImage,
-}
+OURS = LAZY_MODULES
+PILLOWS = PILLOW_MODULES
 MODES = ("L", "RGB")
 #: Which of the two arguments are passed as PIL images (the others as lazy images).
 MIXES = {"both-pil": (True, True), "first-pil": (True, False), "second-pil": (False, True)}

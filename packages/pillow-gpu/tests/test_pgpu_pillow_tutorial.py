@@ -13,38 +13,14 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image as PILImage
-from PIL import ImageChops as PILImageChops
-from PIL import ImageEnhance as PILImageEnhance
-from PIL import ImageFilter as PILImageFilter
-from PIL import ImageOps as PILImageOps
-from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import (
     GpuBatchExecutor,
     Image,
-    ImageChops,
-    ImageEnhance,
-    ImageFilter,
-    ImageOps,
-    ImageSequence,
 )
-from pillow_gpu._testing import assert_image_equal
+from pillow_gpu._testing import LAZY_MODULES, PILLOW_MODULES, assert_image_equal
 
-PILLOW = SimpleNamespace(
-    Image=PILImage,
-    ImageOps=PILImageOps,
-    ImageFilter=PILImageFilter,
-    ImageEnhance=PILImageEnhance,
-    ImageSequence=PILImageSequence,
-    ImageChops=PILImageChops,
-)
-OURS = SimpleNamespace(
-    Image=Image,
-    ImageOps=ImageOps,
-    ImageFilter=ImageFilter,
-    ImageEnhance=ImageEnhance,
-    ImageSequence=ImageSequence,
-    ImageChops=ImageChops,
-)
+PILLOW = PILLOW_MODULES
+OURS = LAZY_MODULES
 
 
 @pytest.fixture(scope="module")

@@ -7,16 +7,25 @@ import struct
 import warnings
 import zlib
 from collections.abc import Callable, Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from PIL import ImageSequence as PILImageSequence
 
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps, ImageSequence
 from pillow_gpu._pillow_memory import stored_view
 from pillow_gpu.gpu._layout import words_of_image
 
 __all__ = [
+    "LAZY_MODULES",
     "MODES",
+    "PILLOW_MODULES",
     "SIZES",
     "assert_image_equal",
     "call_outcome",
@@ -32,6 +41,25 @@ __all__ = [
 #: Native modes and the parity sizes every route is checked at.
 MODES = ("L", "LA", "RGB", "RGBA", "CMYK", "RGBX")
 SIZES = ((1, 1), (3, 2), (19, 17), (65, 33))
+
+#: Pillow's modules and pillow_gpu's, by the same names: a test written once against ``m``
+#: (``m.ImageOps.invert(image)``) runs with either.
+PILLOW_MODULES = SimpleNamespace(
+    Image=PILImage,
+    ImageChops=PILImageChops,
+    ImageEnhance=PILImageEnhance,
+    ImageFilter=PILImageFilter,
+    ImageOps=PILImageOps,
+    ImageSequence=PILImageSequence,
+)
+LAZY_MODULES = SimpleNamespace(
+    Image=Image,
+    ImageChops=ImageChops,
+    ImageEnhance=ImageEnhance,
+    ImageFilter=ImageFilter,
+    ImageOps=ImageOps,
+    ImageSequence=ImageSequence,
+)
 
 
 def make_image(mode: str, size: tuple[int, int], seed: int = 0) -> PILImage.Image:

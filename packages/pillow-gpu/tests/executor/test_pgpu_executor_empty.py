@@ -10,30 +10,20 @@ from typing import Any
 
 import pytest
 from PIL import Image as PILImage
-from PIL import ImageChops as PILImageChops
-from PIL import ImageEnhance as PILImageEnhance
-from PIL import ImageFilter as PILImageFilter
-from PIL import ImageOps as PILImageOps
-from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image
 from pillow_gpu._graph import Node
-from pillow_gpu._testing import assert_image_equal, call_outcome, make_image
+from pillow_gpu._testing import (
+    LAZY_MODULES,
+    PILLOW_MODULES,
+    assert_image_equal,
+    call_outcome,
+    make_image,
+)
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
 
-PILLOW = SimpleNamespace(
-    Image=PILImage,
-    ImageOps=PILImageOps,
-    ImageFilter=PILImageFilter,
-    ImageChops=PILImageChops,
-    ImageEnhance=PILImageEnhance,
-)
-LAZY = SimpleNamespace(
-    Image=Image,
-    ImageOps=ImageOps,
-    ImageFilter=ImageFilter,
-    ImageChops=ImageChops,
-    ImageEnhance=ImageEnhance,
-)
+PILLOW = PILLOW_MODULES
+LAZY = LAZY_MODULES
 
 _Op = Callable[[Any, SimpleNamespace], Any]
 
