@@ -89,7 +89,7 @@ def decode_leaf(node: Node) -> PILImage.Image:
     else:  # pragma: no cover - guarded by Node.is_leaf
         msg = f"decode_leaf() needs a leaf node; observed op {node.op!r}"
         raise ValueError(msg)
-    image = with_info(image, node, shared=image is params.get("image"))
+    image = with_info(image, node, (params.get("image"),))
     return image if node.op == "pil" else node.cache.put(image)
 
 
@@ -206,7 +206,5 @@ def evaluate(root: Node) -> PILImage.Image:
             results[id(node)] = decode_leaf(node)
         else:
             inputs = [results[id(child)] for child in node.inputs]
-            image = _OPS[node.op](inputs, node.params)
-            shared = any(image is source for source in inputs)
-            results[id(node)] = with_info(image, node, shared=shared)
+            results[id(node)] = with_info(_OPS[node.op](inputs, node.params), node, inputs)
     return root.cache.put(results[id(root)])

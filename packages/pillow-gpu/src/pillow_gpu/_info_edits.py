@@ -23,7 +23,7 @@ than the one recorded at open (a TIFF whose orientation was edited) is refused w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from PIL import Image as PILImage
@@ -112,11 +112,12 @@ def edited_header(node: Node) -> Mapping[str, Any] | None:
     return cast("Mapping[str, Any]", node.params.get("header_info", node.info))
 
 
-def with_info(image: PILImage.Image, node: Node, *, shared: bool) -> PILImage.Image:
-    """``image`` (a copy when it is ``shared`` with another node) carrying exactly a
-    :class:`RelabelledNode`'s ``info``; other nodes' images as they are."""
+def with_info(image: PILImage.Image, node: Node, sources: Iterable[object] = ()) -> PILImage.Image:
+    """``image`` carrying exactly a :class:`RelabelledNode`'s ``info`` (a copy when it is one
+    of ``sources``, the images other nodes hold); other nodes' images as they are, unchecked."""
     if type(node) is not RelabelledNode:
         return image
+    shared = any(image is source for source in sources)
     if shared and same_info(cast("Mapping[str, Any]", image.info), node.info):
         return image  # a relabelled leaf's own pixels, carrying its info already
     result = image.copy() if shared else image
