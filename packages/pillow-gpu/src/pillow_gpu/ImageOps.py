@@ -20,6 +20,7 @@ from PIL import ImageOps as PILImageOps
 from pillow_gpu import _cpu
 from pillow_gpu._empty import probe_size
 from pillow_gpu._graph import Node, walk
+from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._info_edits import edited_header
 from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._png_tail import LATE_ORIENTATION
@@ -151,7 +152,6 @@ def mirror(image: Image) -> Image:
 
 
 #: Pillow's exif_transpose: EXIF orientation (tag 0x0112) -> the transpose that undoes it.
-_ORIENTATION = 0x0112
 _EXIF_METHODS = {
     2: PILImage.Transpose.FLIP_LEFT_RIGHT,
     3: PILImage.Transpose.ROTATE_180,
@@ -204,9 +204,9 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
         own = type(header).getexif is not PILImage.Image.getexif
         if own and not is_tiff and "exif" not in header.info:
             return _loaded_orientation(header) if late else None  # getexif loads, as Pillow's
-        orientation = header.getexif().get(_ORIENTATION, 1)  # the IFD is read, not pixels
+        orientation = header.getexif().get(ORIENTATION, 1)  # the IFD is read, not pixels
         swaps = orientation in (5, 6, 7, 8)  # a quarter turn: width and height swap
-        tagged = getattr(header, "tag_v2", {}).get(_ORIENTATION)  # what sized the header
+        tagged = getattr(header, "tag_v2", {}).get(ORIENTATION)  # what sized the header
         return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8), None
 
 
@@ -217,10 +217,27 @@ def _info_probe(info: Mapping[str, Any]) -> PILImage.Image:
     return probe
 
 
+def _handed_exif_info(
+    probe: PILImage.Image, handed: PILImage.Exif, orientation: int, *, in_place: bool
+) -> Mapping[str, Any]:
+    """The ``info`` Pillow's ``exif_transpose`` gives when the image's ``getexif()`` answers
+    ``handed``: Pillow's own function run on a 1x1 ``probe`` carrying the image's ``info``.
+
+    Its result's ``info`` comes from a new image's ``getexif()``, parsed from ``info``; in place
+    Pillow deletes the orientation from ``handed`` itself and writes it back to ``info``.
+    """
+    if in_place:
+        probe._exif = handed  # Pillow's own cache: the probe answers with the caller's Exif
+        PILImageOps.exif_transpose(probe, in_place=True)
+        return cast("Mapping[str, Any]", probe.info)
+    probe.getexif()[ORIENTATION] = orientation  # only the turn is read from the handed Exif
+    return cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
+
+
 def _loaded_orientation(image: PILImage.Image) -> tuple[Any, bool, bool, dict[str, Any]]:
     """:func:`_opened_orientation`'s answer from a loaded (or, for a PNG, loading) image: its
     orientation, then its ``info`` with what followed the pixels."""
-    orientation = image.getexif().get(_ORIENTATION, 1)
+    orientation = image.getexif().get(ORIENTATION, 1)
     return orientation, False, False, cast("dict[str, Any]", dict(image.info))
 
 
@@ -274,15 +291,24 @@ def exif_transpose(image: Image | PILImage.Image, *, in_place: bool = False) -> 
             PILImageOps.exif_transpose(image, in_place=True)
             return None
         image = from_pil(image)
-    result = _exif_transposed(image)
+    result = _exif_transposed(image, in_place=in_place)
     if not in_place:
         return result
     image._node = result.node
     return None
 
 
-def _exif_transposed(image: Image) -> Image:
-    """``exif_transpose(image)``'s result as a new image (see :func:`exif_transpose`)."""
+def _exif_transposed(image: Image, *, in_place: bool = False) -> Image:
+    """``exif_transpose(image)``'s result as a new image (see :func:`exif_transpose`).
+
+    Where the caller has asked ``getexif()`` before, Pillow's ``exif_transpose`` reads the
+    orientation from that ``Exif`` (the caller's edits of it included), and in place it
+    deletes the orientation from it and writes it back to ``info``; so does this.
+    """
+    handed = image._exif
+    # Read before the handle's first use below, where an opened TIFF loads and Pillow's
+    # plugin deletes the orientation it turned the pixels by from the handed Exif.
+    handed_orientation: Any = None if handed is None else handed.get(ORIENTATION, 1)
     opened = _opened_orientation(image)
     if opened is None and _late_orientation_below(image.node):
         raise Unsupported(
@@ -305,14 +331,26 @@ def _exif_transposed(image: Image) -> Image:
             stage="admission",
         )
     probe = _info_probe(image.node.info if loaded is None else loaded)
-    orientation = probe.getexif().get(_ORIENTATION, 1) if opened is None else opened[0]
+    if handed is not None:
+        orientation = handed_orientation
+    else:
+        orientation = probe.getexif().get(ORIENTATION, 1) if opened is None else opened[0]
+    if is_tiff and _EXIF_METHODS.get(orientation) is not None:
+        # Pillow's TIFF plugin turned the pixels while loading (by the handed Exif where there
+        # is one: the leaf decodes so, pillow_gpu._handed_exif) and took the turn out of info.
+        exif = handed if handed is not None else probe.getexif()
+        exif[ORIENTATION] = orientation  # the use above deleted it from the handed Exif
+        loaded = dict(_handed_exif_info(probe, exif, orientation, in_place=True))
     method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
         copy = image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
         if loaded is None:
             return copy
         return _relabelled(copy.node, loaded, copy.node.params)  # Pillow's copy: loaded info
-    info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
+    if handed is None:
+        info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
+    else:
+        info = _handed_exif_info(probe, handed, orientation, in_place=in_place)
     node = image.transpose(method).node
     # The CPU route sets Pillow's info on its result (params "info").
     return _relabelled(node, info, {**node.params, "info": info})

@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageEnhance, ImageOps, ImagePalette
 
 from pillow_gpu._graph import Node, walk
+from pillow_gpu._handed_exif import apply_orientation
 from pillow_gpu._info_edits import edited_header, with_info
 from pillow_gpu._pillow_memory import image_of_snapshot
 from pillow_gpu.errors import Unsupported
@@ -61,15 +62,17 @@ def decode_leaf(node: Node) -> PILImage.Image:
     params = node.params
     if node.op == "open":
         with open_edited(node) as opened:
+            turned = apply_orientation(node, opened)  # the Exif getexif() handed out, edited
             if params.get("draft") is not None:
                 opened.draft(*params["draft"])  # (mode, size) as draft() or thumbnail() asked
             opened.load()
             image = opened.copy()
-        if (image.mode, image.size) != (node.mode, node.size) and edited_header(node):
+        if (image.mode, image.size) != (node.mode, node.size) and (turned or edited_header(node)):
             raise Unsupported(
-                "the edit of the opened file's info changed how Pillow loads it (a TIFF turns "
-                "its pixels by the EXIF orientation in info while loading), so the operations "
-                "recorded on its size and mode at open no longer hold",
+                "the edit of the opened file's info or of the Exif getexif() returned changed "
+                "how Pillow loads it (a TIFF turns its pixels by the EXIF orientation while "
+                "loading), so the operations recorded on its size and mode at open no longer "
+                "hold",
                 observed=f"{node.mode} {node.size} at open, {image.mode} {image.size} loaded "
                 "after the edit",
                 fix="edit the info after the image is loaded (load() or an operation first), or "

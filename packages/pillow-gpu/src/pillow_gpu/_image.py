@@ -24,6 +24,7 @@ from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._empty import completed_if_empty
 from pillow_gpu._graph import Node
+from pillow_gpu._handed_exif import follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info
 from pillow_gpu._leaves import FileFormat, new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
@@ -56,7 +57,16 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
     :class:`~pillow_gpu._queries.ImageQueries`.
     """
 
-    __slots__ = ("_drawing", "_file_format", "_frame", "_graph", "_info", "_info_base")
+    __slots__ = (
+        "_drawing",
+        "_exif",
+        "_exif_watch",
+        "_file_format",
+        "_frame",
+        "_graph",
+        "_info",
+        "_info_base",
+    )
 
     def __init__(self, node: Node, file_format: FileFormat = (None, None)) -> None:
         self._graph = node
@@ -67,6 +77,12 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         # with the graph (pillow_gpu._info_edits).
         self._info: dict[str, Any] | None = None
         self._info_base: Mapping[str, Any] = _NO_INFO
+        # The Exif ``getexif()`` handed out (None until asked), kept as Pillow's image keeps
+        # its own: the same object on every call, the caller's edits included.
+        self._exif: PILImage.Exif | None = None
+        # (orientation,) an opened TIFF not loaded yet loads by, followed in ``_exif``
+        # (pillow_gpu._handed_exif); None when there is nothing to follow.
+        self._exif_watch: tuple[Any] | None = None
 
     @property
     def _node(self) -> Node:
@@ -80,6 +96,12 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         if info is not None and not same_info(info, self._info_base):
             self._graph = relabelled(self._graph, info)
             self._info_base = dict(info)
+        watch = self._exif_watch
+        if watch is not None:  # a use: an opened TIFF loads by the handed Exif now
+            assert self._exif is not None
+            self._graph, self._exif_watch = follow_orientation(
+                self._graph, self._exif, watch, use=True
+            )
         return self._graph
 
     @_node.setter
@@ -92,6 +114,21 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
             info.clear()
             info.update(handed_out(reported))
             self._info_base = dict(reported)
+
+    def _peek_node(self) -> Node:
+        """``_node`` for a read where Pillow's image loads nothing (metadata, ``repr``): an
+        opened TIFF still follows the handed Exif afterwards (pillow_gpu._handed_exif)."""
+        watch = self._exif_watch
+        if watch is None:
+            return self._node
+        self._exif_watch = None
+        try:
+            node = self._node
+        finally:
+            self._exif_watch = watch
+        assert self._exif is not None
+        self._graph, self._exif_watch = follow_orientation(node, self._exif, watch, use=False)
+        return self._graph
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Image:
         # The graph is immutable: a new handle on the same node (drawn pixels included).
@@ -189,12 +226,12 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
     @property
     def is_evaluated(self) -> bool:
         """True once the graph has been completed and its pixels cached."""
-        return self._node.cache.get() is not None
+        return self._peek_node().cache.get() is not None
 
     def __repr__(self) -> str:
         state = "evaluated" if self.is_evaluated else "lazy"
         return (
-            f"<pillow_gpu.Image.Image {state} op={self._node.op} mode={self.mode} "
+            f"<pillow_gpu.Image.Image {state} op={self._peek_node().op} mode={self.mode} "
             f"size={self.width}x{self.height}>"
         )
 

@@ -21,12 +21,16 @@ usable, unlike Pillow's.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
+from PIL import TiffTags
 
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import probe
+from pillow_gpu._handed_exif import apply_orientation, turned_while_loading, watched_orientation
 
 if TYPE_CHECKING:
     from pillow_gpu._graph import Node
@@ -40,11 +44,25 @@ def _pil(image: Any) -> Any:
     return _cpu.evaluate(node) if node is not None else image
 
 
+def _read_tiff_groups(exif: PILImage.Exif) -> None:
+    """Read a TIFF's sub-IFDs (EXIF, GPS, ...) before the header's file closes, as Pillow's
+    TIFF plugin does before closing its own; ``tobytes()`` and ``get_ifd`` read them later."""
+    for tag in TiffTags.TAGS_V2_GROUPS:
+        if tag in exif:
+            with contextlib.suppress(Exception):  # Pillow raises when it is read, if ever
+                exif.get_ifd(tag)
+
+
 class ImageQueries:
     """The read-only part of ``PIL.Image.Image`` for a handle on a graph node."""
 
     __slots__ = ()
     _node: Node
+    _peek_node: Callable[[], Node]
+    _exif: PILImage.Exif | None
+    _exif_watch: tuple[Any] | None
+    _file_format: tuple[str | None, str | None]
+    _frame: Any
 
     def _pixels(self) -> PILImage.Image:
         """The completed result (evaluated with Pillow once, or the cached GPU result)."""
@@ -103,7 +121,7 @@ class ImageQueries:
     # -- metadata queries (no pixels) ------------------------------------------------------
     def _probe(self) -> PILImage.Image:
         """A 1x1 image of this mode, palette and info; the completed pixels when unknown."""
-        found = probe(self._node)
+        found = probe(self._peek_node())
         return self._pixels() if found is None else found
 
     def getpalette(self, rawmode: str | None = "RGB") -> list[int] | None:
@@ -117,11 +135,30 @@ class ImageQueries:
         return self._probe().has_transparency_data
 
     def getexif(self) -> PILImage.Exif:
-        """``PIL.Image.Image.getexif``: an opened file's from its header, else from ``info``."""
-        node = self._node
-        if node.op == "open":
+        """``PIL.Image.Image.getexif``: an opened file's from its header (a sought frame's
+        from Pillow's reader), else from ``info``. As Pillow's image, the handle keeps the
+        ``Exif`` it hands out: every call returns that object, edits of it included, and
+        ``ImageOps.exif_transpose`` reads the orientation from it."""
+        exif = self._exif
+        if exif is None:
+            exif = self._exif = self._read_exif()  # type: ignore[misc]  # the slot is Image's
+        return exif
+
+    def _read_exif(self) -> PILImage.Exif:
+        if self._frame is not None:
+            return self._frame.image.getexif()
+        node = self._peek_node()
+        if node.op == "open" and self._file_format[0] is not None:  # a copy() is no file
             with _cpu.open_edited(node) as header:  # the caller's edits of info included
-                return header.getexif()
+                apply_orientation(node, header)
+                exif = header.getexif()
+                if hasattr(header, "tag_v2"):
+                    _read_tiff_groups(exif)
+                    if node.cache.get() is not None:
+                        turned_while_loading(exif)
+                watch = watched_orientation(node, header, exif)
+                self._exif_watch = watch  # type: ignore[misc]  # the slot is Image's
+                return exif
         return self._probe().getexif()
 
     def getxmp(self, *, strip_namespaces: bool = True) -> dict[str, Any]:

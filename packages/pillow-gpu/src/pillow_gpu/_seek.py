@@ -48,21 +48,24 @@ class Seekable:
 
     __slots__ = ()
     _node: Any
+    _peek_node: Callable[[], Node]
     _frame: _Reader | None
     _info: dict[str, Any] | None
+    _exif: PILImage.Exif | None
 
     def _file(self) -> Node:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
-        return self._node if self._frame is None else self._frame.file
+        return self._peek_node() if self._frame is None else self._frame.file
 
     def _read(self, read: Callable[[PILImage.Image], int], default: int) -> int:
         """``read`` of the reader of a sought file (Pillow keeps what it counted), else of
         the file's header opened now; ``default`` for an image that is no file."""
         if self._frame is not None:
             return read(self._frame.image)
-        if self._node.op != "open":
+        node = self._peek_node()
+        if node.op != "open":
             return default
-        with _cpu.open_encoded(self._node.params) as header:
+        with _cpu.open_encoded(node.params) as header:
             return read(header)
 
     @property
@@ -88,6 +91,8 @@ class Seekable:
         reader = self._frame or _Reader(file)
         if self._info is not None:  # the handle's own dict, which Pillow's seek updates in place
             reader.image.info = cast("dict[str | tuple[int, int], Any]", self._info)
+        if self._exif is not None:  # the Exif handed out, which Pillow's TIFF and MPO reload
+            reader.image._exif = self._exif
         before = reader.image.tell()
         reader.image.seek(frame)  # Pillow's checks, errors and frame logic
         if self._frame is not None and reader.image.tell() == before:

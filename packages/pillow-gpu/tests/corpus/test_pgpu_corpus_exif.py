@@ -1,0 +1,130 @@
+"""Every corpus file with EXIF (JPEGs of cameras and editors, TIFFs, PNGs and WebPs with eXIf
+chunks, XMP orientations, corrupt and truncated EXIF) edited through the ``Exif`` its
+``getexif()`` hands out, then transposed, converted or saved, against Pillow doing the same
+(:mod:`pillow_gpu._handed_exif`).
+
+Each case ends with the result's size, bytes and ``info`` (and the handed ``Exif``), or the
+exception's type, and must equal Pillow's; the only other outcome allowed is a documented
+refusal (``Unsupported``: a TIFF that the edit makes load at another size than at open). The
+shares are printed.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageOps
+from pillow_gpu.errors import Unsupported
+
+ORIENTATION = 0x0112
+#: Largest header (pixels) whose cases run.
+MAX_PIXELS = 1 << 22
+
+
+def _state(exif: PILImage.Exif) -> str:
+    # repr: a rational's NaN (a zero denominator) compares unequal to itself.
+    return repr(sorted((int(tag), repr(value)) for tag, value in exif.items()))
+
+
+def _image_state(image: Any) -> tuple[Any, ...]:
+    return image.size, image.mode, image.tobytes(), repr(sorted(image.info.items()))
+
+
+def _transpose_without_orientation(ops: Any, image: Any) -> tuple[Any, ...]:
+    image.getexif().pop(ORIENTATION, None)
+    return _image_state(ops.exif_transpose(image))
+
+
+def _transpose_in_place(ops: Any, image: Any) -> tuple[Any, ...]:
+    exif = image.getexif()
+    exif[ORIENTATION] = 3
+    exif[0x010F] = "Maker"
+    ops.exif_transpose(image, in_place=True)
+    return *_image_state(image), _state(image.getexif()), image.getexif() is exif
+
+
+def _convert_after_orientation_1(ops: Any, image: Any) -> tuple[Any, ...]:
+    image.getexif()[ORIENTATION] = 1
+    return _image_state(image.convert("RGBA"))
+
+
+def _save_with_edited_exif(ops: Any, image: Any) -> tuple[Any, ...]:
+    exif = image.getexif()
+    exif[0x0131] = "Edited"
+    written = io.BytesIO()
+    # No ICC profile: lcms stamps the one a LAB conversion makes with the time of the call.
+    image.convert("RGB").save(written, "PNG", exif=exif, icc_profile=None)
+    return (written.getvalue(),)
+
+
+def _seek_after_edit(ops: Any, image: Any) -> tuple[Any, ...]:
+    exif = image.getexif()
+    exif[0x0131] = "Edited"
+    if getattr(image, "n_frames", 1) < 2:
+        return ("one frame",)
+    image.seek(1)
+    return image.getexif() is exif, _state(image.getexif())
+
+
+CASES: dict[str, Callable[[Any, Any], tuple[Any, ...]]] = {
+    "transpose-without-orientation": _transpose_without_orientation,
+    "transpose-in-place": _transpose_in_place,
+    "convert-after-orientation-1": _convert_after_orientation_1,
+    "save-with-edited-exif": _save_with_edited_exif,
+    "seek-after-edit": _seek_after_edit,
+}
+
+
+def _outcome(module: Any, ops: Any, path: Path, case: str) -> Any:
+    try:
+        image = module.open(path)
+        return CASES[case](ops, image)
+    except Unsupported:
+        return "refused"
+    except Exception as error:  # the exception type is the answer
+        return type(error).__name__
+
+
+def _with_exif(pillow_corpus: Path) -> list[Path]:
+    files = []
+    for path in sorted(pillow_corpus.rglob("*")):
+        try:
+            with PILImage.open(path) as opened:
+                pixels = opened.size[0] * opened.size[1]
+                has_exif = len(opened.getexif()) > 0
+        except Exception:  # files Pillow cannot open or whose EXIF it cannot read: no case
+            continue
+        if has_exif and pixels <= MAX_PIXELS:
+            files.append(path)
+    return files
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_handed_exif_edits_match_pillow(pillow_corpus: Path) -> None:
+    files = _with_exif(pillow_corpus)
+    assert len(files) > 100  # Pillow's own test images: many cameras, editors and fuzzers
+    shares: collections.Counter[str] = collections.Counter()
+    differing = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides
+        for path in files:
+            for case in CASES:
+                expected = _outcome(PILImage, PILImageOps, path, case)
+                actual = _outcome(Image, ImageOps, path, case)
+                if actual == expected:
+                    shares["equal" if isinstance(expected, tuple) else "same error"] += 1
+                elif actual == "refused":
+                    shares["refused"] += 1
+                else:
+                    differing.append(f"{path.name} {case}: {str(actual)[:120]}")
+    print(f"\nhanded Exif edits, {len(files)} files x {len(CASES)} cases: {dict(shares)}")
+    assert not differing, "\n".join(differing)
+    assert shares["equal"] > shares["refused"]
