@@ -192,3 +192,124 @@ def test_other_missing_attributes_keep_python_s_message() -> None:
     with pytest.raises(AttributeError) as missing:
         getattr(Image.from_pil(PILImage.new("L", (2, 2))), "no_such_thing")  # noqa: B009
     assert str(missing.value) == "'Image' object has no attribute 'no_such_thing'"
+
+
+# -- the palette object (Image.palette) -------------------------------------------------------
+def _palette_file(tmp_path: Any, file_format: str) -> Any:
+    """A P file of ``file_format`` with a 16-colour palette and a transparent index."""
+    image = PILImage.new("P", (12, 8))
+    image.putpalette([(index * 37 + band * 91) % 256 for index in range(16) for band in range(3)])
+    image.putdata([index % 16 for index in range(96)])
+    path = tmp_path / f"palette.{file_format.lower()}"
+    image.save(path, file_format, transparency=2)
+    return path
+
+
+def _reverse(palette: ImagePalette.ImagePalette) -> None:
+    palette.palette = bytes(reversed(bytes(palette.palette)))
+
+
+#: What a caller does with the palette object before using the image.
+PALETTE_EDITS: dict[str, Any] = {
+    "read": lambda image, palette: None,
+    "getcolor": lambda image, palette: palette.getcolor((1, 2, 3)),  # marks it dirty
+    "assign-raw": lambda image, palette: setattr(
+        image, "palette", ImagePalette.raw("RGB", bytes(range(256)) * 3)
+    ),
+    "edit-dirty": lambda image, palette: (_reverse(palette), setattr(palette, "dirty", 1)),
+    "edit-clean": lambda image, palette: _reverse(palette),
+}
+
+
+def _executed(image: Any) -> PILImage.Image:
+    with GpuBatchExecutor() as executor:
+        (result,) = executor.run([("job", image)])
+    assert isinstance(result.image, PILImage.Image)
+    return result.image
+
+
+PALETTE_ROUTES: dict[str, Any] = {
+    "to_pil": lambda image: image.to_pil(),
+    "executor": _executed,
+}
+
+
+def _palette_facts(palette: ImagePalette.ImagePalette | None) -> Any:
+    if palette is None:
+        return None
+    return palette.mode, palette.rawmode, bytes(palette.palette), palette.dirty
+
+
+@pytest.mark.parametrize("route", list(PALETTE_ROUTES))
+@pytest.mark.parametrize("edit", list(PALETTE_EDITS))
+@pytest.mark.parametrize("file_format", ["GIF", "PNG"])
+def test_the_palette_object_is_pillow_s(
+    tmp_path: Any, file_format: str, edit: str, route: str
+) -> None:
+    # Pillow's image keeps one palette object; an opened file's is dirty until it loads, and
+    # load() applies a dirty one, edited or given, to the pixels.
+    path = _palette_file(tmp_path, file_format)
+    found = []
+    for module in (PILImage, Image):
+        image = module.open(path)
+        palette = image.palette
+        facts = [palette is image.palette, _palette_facts(palette)]
+        PALETTE_EDITS[edit](image, palette)
+        converted = image.convert("RGBA")
+        result = PALETTE_ROUTES[route](converted) if module is Image else converted
+        facts += [result.tobytes(), image.getpalette(), _palette_facts(image.palette)]
+        facts.append(image.palette is palette)
+        found.append(facts)
+        image.close()  # Pillow's multi-frame GIF keeps its file open
+    assert found[1] == found[0]
+
+
+def test_an_unedited_palette_leaves_the_graph_on_the_gpu(tmp_path: Any) -> None:
+    # Reading the palette of an opened file (dirty until it loads) changes nothing: the use
+    # that applies it finds the file's own palette, and the graph stays the file's.
+    path = _palette_file(tmp_path, "GIF")
+    image = Image.open(path)
+    assert image.palette is not None
+    assert image.palette.dirty == 1
+    converted = image.convert("RGB")
+    assert converted.node.inputs[0].op == "open"
+    assert image.palette.dirty == 0  # applied, as Pillow's load() marks it
+    with PILImage.open(path) as reference:
+        assert_image_equal(_executed(converted), reference.convert("RGB"))
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "I;16"])
+def test_images_without_a_palette_have_none(mode: str) -> None:
+    assert PILImage.new(mode, (2, 2)).palette is None
+    assert Image.new(mode, (2, 2)).palette is None
+
+
+def test_putpalette_hands_out_a_new_palette_object() -> None:
+    for module in (PILImage, Image):
+        image: Any = module.new("P", (4, 4))
+        first = image.palette
+        image.putpalette([7] * 768)
+        assert image.palette is not first
+        assert bytes(image.palette.palette)[:3] == b"\x07\x07\x07"
+
+
+@pytest.mark.parametrize("second", ["same-palette", "own-palette"])
+def test_seek_keeps_or_replaces_the_palette_object_as_pillow(tmp_path: Any, second: str) -> None:
+    # Pillow's GIF plugin keeps the image's palette object for a frame of the same palette
+    # and for one it turns RGB; the handle's object follows Pillow's reader.
+    frames = [PILImage.new("P", (4, 4), index) for index in range(2)]
+    for frame in frames:
+        frame.putpalette(list(range(256)) * 3)
+    if second == "own-palette":
+        frames[1].putpalette([255 - value for value in range(256)] * 3)
+    written = tmp_path / "two.gif"
+    frames[0].save(written, save_all=True, append_images=frames[1:])
+    found = []
+    for module in (PILImage, Image):
+        image: Any = module.open(written)
+        before = image.palette
+        image.seek(1)
+        after = image.palette
+        found.append((image.mode, after is before, _palette_facts(after), image.tobytes()))
+        image.close()  # Pillow's multi-frame GIF keeps its file open
+    assert found[1] == found[0]

@@ -50,11 +50,13 @@ def open_edited(node: Node) -> PILImage.Image:
     return opened
 
 
-def decode_leaf(node: Node) -> PILImage.Image:
+def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) -> PILImage.Image:
     """Return the host pixels of a leaf node (decoding an encoded file if needed).
 
     An ``open`` leaf drafted by ``draft()`` or ``thumbnail`` carries the ``draft`` (mode, size)
-    request; the same ``draft`` call configures the decoder before loading.
+    request; the same ``draft`` call configures the decoder before loading. A ``palette``
+    (a handed-out palette object, pillow_gpu._palettes) is the opened file's while it loads,
+    as a palette given to Pillow's opened image before loading is.
     """
     cached = node.cache.get()
     if cached is not None:
@@ -65,6 +67,8 @@ def decode_leaf(node: Node) -> PILImage.Image:
             turned = apply_orientation(node, opened)  # the Exif getexif() handed out, edited
             if params.get("draft") is not None:
                 opened.draft(*params["draft"])  # (mode, size) as draft() or thumbnail() asked
+            if palette is not None:
+                opened.palette = palette
             opened.load()
             image = opened.copy()
         if (image.mode, image.size) != (node.mode, node.size) and (turned or edited_header(node)):

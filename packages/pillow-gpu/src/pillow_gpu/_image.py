@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import IO, Any, cast
 
 from PIL import Image as PILImage
-from PIL import ImageFilter, ImageMode
+from PIL import ImageFilter, ImageMode, ImagePalette
 
 from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
@@ -26,9 +26,10 @@ from pillow_gpu._empty import completed_if_empty
 from pillow_gpu._graph import Node
 from pillow_gpu._handed_exif import follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info
-from pillow_gpu._leaves import FileFormat, new_node, pil_node
+from pillow_gpu._leaves import new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
-from pillow_gpu._palettes import PaletteEdits
+from pillow_gpu._opened_file import NOT_A_FILE, OpenedFile, kept_save_params
+from pillow_gpu._palettes import PaletteEdits, realized
 from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
@@ -66,9 +67,10 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         "_graph",
         "_info",
         "_info_base",
+        "_palette",
     )
 
-    def __init__(self, node: Node, file_format: FileFormat = (None, None)) -> None:
+    def __init__(self, node: Node, file_format: OpenedFile = NOT_A_FILE) -> None:
         self._graph = node
         self._drawing: _drawing.CanvasEdit | None = None
         self._file_format = file_format
@@ -83,6 +85,8 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         # (orientation,) an opened TIFF not loaded yet loads by, followed in ``_exif``
         # (pillow_gpu._handed_exif); None when there is nothing to follow.
         self._exif_watch: tuple[Any] | None = None
+        # (palette,) the ``palette`` object handed out or given (pillow_gpu._palettes).
+        self._palette: tuple[ImagePalette.ImagePalette | None] | None = None
 
     @property
     def _node(self) -> Node:
@@ -102,6 +106,10 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
             self._graph, self._exif_watch = follow_orientation(
                 self._graph, self._exif, watch, use=True
             )
+        palette = self._palette
+        if palette is not None and palette[0] is not None and palette[0].dirty:
+            # a use: Pillow's load() applies the handed palette object now
+            self._graph = realized(self._graph, palette[0])
         return self._graph
 
     @_node.setter
@@ -117,17 +125,19 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
 
     def _peek_node(self) -> Node:
         """``_node`` for a read where Pillow's image loads nothing (metadata, ``repr``): an
-        opened TIFF still follows the handed Exif afterwards (pillow_gpu._handed_exif)."""
-        watch = self._exif_watch
-        if watch is None:
+        opened TIFF still follows the handed Exif afterwards (pillow_gpu._handed_exif), and a
+        handed dirty palette waits for a use (pillow_gpu._palettes)."""
+        watch, palette = self._exif_watch, self._palette
+        if watch is None and palette is None:
             return self._node
-        self._exif_watch = None
+        self._exif_watch = self._palette = None
         try:
             node = self._node
         finally:
-            self._exif_watch = watch
-        assert self._exif is not None
-        self._graph, self._exif_watch = follow_orientation(node, self._exif, watch, use=False)
+            self._exif_watch, self._palette = watch, palette
+        if watch is not None:
+            assert self._exif is not None
+            self._graph, self._exif_watch = follow_orientation(node, self._exif, watch, use=False)
         return self._graph
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Image:
@@ -211,12 +221,21 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
     def format(self) -> str | None:
         """The file format of an image made by ``open`` (kept by in-place edits, as in
         Pillow), else None (a copy or an operation's result)."""
-        return self._file_format[0]
+        return self._file_format.format
 
     @property
     def format_description(self) -> str | None:
         """Pillow's description of :attr:`format`, e.g. ``"Portable network graphics"``."""
-        return self._file_format[1]
+        return self._file_format.format_description
+
+    @property
+    def filename(self) -> str:
+        """``ImageFile.filename``: the path ``open`` read (``""`` for a file object). As in
+        Pillow, only an opened file has one (not a copy or an operation's result)."""
+        filename = self._file_format.filename
+        if filename is None:
+            raise missing_attribute(self, "filename")
+        return filename
 
     @property
     def node(self) -> Node:
@@ -250,12 +269,15 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``.
 
         Lazy images in ``append_images`` (the frames of ``save_all=True``) are completed too.
+        An opened JPEG saved with ``quality``, ``subsampling`` or ``qtables`` ``"keep"`` keeps
+        its header's tables and subsampling, as Pillow's (:mod:`pillow_gpu._opened_file`).
         """
         frames = params.get("append_images")
         if frames is not None:
             params["append_images"] = [
                 _cpu.evaluate(frame.node) if isinstance(frame, Image) else frame for frame in frames
             ]
+        params = kept_save_params(self._file_format, fp, format, params)  # a JPEG's "keep"
         _cpu.evaluate(self._node).save(fp, format, **params)
 
     def load(self) -> _drawing.PixelAccess:

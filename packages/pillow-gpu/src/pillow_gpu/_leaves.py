@@ -17,13 +17,11 @@ from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
 from pillow_gpu._load_info import loaded_info
+from pillow_gpu._opened_file import OpenedFile, opened_file
 from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._png_tail import late_metadata
 
-__all__ = ["FileFormat", "new_node", "open_node", "pil_node"]
-
-#: ``(format, format_description)`` of an opened file, as Pillow's ``ImageFile`` has them.
-FileFormat = tuple[str | None, str | None]
+__all__ = ["new_node", "open_node", "pil_node"]
 
 
 def pil_node(image: PILImage.Image) -> Node:
@@ -75,7 +73,7 @@ def open_node(
     fp: str | os.PathLike[str] | IO[bytes],
     mode: Literal["r"] = "r",
     formats: list[str] | tuple[str, ...] | None = None,
-) -> tuple[Node, FileFormat]:
+) -> tuple[Node, OpenedFile]:
     """The leaf of ``PIL.Image.open`` from the header (read now) and the file's format."""
     data: bytes | None = None
     path: str | None = None
@@ -98,7 +96,7 @@ def open_node(
             "late": late,
         }
         info = cast("Mapping[str, Any]", dict(header.info))
-        file_format = (header.format, header.format_description)
+        file_format = opened_file(header, path)
         # Almost every operation loads first, so the leaf's node carries the loaded info
         # (what they start from, pillow_gpu._load_info); the handle shows the header's
         # ("header_info") until it is loaded, as Pillow's. Without "header_info" the node has

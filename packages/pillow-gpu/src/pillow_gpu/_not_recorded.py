@@ -7,7 +7,7 @@ the way to do it (any other name gets Python's usual message).
 
 from __future__ import annotations
 
-__all__ = ["NOT_RECORDED", "missing_attribute"]
+__all__ = ["FILE_ONLY", "NOT_RECORDED", "missing_attribute"]
 
 #: Pillow's ``Image`` attributes a lazy image does not provide, and why.
 NOT_RECORDED = {
@@ -19,8 +19,38 @@ _TO_PIL = "call it on image.to_pil(), a PIL.Image.Image with the same pixels"
 _NOT_RECORDED_FIX: dict[str, str] = {}
 
 
+#: Attributes of Pillow's opened files (``ImageFile``) a lazy image does not keep, and why.
+FILE_ONLY = {
+    "filename": (
+        "only an image Image.open returned has a filename, as Pillow's ImageFile (a copy or "
+        "an operation's result is no file)",
+        "keep the path you passed to Image.open",
+    ),
+    "fp": (
+        "a lazy image holds no open file: open() read the header and closed it, and the "
+        "decoder reopens the file when the graph is evaluated",
+        "open the file yourself, or use PIL.Image.open for its fp",
+    ),
+    "tile": (
+        "the decoder's tile list belongs to Pillow's loader, which runs when the graph is "
+        "evaluated",
+        "call PIL.Image.open(path).tile",
+    ),
+    "text": (
+        "an opened PNG's text chunks are entries of info too (the ones after the pixels join "
+        "it once loaded)",
+        "read image.info, or PIL.Image.open(path).text",
+    ),
+}
+
+
 def missing_attribute(image: object, name: str) -> AttributeError:
     """The error for attribute ``name`` of ``image``, which normal lookup did not find."""
+    file_only = FILE_ONLY.get(name)
+    if file_only is not None:
+        return AttributeError(
+            f"why: {file_only[0]}; observed: {image!r} has no {name}; fix: {file_only[1]}"
+        )
     why = NOT_RECORDED.get(name)
     if why is None:
         return AttributeError(f"{type(image).__name__!r} object has no attribute {name!r}")

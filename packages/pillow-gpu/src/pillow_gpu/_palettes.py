@@ -1,4 +1,13 @@
-"""Pillow's palette editors on lazy images: ``putpalette`` (in place) and ``quantize``.
+"""Pillow's palette on lazy images: the ``palette`` object, ``putpalette`` (in place) and
+``quantize``.
+
+``palette`` is Pillow's ``ImagePalette`` of a P or PA image (None for other modes), read from
+the palette known before evaluation (the completed pixels' where it depends on them). As
+Pillow's image, the handle keeps the object it hands out (or is given: ``im.palette = ...``)
+through its in-place edits until ``putpalette`` or ``seek`` gives it another, and a ``dirty``
+one (an opened file's until it loads; ``ImagePalette.getcolor`` and ``ImagePalette.raw`` mark
+it) is applied at the image's next use, as Pillow's ``load()`` applies it: by Pillow, on the
+image completed on the CPU where it changes the palette (:func:`realized`).
 
 ``putpalette`` replaces the palette of a P or PA image, or makes an L or LA image P or PA with
 that palette (as Pillow does, mode changing in place); the palette data is read at the call.
@@ -11,26 +20,85 @@ Pillow's own checks run now, on a small image of the mode.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
 from PIL import ImagePalette
 
-from pillow_gpu._cpu import put_palette, quantized
+from pillow_gpu._convert_info import probe
+from pillow_gpu._cpu import decode_leaf, evaluate, put_palette, quantized
+from pillow_gpu._graph import Node
+from pillow_gpu._leaves import pil_node
 from pillow_gpu._probes import _probe_image
 from pillow_gpu._queries import _pil
 
 if TYPE_CHECKING:
     from pillow_gpu._image import Image
 
-__all__ = ["PaletteEdits"]
+__all__ = ["PaletteEdits", "realized"]
+
+
+def _palette_state(image: PILImage.Image) -> tuple[Any, ...]:
+    """What a palette gives an image's pixels: its mode, C palette (alpha included) and info."""
+    return image.mode, image.im.getpalettemode(), image.getpalette("RGBA"), image.info
+
+
+def realized(node: Node, palette: ImagePalette.ImagePalette) -> Node:
+    """``node``'s result after Pillow's ``load()`` applied the dirty ``palette`` to it, which
+    marks ``palette`` clean as Pillow's does.
+
+    Pillow's ``load()`` runs first on a 1x1 image of ``node``'s mode, palette and info: where
+    the palette it applies is the one ``node`` has already (an opened file's palette is dirty
+    until it loads, unedited), ``node`` is returned as it is; otherwise the pixels are
+    completed and Pillow applies it to them (a leaf of the result): an opened file not loaded
+    yet loads with it in place of its own, as Pillow's does."""
+    before = palette.copy()  # what Pillow's load() reads, for the pixels if it changes them
+    tiny = probe(node)
+    if tiny is not None and tiny.mode in ("P", "PA"):
+        try:
+            unchanged = _palette_state(tiny)
+        except ValueError:  # Pillow cannot apply the probe's own palette: the pixels answer
+            unchanged = None
+        if unchanged is not None:
+            tiny.palette = palette
+            tiny.load()  # Pillow's load(): marks the handed palette clean, as on the pixels
+            if _palette_state(tiny) == unchanged:
+                return node
+            palette = before
+    if node.op == "open" and node.cache.get() is None:  # the file loads with it in place
+        return pil_node(decode_leaf(node, palette))
+    pixels = evaluate(node).copy()
+    pixels.palette = palette
+    pixels.load()
+    return pil_node(pixels)
 
 
 class PaletteEdits:
-    """``putpalette`` and ``quantize`` for :class:`pillow_gpu.Image.Image`."""
+    """``palette``, ``putpalette`` and ``quantize`` for :class:`pillow_gpu.Image.Image`."""
 
     __slots__ = ()
     _node: Any
+    _palette: tuple[ImagePalette.ImagePalette | None] | None
+    _peek_node: Callable[[], Node]
+    _probe: Callable[[], PILImage.Image]
+
+    @property
+    def palette(self) -> ImagePalette.ImagePalette | None:
+        """``PIL.Image.Image.palette``: the ``ImagePalette`` of a P or PA image, else None;
+        one object, kept through in-place edits as Pillow keeps it, and a ``dirty`` one is
+        applied at the next use, as Pillow's ``load()`` applies it (see the module docstring)."""
+        handed = self._palette
+        if handed is not None:
+            return handed[0]
+        found = self._probe().palette
+        palette = None if found is None else found.copy()
+        self._palette = (palette,)  # type: ignore[misc]  # the slot is Image's
+        return palette
+
+    @palette.setter
+    def palette(self, palette: ImagePalette.ImagePalette | None) -> None:
+        self._palette = (palette,)  # type: ignore[misc]  # the slot is Image's
 
     def putpalette(
         self,
@@ -43,6 +111,7 @@ class PaletteEdits:
         self._node = self._derive(  # type: ignore[attr-defined]
             "putpalette", {"data": kept, "rawmode": rawmode}, mode=probe.mode
         )._node
+        self._palette = None  # type: ignore[misc]  # Pillow's image gets a new palette object
 
     def quantize(
         self,

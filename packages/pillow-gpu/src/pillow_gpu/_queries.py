@@ -34,6 +34,7 @@ from pillow_gpu._handed_exif import apply_orientation, turned_while_loading, wat
 
 if TYPE_CHECKING:
     from pillow_gpu._graph import Node
+    from pillow_gpu._opened_file import OpenedFile
 
 __all__ = ["ImageQueries"]
 
@@ -61,7 +62,7 @@ class ImageQueries:
     _peek_node: Callable[[], Node]
     _exif: PILImage.Exif | None
     _exif_watch: tuple[Any] | None
-    _file_format: tuple[str | None, str | None]
+    _file_format: OpenedFile
     _frame: Any
 
     def _pixels(self) -> PILImage.Image:
@@ -148,7 +149,7 @@ class ImageQueries:
         if self._frame is not None:
             return self._frame.image.getexif()
         node = self._peek_node()
-        if node.op == "open" and self._file_format[0] is not None:  # a copy() is no file
+        if node.op == "open" and self._file_format.format is not None:  # a copy() is no file
             with _cpu.open_edited(node) as header:  # the caller's edits of info included
                 apply_orientation(node, header)
                 exif = header.getexif()

@@ -52,6 +52,7 @@ class Seekable:
     _frame: _Reader | None
     _info: dict[str, Any] | None
     _exif: PILImage.Exif | None
+    _palette: Any
 
     def _file(self) -> Node:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
@@ -88,16 +89,23 @@ class Seekable:
         if file.op != "open":
             PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # Pillow's: frame 0 only
             return
+        if self._palette is not None:
+            # Pillow's GIF and APNG plugins load the current frame before seeking: a handed
+            # palette that is dirty applies to it now (pillow_gpu._palettes).
+            _ = self._node
         reader = self._frame or _Reader(file)
         if self._info is not None:  # the handle's own dict, which Pillow's seek updates in place
             reader.image.info = cast("dict[str | tuple[int, int], Any]", self._info)
         if self._exif is not None:  # the Exif handed out, which Pillow's TIFF and MPO reload
             reader.image._exif = self._exif
-        before = reader.image.tell()
+        before, palette = reader.image.tell(), reader.image.palette
         reader.image.seek(frame)  # Pillow's checks, errors and frame logic
         if self._frame is not None and reader.image.tell() == before:
             return  # Pillow read nothing: the current frame stays as it is
         self._node = pil_node(reader.image)  # loads the frame, as its first use would
+        if self._palette is not None and reader.image.palette is not palette:
+            # Pillow's seek gave its image another palette object; else it keeps the one handed out
+            self._palette = (reader.image.palette,)
         self._frame = reader  # type: ignore[misc]  # the slot is Image's
 
     def close(self) -> None:

@@ -1,0 +1,120 @@
+"""What a lazy image keeps of the file it was opened from, as Pillow's ``ImageFile``
+(pillow_gpu._opened_file): ``filename``, and the JPEG tables ``save(quality="keep")`` reuses."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from pillow_gpu import Image
+
+
+def _jpeg(tmp_path: Path, mode: str, subsampling: int, quality: int) -> Path:
+    """A JPEG written by libjpeg with the given chroma subsampling and quality."""
+    source = PILImage.linear_gradient("L").resize((48, 40)).convert(mode)
+    path = tmp_path / f"{mode}-{subsampling}-{quality}.jpg"
+    source.save(path, "JPEG", subsampling=subsampling, quality=quality)
+    return path
+
+
+def _opened(module: Any, path: Path) -> Any:
+    return module.open(path)
+
+
+def _thumbnailed(module: Any, path: Path) -> Any:
+    image = module.open(path)
+    image.thumbnail((20, 20))  # in place: still the opened JPEG, so "keep" still applies
+    return image
+
+
+SOURCES: dict[str, Callable[[Any, Path], Any]] = {
+    "opened": _opened,
+    "thumbnailed": _thumbnailed,
+}
+KEEPS: dict[str, dict[str, Any]] = {
+    "quality-keep": {"quality": "keep"},
+    "subsampling-keep": {"subsampling": "keep"},
+    "qtables-keep": {"qtables": "keep", "quality": 50},
+    "quality-keep-over-subsampling": {"quality": "keep", "subsampling": 0},
+}
+
+
+@pytest.mark.parametrize("keep", list(KEEPS))
+@pytest.mark.parametrize("source", list(SOURCES))
+@pytest.mark.parametrize(
+    ("mode", "subsampling", "quality"),
+    [("RGB", 0, 90), ("RGB", 1, 75), ("RGB", 2, 40), ("L", 2, 60), ("CMYK", 0, 85)],
+    ids=["RGB-444-q90", "RGB-422-q75", "RGB-420-q40", "L-q60", "CMYK-q85"],
+)
+def test_saving_an_opened_jpeg_with_keep_matches_pillow(
+    tmp_path: Path, mode: str, subsampling: int, quality: int, source: str, keep: str
+) -> None:
+    # Pillow's JPEG encoder reuses the opened file's quantization tables and subsampling.
+    path = _jpeg(tmp_path, mode, subsampling, quality)
+    written = []
+    for module in (PILImage, Image):
+        saved = io.BytesIO()
+        SOURCES[source](module, path).save(saved, "JPEG", **KEEPS[keep])
+        written.append(hashlib.sha256(saved.getvalue()).hexdigest())
+    assert written[1] == written[0]
+
+
+def test_keep_by_extension_and_for_other_formats_is_pillow_s(tmp_path: Path) -> None:
+    path = _jpeg(tmp_path, "RGB", 1, 70)
+    for target in ("out.jpg", "out.png"):  # PNG ignores the JPEG options, as in Pillow
+        written = []
+        for index, module in enumerate((PILImage, Image)):
+            out = tmp_path / f"{index}-{target}"
+            module.open(path).save(out, quality="keep")
+            written.append(out.read_bytes())
+        assert written[1] == written[0]
+    png = tmp_path / "image.png"
+    PILImage.new("RGB", (4, 4)).save(png)
+    for module in (PILImage, Image):  # not an opened JPEG: Pillow's own refusal
+        with pytest.raises(ValueError, match="Cannot use 'keep'"):
+            module.open(png).save(io.BytesIO(), "JPEG", quality="keep")
+
+
+def test_filename_is_pillow_s(tmp_path: Path) -> None:
+    path = _jpeg(tmp_path, "RGB", 2, 80)
+    with PILImage.open(path) as reference:
+        assert Image.open(path).filename == reference.filename == str(path)
+    assert Image.open(str(path)).filename == str(path)
+    with path.open("rb") as first, path.open("rb") as second, PILImage.open(first) as reference:
+        assert Image.open(second).filename == reference.filename == ""  # a file object
+    lazy = Image.open(path)
+    lazy.thumbnail((8, 8))
+    assert lazy.filename == str(path)  # in place: still the opened file, as in Pillow
+
+
+@pytest.mark.parametrize("made", ["copy", "operation", "new"])
+def test_an_image_that_is_no_file_has_no_filename(tmp_path: Path, made: str) -> None:
+    path = _jpeg(tmp_path, "RGB", 2, 80)
+    makers: dict[str, Callable[[Any], Any]] = {
+        "copy": lambda module: module.open(path).copy(),
+        "operation": lambda module: module.open(path).rotate(90),
+        "new": lambda module: module.new("RGB", (2, 2)),
+    }
+    assert not hasattr(makers[made](PILImage), "filename")
+    with pytest.raises(AttributeError) as missing:
+        makers[made](Image).filename  # noqa: B018
+    text = str(missing.value)
+    assert text.startswith("why: only an image Image.open returned has a filename")
+    assert "fix: keep the path you passed to Image.open" in text
+
+
+@pytest.mark.parametrize("name", ["fp", "tile", "text"])
+def test_file_attributes_a_lazy_image_does_not_keep_say_why(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "image.png"
+    PILImage.new("RGB", (4, 4)).save(path)
+    with PILImage.open(path) as reference:
+        assert hasattr(reference, name)
+    with pytest.raises(AttributeError) as missing:
+        getattr(Image.open(path), name)
+    assert str(missing.value).startswith("why: ")
+    assert "; fix: " in str(missing.value)
