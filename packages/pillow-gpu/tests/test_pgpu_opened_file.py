@@ -118,3 +118,69 @@ def test_file_attributes_a_lazy_image_does_not_keep_say_why(tmp_path: Path, name
         getattr(Image.open(path), name)
     assert str(missing.value).startswith("why: ")
     assert "; fix: " in str(missing.value)
+
+
+def _exif_file(tmp_path: Path, file_format: str) -> Path:
+    source = PILImage.new("RGB", (6, 4), (1, 2, 3))
+    exif = PILImage.Exif()
+    exif[0x0112] = 3
+    exif[0x010F] = "Maker"
+    exif.get_ifd(0x8769)[0x9003] = "2026:12:05 00:00:00"
+    path = tmp_path / f"image.{file_format.lower()}"
+    source.save(path, file_format, exif=exif.tobytes())
+    return path
+
+
+@pytest.mark.parametrize("file_format", ["JPEG", "PNG", "WEBP", "TIFF", "GIF"])
+def test_legacy_getexif_and_mimetype_are_pillow_s(tmp_path: Path, file_format: str) -> None:
+    # Much code reads EXIF with the JPEG plugin's legacy _getexif() (PNG's and WebP's too):
+    # present where Pillow's image has it, the merged IFDs (the Exif IFD's date included).
+    if file_format == "GIF":
+        path = tmp_path / "image.gif"
+        PILImage.new("P", (4, 4)).save(path)
+    elif file_format == "TIFF":
+        path = tmp_path / "image.tiff"
+        PILImage.new("RGB", (4, 4)).save(path)
+    else:
+        path = _exif_file(tmp_path, file_format)
+    found = []
+    for module in (PILImage, Image):
+        image: Any = module.open(path)
+        answers: list[Any] = [hasattr(image, "_getexif"), image.get_format_mimetype()]
+        if answers[0]:
+            answers.append(image._getexif())
+        copy = image.copy()
+        answers.append((hasattr(copy, "_getexif"), hasattr(copy, "get_format_mimetype")))
+        found.append(answers)
+        image.close()  # Pillow keeps a GIF's file open for seeking
+    assert found[1] == found[0]
+    if file_format in ("JPEG", "PNG", "WEBP"):
+        assert found[1][2][0x9003] == "2026:12:05 00:00:00"
+
+
+def test_a_copy_s_missing_file_answers_say_why(tmp_path: Path) -> None:
+    lazy = Image.open(_exif_file(tmp_path, "JPEG")).copy()
+    for name in ("_getexif", "get_format_mimetype"):
+        with pytest.raises(AttributeError) as missing:
+            getattr(lazy, name)
+        assert str(missing.value).startswith("why: ")
+        assert "; fix: " in str(missing.value)
+
+
+def test_quantization_is_pillow_s(tmp_path: Path) -> None:
+    # Code that preserves a JPEG's quality passes save(..., qtables=im.quantization).
+    path = _jpeg(tmp_path, "RGB", 1, 65)
+    with PILImage.open(path) as reference:
+        expected = {key: list(table) for key, table in reference.quantization.items()}
+        assert not hasattr(reference.copy(), "quantization")
+    lazy = Image.open(path)
+    assert {key: list(table) for key, table in lazy.quantization.items()} == expected
+    written = []
+    for module in (PILImage, Image):
+        saved = io.BytesIO()
+        source: Any = module.open(path)
+        source.rotate(90).save(saved, "JPEG", qtables=source.quantization)
+        written.append(saved.getvalue())
+    assert written[1] == written[0]
+    with pytest.raises(AttributeError, match=r"^why: only an opened JPEG"):
+        lazy.copy().quantization  # noqa: B018

@@ -28,7 +28,13 @@ from pillow_gpu._handed_exif import follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info
 from pillow_gpu._leaves import new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
-from pillow_gpu._opened_file import NOT_A_FILE, OpenedFile, kept_save_params
+from pillow_gpu._opened_file import (
+    GETEXIF_FORMATS,
+    NOT_A_FILE,
+    OpenedFile,
+    kept_save_params,
+    merged_exif,
+)
 from pillow_gpu._palettes import PaletteEdits, realized
 from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
@@ -227,6 +233,32 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
     def format_description(self) -> str | None:
         """Pillow's description of :attr:`format`, e.g. ``"Portable network graphics"``."""
         return self._file_format.format_description
+
+    @property
+    def get_format_mimetype(self) -> Callable[[], str | None]:
+        """``ImageFile.get_format_mimetype``: an opened file's MIME type (its plugin's own,
+        e.g. ``"image/apng"``), or None; as in Pillow, only an opened file has it."""
+        if self._file_format.format is None:
+            raise missing_attribute(self, "get_format_mimetype")
+        mimetype = self._file_format.mimetype
+        return lambda: mimetype
+
+    @property
+    def _getexif(self) -> Callable[[], dict[int, Any] | None]:
+        """Pillow's legacy ``_getexif()`` of an opened JPEG, MPO, PNG or WebP file (much code
+        reads EXIF with it): ``getexif()``'s IFDs merged, or None without EXIF."""
+        if self._file_format.format not in GETEXIF_FORMATS:
+            raise missing_attribute(self, "_getexif")
+        return lambda: merged_exif(self)
+
+    @property
+    def quantization(self) -> dict[int, list[int]]:
+        """An opened JPEG's (or MPO's) quantization tables, as Pillow's ``JpegImageFile`` has
+        them (``save(..., qtables=im.quantization)``)."""
+        keep = self._file_format.jpeg_keep
+        if keep is None:
+            raise missing_attribute(self, "quantization")
+        return keep[1]
 
     @property
     def filename(self) -> str:

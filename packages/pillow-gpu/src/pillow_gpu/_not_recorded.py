@@ -26,6 +26,20 @@ FILE_ONLY = {
         "an operation's result is no file)",
         "keep the path you passed to Image.open",
     ),
+    "get_format_mimetype": (
+        "only an image Image.open returned has a format MIME type, as Pillow's ImageFile (a "
+        "copy or an operation's result is no file)",
+        "keep the opened image's get_format_mimetype(), or use PIL.Image.MIME",
+    ),
+    "_getexif": (
+        "Pillow's JPEG, MPO, PNG and WebP files have the legacy _getexif(); other images do not",
+        "call image.getexif() (image.getexif()._get_merged_dict() for the same dict)",
+    ),
+    "quantization": (
+        "only an opened JPEG (or MPO) has quantization tables, as Pillow's JpegImageFile (a "
+        "copy or an operation's result is no file)",
+        "keep the opened image's quantization",
+    ),
     "fp": (
         "a lazy image holds no open file: open() read the header and closed it, and the "
         "decoder reopens the file when the graph is evaluated",

@@ -128,3 +128,46 @@ def test_corpus_handed_exif_edits_match_pillow(pillow_corpus: Path) -> None:
     print(f"\nhanded Exif edits, {len(files)} files x {len(CASES)} cases: {dict(shares)}")
     assert not differing, "\n".join(differing)
     assert shares["equal"] > shares["refused"]
+
+
+def _file_answers(module: Any, path: Path) -> list[Any]:
+    """What an opened file answers: the legacy ``_getexif()`` (JPEG, MPO, PNG, WebP), its
+    MIME type, a JPEG's quantization tables, and which of them a copy (no file) still has."""
+    try:
+        image = module.open(path)
+    except Exception as error:  # the exception type is the answer
+        return [type(error).__name__]
+    tables = getattr(image, "quantization", None)  # an opened JPEG's (or MPO's)
+    found: list[Any] = [
+        hasattr(image, "_getexif"),
+        image.get_format_mimetype(),
+        None if tables is None else {key: list(table) for key, table in tables.items()},
+    ]
+    try:
+        merged = image._getexif() if found[0] else None
+        found.append(repr(merged))
+    except Exception as error:
+        found.append(type(error).__name__)
+    try:
+        copy = image.copy()  # Pillow's copy loads: a file it cannot decode raises here
+    except Exception:
+        return found
+    kept = ("_getexif", "get_format_mimetype", "filename", "quantization")
+    found.append([hasattr(copy, name) for name in kept])
+    return found
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_opened_file_answers_match_pillow(pillow_corpus: Path) -> None:
+    files = sorted(path for path in pillow_corpus.rglob("*") if path.is_file())
+    differing = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for path in files:
+            expected = _file_answers(PILImage, path)
+            actual = _file_answers(Image, path)
+            if len(expected) != len(actual):  # only Pillow's copy loads (and may raise)
+                expected, actual = expected[:4], actual[:4]
+            if actual != expected:
+                differing.append(f"{path.name}: {str(actual)[:120]} != {str(expected)[:120]}")
+    assert not differing, "\n".join(differing)
