@@ -53,7 +53,8 @@ def follow_orientation(
     """``(node, watched)`` at a read of the handle: the leaf loading by the orientation of
     ``exif`` now. A ``use`` (an operation, an evaluation: where Pillow's image loads) ends the
     following, and the orientation the file was turned by leaves ``exif``, as Pillow's TIFF
-    plugin deletes it while loading; so does a read once the handle is no unloaded file."""
+    plugin deletes it while loading. A read once the handle no longer points at the unloaded
+    file ends it too (nothing is left to turn)."""
     if node.op != "open" or node.cache.get() is not None:
         return node, None
     orientation = exif.get(ORIENTATION)

@@ -28,13 +28,7 @@ from pillow_gpu._handed_exif import follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info
 from pillow_gpu._leaves import new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
-from pillow_gpu._opened_file import (
-    GETEXIF_FORMATS,
-    NOT_A_FILE,
-    OpenedFile,
-    kept_save_params,
-    merged_exif,
-)
+from pillow_gpu._opened_file import NOT_A_FILE, FileAttributes, OpenedFile, kept_save_params
 from pillow_gpu._palettes import PaletteEdits, realized
 from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
@@ -54,7 +48,7 @@ _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
 
-class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable):
+class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _drawing.Drawable):
     """A lazy image: a handle on one node of an immutable operation graph.
 
     The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
@@ -222,52 +216,6 @@ class Image(ImageQueries, Seekable, PaletteEdits, PixelEdits, _drawing.Drawable)
         if header is not None and node.cache.get() is None:
             return cast("Mapping[str, Any]", header)
         return node.info
-
-    @property
-    def format(self) -> str | None:
-        """The file format of an image made by ``open`` (kept by in-place edits, as in
-        Pillow), else None (a copy or an operation's result)."""
-        return self._file_format.format
-
-    @property
-    def format_description(self) -> str | None:
-        """Pillow's description of :attr:`format`, e.g. ``"Portable network graphics"``."""
-        return self._file_format.format_description
-
-    @property
-    def get_format_mimetype(self) -> Callable[[], str | None]:
-        """``ImageFile.get_format_mimetype``: an opened file's MIME type (its plugin's own,
-        e.g. ``"image/apng"``), or None; as in Pillow, only an opened file has it."""
-        if self._file_format.format is None:
-            raise missing_attribute(self, "get_format_mimetype")
-        mimetype = self._file_format.mimetype
-        return lambda: mimetype
-
-    @property
-    def _getexif(self) -> Callable[[], dict[int, Any] | None]:
-        """Pillow's legacy ``_getexif()`` of an opened JPEG, MPO, PNG or WebP file (much code
-        reads EXIF with it): ``getexif()``'s IFDs merged, or None without EXIF."""
-        if self._file_format.format not in GETEXIF_FORMATS:
-            raise missing_attribute(self, "_getexif")
-        return lambda: merged_exif(self)
-
-    @property
-    def quantization(self) -> dict[int, list[int]]:
-        """An opened JPEG's (or MPO's) quantization tables, as Pillow's ``JpegImageFile`` has
-        them (``save(..., qtables=im.quantization)``)."""
-        keep = self._file_format.jpeg_keep
-        if keep is None:
-            raise missing_attribute(self, "quantization")
-        return keep[1]
-
-    @property
-    def filename(self) -> str:
-        """``ImageFile.filename``: the path ``open`` read (``""`` for a file object). As in
-        Pillow, only an opened file has one (not a copy or an operation's result)."""
-        filename = self._file_format.filename
-        if filename is None:
-            raise missing_attribute(self, "filename")
-        return filename
 
     @property
     def node(self) -> Node:

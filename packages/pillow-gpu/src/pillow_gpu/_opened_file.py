@@ -3,24 +3,28 @@
 Pillow's opened image stays that file object through its in-place edits: ``format``,
 ``format_description``, ``filename`` and ``get_format_mimetype()`` answer, JPEG, PNG and WebP
 files have the legacy ``_getexif()``, a JPEG its ``quantization`` tables, and saving a JPEG
-with ``quality="keep"``
-(or ``subsampling``/``qtables="keep"``) reuses the quantization tables and chroma subsampling
-its header gave. A lazy image's results are Pillow images that are no files, so the handle
-keeps these answers in an :class:`OpenedFile` and :func:`kept_save_params` turns "keep" into
-the header's values before Pillow saves, exactly as Pillow's JPEG encoder reads them.
+with ``quality="keep"`` (or ``subsampling``/``qtables="keep"``) reuses the quantization tables
+and chroma subsampling its header gave. A lazy image's results are Pillow images that are no
+files, so the handle keeps these answers in an :class:`OpenedFile`, and
+:func:`kept_save_params` turns "keep" into the header's values before Pillow saves, exactly as
+Pillow's JPEG encoder reads them.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, NamedTuple, cast
 
 from PIL import Image as PILImage
 from PIL import ImageFile, JpegImagePlugin
 
+from pillow_gpu._not_recorded import missing_attribute
+
 __all__ = [
     "GETEXIF_FORMATS",
     "NOT_A_FILE",
+    "FileAttributes",
     "OpenedFile",
     "kept_save_params",
     "merged_exif",
@@ -65,14 +69,69 @@ def merged_exif(image: Any) -> dict[int, Any] | None:
     handle): ``getexif()``'s IFDs merged into one dict, or None without EXIF in ``info`` (a
     PNG loads first, as Pillow's, for an ``eXIf`` chunk after its pixels)."""
     info = image.info
-    if image.format == "PNG" and "exif" not in info:
+    png = image.format == "PNG"
+    if png and "exif" not in info:
         image.load()
         info = image.info
-        if "Raw profile type exif" in info:
-            return cast("dict[int, Any]", image.getexif()._get_merged_dict())
-    if "exif" not in info:
+    if "exif" not in info and not (png and "Raw profile type exif" in info):
         return None
     return cast("dict[int, Any]", image.getexif()._get_merged_dict())
+
+
+class FileAttributes:
+    """An opened file's attributes for :class:`pillow_gpu.Image.Image`, as Pillow's
+    ``ImageFile`` has them: the file format, ``filename``, ``get_format_mimetype()``, the
+    legacy ``_getexif()`` and a JPEG's ``quantization``. A copy or an operation's result is no
+    file: it has only ``format`` and ``format_description`` (None), as in Pillow."""
+
+    __slots__ = ()
+    _file_format: OpenedFile
+
+    @property
+    def format(self) -> str | None:
+        """The file format of an image made by ``open`` (kept by in-place edits, as in
+        Pillow), else None (a copy or an operation's result)."""
+        return self._file_format.format
+
+    @property
+    def format_description(self) -> str | None:
+        """Pillow's description of :attr:`format`, e.g. ``"Portable network graphics"``."""
+        return self._file_format.format_description
+
+    @property
+    def get_format_mimetype(self) -> Callable[[], str | None]:
+        """``ImageFile.get_format_mimetype``: an opened file's MIME type (its plugin's own,
+        e.g. ``"image/apng"``), or None; as in Pillow, only an opened file has it."""
+        if self._file_format.format is None:
+            raise missing_attribute(self, "get_format_mimetype")
+        mimetype = self._file_format.mimetype
+        return lambda: mimetype
+
+    @property
+    def _getexif(self) -> Callable[[], dict[int, Any] | None]:
+        """Pillow's legacy ``_getexif()`` of an opened JPEG, MPO, PNG or WebP file (much code
+        reads EXIF with it): ``getexif()``'s IFDs merged, or None without EXIF."""
+        if self._file_format.format not in GETEXIF_FORMATS:
+            raise missing_attribute(self, "_getexif")
+        return lambda: merged_exif(self)
+
+    @property
+    def quantization(self) -> dict[int, list[int]]:
+        """An opened JPEG's (or MPO's) quantization tables, as Pillow's ``JpegImageFile`` has
+        them (``save(..., qtables=im.quantization)``)."""
+        keep = self._file_format.jpeg_keep
+        if keep is None:
+            raise missing_attribute(self, "quantization")
+        return keep[1]
+
+    @property
+    def filename(self) -> str:
+        """``ImageFile.filename``: the path ``open`` read (``""`` for a file object). As in
+        Pillow, only an opened file has one (not a copy or an operation's result)."""
+        filename = self._file_format.filename
+        if filename is None:
+            raise missing_attribute(self, "filename")
+        return filename
 
 
 def _saved_format(fp: Any, format: str | None) -> str | None:
@@ -93,16 +152,8 @@ def kept_save_params(
     unchanged where nothing asks to keep, the file is not saved as JPEG, or the image is no
     opened JPEG (Pillow then raises its own error)."""
     keep = opened.jpeg_keep
-    if (
-        keep is None
-        or opened.format != "JPEG"
-        or "keep"
-        not in (
-            params.get("quality"),
-            params.get("subsampling"),
-            params.get("qtables"),
-        )
-    ):
+    asked = (params.get("quality"), params.get("subsampling"), params.get("qtables"))
+    if keep is None or opened.format != "JPEG" or "keep" not in asked:
         return params
     if _saved_format(fp, format) != "JPEG":
         return params
