@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from PIL import Image as PILImage
+from PIL import PngImagePlugin
 from pillow_gpu import Image
 
 
@@ -108,7 +109,7 @@ def test_an_image_that_is_no_file_has_no_filename(tmp_path: Path, made: str) -> 
     assert "fix: keep the path you passed to Image.open" in text
 
 
-@pytest.mark.parametrize("name", ["fp", "tile", "text"])
+@pytest.mark.parametrize("name", ["fp", "tile"])
 def test_file_attributes_a_lazy_image_does_not_keep_say_why(tmp_path: Path, name: str) -> None:
     path = tmp_path / "image.png"
     PILImage.new("RGB", (4, 4)).save(path)
@@ -184,3 +185,38 @@ def test_quantization_is_pillow_s(tmp_path: Path) -> None:
     assert written[1] == written[0]
     with pytest.raises(AttributeError, match=r"^why: only an opened JPEG"):
         lazy.copy().quantization  # noqa: B018
+
+
+def _text_png(tmp_path: Path) -> Path:
+    """A PNG with a tEXt chunk before its pixels and an iTXt one after them."""
+    chunks = PngImagePlugin.PngInfo()
+    chunks.add_text("parameters", "steps: 20")
+    path = tmp_path / "text.png"
+    PILImage.new("RGB", (4, 4)).save(path, pnginfo=chunks)
+    data = path.read_bytes()
+    late = PngImagePlugin.PngInfo()
+    late.add_itxt("Comment", "after the pixels", lang="en")
+    tail = io.BytesIO()
+    PILImage.new("RGB", (1, 1)).save(tail, "PNG", pnginfo=late)
+    itxt = tail.getvalue()
+    start = itxt.index(b"iTXt") - 4
+    end = start + 12 + int.from_bytes(itxt[start : start + 4], "big")
+    iend = data.rindex(b"IEND") - 4
+    path.write_bytes(data[:iend] + itxt[start:end] + data[iend:])
+    return path
+
+
+@pytest.mark.parametrize("opened", ["path", "file-object"])
+@pytest.mark.parametrize("edited", ["as-opened", "thumbnailed"])
+def test_a_png_s_text_is_pillow_s(tmp_path: Path, opened: str, edited: str) -> None:
+    # Pillow's PngImageFile.text loads the file, so it has the chunks after the pixels too;
+    # the image keeps it through in-place edits, a copy has none.
+    path = _text_png(tmp_path)
+    found = []
+    for module in (PILImage, Image):
+        image: Any = module.open(path if opened == "path" else io.BytesIO(path.read_bytes()))
+        if edited == "thumbnailed":
+            image.thumbnail((2, 2))
+        found.append({key: str(value) for key, value in image.text.items()})
+        assert not hasattr(image.copy(), "text")
+    assert found[1] == found[0] == {"parameters": "steps: 20", "Comment": "after the pixels"}

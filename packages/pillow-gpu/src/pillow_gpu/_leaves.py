@@ -96,7 +96,7 @@ def open_node(
             "late": late,
         }
         info = cast("Mapping[str, Any]", dict(header.info))
-        file_format = opened_file(header, path)
+        file_format = opened_file(header, path, data)
         # Almost every operation loads first, so the leaf's node carries the loaded info
         # (what they start from, pillow_gpu._load_info); the handle shows the header's
         # ("header_info") until it is loaded, as Pillow's. Without "header_info" the node has

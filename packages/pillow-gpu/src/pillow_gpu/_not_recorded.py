@@ -51,9 +51,8 @@ FILE_ONLY = {
         "call PIL.Image.open(path).tile",
     ),
     "text": (
-        "an opened PNG's text chunks are entries of info too (the ones after the pixels join "
-        "it once loaded)",
-        "read image.info, or PIL.Image.open(path).text",
+        "only an opened PNG has text chunks, as Pillow's PngImageFile",
+        "read image.info (the same entries), or PIL.Image.open(...).text",
     ),
 }
 

@@ -13,12 +13,13 @@ Pillow's JPEG encoder reads them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
 
 from PIL import Image as PILImage
 from PIL import ImageFile, JpegImagePlugin
 
+from pillow_gpu._cpu import open_encoded
 from pillow_gpu._not_recorded import missing_attribute
 
 __all__ = [
@@ -44,20 +45,24 @@ class OpenedFile(NamedTuple):
     jpeg_keep: tuple[int, dict[int, list[int]]] | None = None
     #: ``ImageFile.get_format_mimetype()`` of the header (a plugin's own, e.g. APNG's).
     mimetype: str | None = None
+    #: The file's ``path`` and ``data`` (bytes of a file object) as its leaf holds them.
+    source: Mapping[str, Any] | None = None
 
 
 #: What a copy or an operation's result keeps: no file.
 NOT_A_FILE = OpenedFile(None, None, None)
 
 
-def opened_file(header: PILImage.Image, path: str | None) -> OpenedFile:
-    """The :class:`OpenedFile` of a header Pillow has just opened from ``path`` (or bytes)."""
+def opened_file(header: PILImage.Image, path: str | None, data: bytes | None) -> OpenedFile:
+    """The :class:`OpenedFile` of a header Pillow has just opened from ``path`` (or
+    ``data``, a file object's bytes)."""
     keep = None
     if isinstance(header, JpegImagePlugin.JpegImageFile):  # MPO's too (quantization)
         quantization = getattr(header, "quantization", None) or {}
         keep = (JpegImagePlugin.get_sampling(header), dict(quantization))
     mimetype = header.get_format_mimetype() if isinstance(header, ImageFile.ImageFile) else None
-    return OpenedFile(header.format, header.format_description, path or "", keep, mimetype)
+    source = {"path": path, "data": data}
+    return OpenedFile(header.format, header.format_description, path or "", keep, mimetype, source)
 
 
 #: Formats whose Pillow image has the legacy ``_getexif()`` (JPEG's, MPO's, PNG's, WebP's).
@@ -81,11 +86,13 @@ def merged_exif(image: Any) -> dict[int, Any] | None:
 class FileAttributes:
     """An opened file's attributes for :class:`pillow_gpu.Image.Image`, as Pillow's
     ``ImageFile`` has them: the file format, ``filename``, ``get_format_mimetype()``, the
-    legacy ``_getexif()`` and a JPEG's ``quantization``. A copy or an operation's result is no
-    file: it has only ``format`` and ``format_description`` (None), as in Pillow."""
+    legacy ``_getexif()``, a JPEG's ``quantization`` and a PNG's ``text``. A copy or an
+    operation's result is no file: it has only ``format`` and ``format_description`` (None),
+    as in Pillow."""
 
     __slots__ = ()
     _file_format: OpenedFile
+    _frame: Any
 
     @property
     def format(self) -> str | None:
@@ -123,6 +130,19 @@ class FileAttributes:
         if keep is None:
             raise missing_attribute(self, "quantization")
         return keep[1]
+
+    @property
+    def text(self) -> dict[str, Any]:
+        """``PngImageFile.text``: an opened PNG's ``tEXt``, ``zTXt`` and ``iTXt`` chunks, those
+        after the pixels included (Pillow loads the file for them; so does this, by Pillow)."""
+        if self._file_format.format != "PNG":
+            raise missing_attribute(self, "text")
+        if self._frame is not None:  # a sought APNG: Pillow's reader answers
+            return cast("dict[str, Any]", self._frame.image.text)
+        source = self._file_format.source
+        assert source is not None  # an opened file's
+        with open_encoded(source) as header:  # a PngImageFile (the format says so)
+            return cast("dict[str, Any]", getattr(header, "text", {}))
 
     @property
     def filename(self) -> str:

@@ -12,6 +12,7 @@ shares are printed.
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import warnings
 from collections.abc import Callable
@@ -130,9 +131,20 @@ def test_corpus_handed_exif_edits_match_pillow(pillow_corpus: Path) -> None:
     assert shares["equal"] > shares["refused"]
 
 
+def _text(module: Any, path: Path) -> Any:
+    """A PNG's text chunks, from an image of its own (Pillow loads the file for them)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            image = stack.enter_context(module.open(path))
+            return repr(sorted(image.text.items())) if hasattr(image, "text") else None
+        except Exception as error:  # the exception type is the answer
+            return type(error).__name__
+
+
 def _file_answers(module: Any, path: Path) -> list[Any]:
     """What an opened file answers: the legacy ``_getexif()`` (JPEG, MPO, PNG, WebP), its
-    MIME type, a JPEG's quantization tables, and which of them a copy (no file) still has."""
+    MIME type, a JPEG's quantization tables, a PNG's text, and which of them a copy (no
+    file) still has."""
     try:
         image = module.open(path)
     except Exception as error:  # the exception type is the answer
@@ -143,6 +155,7 @@ def _file_answers(module: Any, path: Path) -> list[Any]:
         image.get_format_mimetype(),
         None if tables is None else {key: list(table) for key, table in tables.items()},
     ]
+    found.append(_text(module, path))
     try:
         merged = image._getexif() if found[0] else None
         found.append(repr(merged))
@@ -152,7 +165,7 @@ def _file_answers(module: Any, path: Path) -> list[Any]:
         copy = image.copy()  # Pillow's copy loads: a file it cannot decode raises here
     except Exception:
         return found
-    kept = ("_getexif", "get_format_mimetype", "filename", "quantization")
+    kept = ("_getexif", "get_format_mimetype", "filename", "quantization", "text")
     found.append([hasattr(copy, name) for name in kept])
     return found
 
@@ -167,7 +180,7 @@ def test_corpus_opened_file_answers_match_pillow(pillow_corpus: Path) -> None:
             expected = _file_answers(PILImage, path)
             actual = _file_answers(Image, path)
             if len(expected) != len(actual):  # only Pillow's copy loads (and may raise)
-                expected, actual = expected[:4], actual[:4]
+                expected, actual = expected[:5], actual[:5]
             if actual != expected:
                 differing.append(f"{path.name}: {str(actual)[:120]} != {str(expected)[:120]}")
     assert not differing, "\n".join(differing)
