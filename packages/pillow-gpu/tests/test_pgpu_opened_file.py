@@ -220,3 +220,25 @@ def test_a_png_s_text_is_pillow_s(tmp_path: Path, opened: str, edited: str) -> N
         found.append({key: str(value) for key, value in image.text.items()})
         assert not hasattr(image.copy(), "text")
     assert found[1] == found[0] == {"parameters": "steps: 20", "Comment": "after the pixels"}
+
+
+@pytest.mark.parametrize(
+    ("file_format", "name"),
+    [("TIFF", "tag_v2"), ("GIF", "disposal_method"), ("JPEG", "layers"), ("PNG", "png")],
+)
+def test_a_plugin_s_own_attributes_say_why(tmp_path: Path, file_format: str, name: str) -> None:
+    # Pillow's plugins keep loader state on the image they open; a lazy image does not record
+    # it, and says so (other names keep Python's message).
+    path = tmp_path / f"image.{file_format.lower()}"
+    PILImage.new("RGB" if file_format != "GIF" else "P", (4, 4)).save(path, file_format)
+    with PILImage.open(path) as reference:
+        assert hasattr(reference, name)
+    lazy = Image.open(path)
+    with pytest.raises(AttributeError) as missing:
+        getattr(lazy, name)
+    assert str(missing.value).startswith(f"why: Pillow's {file_format} plugin keeps {name!r}")
+    assert "; fix: read it from PIL.Image.open(...)" in str(missing.value)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
+        lazy.no_such_thing  # noqa: B018
+    with pytest.raises(AttributeError, match=f"has no attribute {name!r}"):
+        getattr(lazy.copy(), name)  # a copy is no file, as Pillow's copy has no plugin state

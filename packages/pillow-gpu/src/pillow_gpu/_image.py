@@ -28,7 +28,13 @@ from pillow_gpu._handed_exif import follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info
 from pillow_gpu._leaves import new_node, pil_node
 from pillow_gpu._not_recorded import missing_attribute
-from pillow_gpu._opened_file import NOT_A_FILE, FileAttributes, OpenedFile, kept_save_params
+from pillow_gpu._opened_file import (
+    NOT_A_FILE,
+    FileAttributes,
+    OpenedFile,
+    kept_save_params,
+    plugin_attribute,
+)
 from pillow_gpu._palettes import PaletteEdits, realized
 from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
@@ -153,8 +159,12 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
         raise TypeError(msg)
 
     def __getattr__(self, name: str) -> Any:
-        # Only names normal lookup did not find: Pillow's say why they are not here.
-        raise missing_attribute(self, name)
+        # Only names normal lookup did not find: Pillow's say why they are not here, and so
+        # do those Pillow's plugin keeps on its opened image of this file.
+        error = missing_attribute(self, name)
+        if not str(error).startswith("why: "):
+            error = plugin_attribute(self._file_format, name) or error
+        raise error
 
     # -- metadata (never evaluates; drawing keeps the mode, size and info) ----------------
     @property

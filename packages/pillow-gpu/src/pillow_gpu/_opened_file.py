@@ -30,6 +30,7 @@ __all__ = [
     "kept_save_params",
     "merged_exif",
     "opened_file",
+    "plugin_attribute",
 ]
 
 
@@ -152,6 +153,27 @@ class FileAttributes:
         if filename is None:
             raise missing_attribute(self, "filename")
         return filename
+
+
+def plugin_attribute(opened: OpenedFile, name: str) -> AttributeError | None:
+    """The error for ``name``, an attribute Pillow's plugin keeps on its opened image of this
+    file (a TIFF's ``tag_v2``, a GIF's ``disposal_method``, an MPO's ``mpinfo``, ...) that a
+    lazy image does not record; None where Pillow's image has no such attribute either."""
+    if opened.source is None or name.startswith("_"):
+        return None
+    try:
+        with open_encoded(opened.source) as header:
+            # Its own entries and its class's names only: no property runs (a PNG's text loads).
+            found = name in vars(header) or hasattr(type(header), name)
+    except Exception:  # the file is gone or unreadable now: nothing to compare with
+        return None
+    if not found:
+        return None
+    return AttributeError(
+        f"why: Pillow's {opened.format} plugin keeps {name!r} on the image it opens, part of "
+        f"its loader, which a lazy image does not record; observed: {name!r} of an opened "
+        f"{opened.format} file; fix: read it from PIL.Image.open(...) of the same file"
+    )
 
 
 def _saved_format(fp: Any, format: str | None) -> str | None:
