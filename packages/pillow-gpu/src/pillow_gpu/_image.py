@@ -27,7 +27,7 @@ from pillow_gpu._graph import Node
 from pillow_gpu._handed_exif import follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info
 from pillow_gpu._leaves import new_node, pil_node
-from pillow_gpu._not_recorded import missing_attribute
+from pillow_gpu._not_recorded import FILE_ONLY, NOT_RECORDED, missing_attribute
 from pillow_gpu._opened_file import (
     NOT_A_FILE,
     FileAttributes,
@@ -161,10 +161,11 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
     def __getattr__(self, name: str) -> Any:
         # Only names normal lookup did not find: Pillow's say why they are not here, and so
         # do those Pillow's plugin keeps on its opened image of this file.
-        error = missing_attribute(self, name)
-        if not str(error).startswith("why: "):
-            error = plugin_attribute(self._file_format, name) or error
-        raise error
+        if name not in NOT_RECORDED and name not in FILE_ONLY:
+            found = plugin_attribute(self._file_format, name)
+            if found is not None:
+                raise found
+        raise missing_attribute(self, name)
 
     # -- metadata (never evaluates; drawing keeps the mode, size and info) ----------------
     @property

@@ -39,19 +39,18 @@ class OpenedFile(NamedTuple):
 
     format: str | None
     format_description: str | None
-    #: The path opened ("" for a file object), as Pillow's ``ImageFile.filename``.
-    filename: str | None
     #: A JPEG (or MPO) header's ``(subsampling, quantization)``: what ``"keep"`` asks for and
     #: ``quantization`` answers.
     jpeg_keep: tuple[int, dict[int, list[int]]] | None = None
     #: ``ImageFile.get_format_mimetype()`` of the header (a plugin's own, e.g. APNG's).
     mimetype: str | None = None
-    #: The file's ``path`` and ``data`` (bytes of a file object) as its leaf holds them.
+    #: The file's ``path`` (None for a file object) and ``data`` (a file object's bytes), as
+    #: its leaf holds them.
     source: Mapping[str, Any] | None = None
 
 
 #: What a copy or an operation's result keeps: no file.
-NOT_A_FILE = OpenedFile(None, None, None)
+NOT_A_FILE = OpenedFile(None, None)
 
 
 def opened_file(header: PILImage.Image, path: str | None, data: bytes | None) -> OpenedFile:
@@ -63,7 +62,7 @@ def opened_file(header: PILImage.Image, path: str | None, data: bytes | None) ->
         keep = (JpegImagePlugin.get_sampling(header), dict(quantization))
     mimetype = header.get_format_mimetype() if isinstance(header, ImageFile.ImageFile) else None
     source = {"path": path, "data": data}
-    return OpenedFile(header.format, header.format_description, path or "", keep, mimetype, source)
+    return OpenedFile(header.format, header.format_description, keep, mimetype, source)
 
 
 #: Formats whose Pillow image has the legacy ``_getexif()`` (JPEG's, MPO's, PNG's, WebP's).
@@ -149,10 +148,10 @@ class FileAttributes:
     def filename(self) -> str:
         """``ImageFile.filename``: the path ``open`` read (``""`` for a file object). As in
         Pillow, only an opened file has one (not a copy or an operation's result)."""
-        filename = self._file_format.filename
-        if filename is None:
+        source = self._file_format.source
+        if source is None:
             raise missing_attribute(self, "filename")
-        return filename
+        return cast("str", source["path"] or "")
 
 
 def plugin_attribute(opened: OpenedFile, name: str) -> AttributeError | None:
