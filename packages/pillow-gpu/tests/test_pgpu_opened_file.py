@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 from collections.abc import Callable
@@ -224,7 +225,12 @@ def test_a_png_s_text_is_pillow_s(tmp_path: Path, opened: str, edited: str) -> N
 
 @pytest.mark.parametrize(
     ("file_format", "name"),
-    [("TIFF", "tag_v2"), ("GIF", "disposal_method"), ("JPEG", "layers"), ("PNG", "png")],
+    [
+        ("TIFF", "use_load_libtiff"),
+        ("GIF", "dispose_extent"),
+        ("JPEG", "decoderconfig"),
+        ("PNG", "png"),
+    ],
 )
 def test_a_plugin_s_own_attributes_say_why(tmp_path: Path, file_format: str, name: str) -> None:
     # Pillow's plugins keep loader state on the image they open; a lazy image does not record
@@ -242,3 +248,69 @@ def test_a_plugin_s_own_attributes_say_why(tmp_path: Path, file_format: str, nam
         lazy.no_such_thing  # noqa: B018
     with pytest.raises(AttributeError, match=f"has no attribute {name!r}"):
         getattr(lazy.copy(), name)  # a copy is no file, as Pillow's copy has no plugin state
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("size", [(16, 16), (32, 32), (48, 48)])
+def test_an_icon_is_chosen_by_size_as_pillow_chooses_it(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    # Pillow's ICO image loads the entry of the size assigned to it; a lazy one reads it at the
+    # assignment, and operations run on the GPU from it.
+    path = tmp_path / "icon.ico"
+    source = PILImage.new("RGBA", (48, 48), (10, 200, 30, 255))
+    source.paste((250, 20, 20, 128), (4, 4, 30, 20))
+    source.save(path, sizes=[(16, 16), (32, 32), (48, 48)])
+    answers = []
+    for module in (PILImage, Image):
+        with contextlib.closing(module.open(path)) as image:
+            image.size = size
+            flipped = image.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
+            answers.append((image.size, image.mode, image.tobytes(), flipped.tobytes()))
+        with contextlib.closing(module.open(path)) as image:
+            with pytest.raises(ValueError, match="not one of the allowed sizes"):
+                image.size = (20, 20)
+            with pytest.raises(AttributeError, match="property 'size' of 'Image' object has no"):
+                image.copy().size = size  # a copy is no icon file
+        with pytest.raises(AttributeError, match="property 'size' of 'Image' object has no"):
+            module.new("RGB", (4, 4)).size = (2, 2)
+    assert answers[1] == answers[0]
+    assert answers[0][0] == size
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("use", ["opened", "thumbnailed", "sought"])
+def test_plain_data_of_the_plugin_is_pillow_s(tmp_path: Path, use: str) -> None:
+    # Code reads a JPEG's APP segments (XMP, Adobe markers) from applist, a GIF's disposal from
+    # the image: read from the file as Pillow's opened image has them; a copy has none.
+    jpeg, gif = tmp_path / "photo.jpg", tmp_path / "anim.gif"
+    xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>'
+    PILImage.new("RGB", (40, 30), (200, 10, 10)).save(jpeg, xmp=xmp, icc_profile=b"icc" * 20)
+    frames = [PILImage.new("RGB", (8, 8), (90 * index, 20, 200)) for index in range(3)]
+    frames[0].save(gif, save_all=True, append_images=frames[1:], disposal=[1, 2, 3])
+    answers = []
+    for module in (PILImage, Image):
+        with (
+            contextlib.closing(module.open(jpeg)) as photo,
+            contextlib.closing(module.open(gif)) as animation,
+        ):
+            if use == "thumbnailed":
+                photo.thumbnail((20, 20))
+            if use == "sought":
+                animation.seek(2)
+            answers.append(
+                (
+                    photo.applist,
+                    photo.app,
+                    photo.icclist,
+                    photo.layers,
+                    photo.layer,
+                    photo.bits,
+                    animation.disposal_method,
+                    bytes(animation.global_palette.palette),
+                    hasattr(photo.copy(), "applist"),
+                )
+            )
+    assert answers[1] == answers[0]
+    assert ("APP1", b"http://ns.adobe.com/xap/1.0/\x00" + xmp) in answers[0][0]
+    assert answers[0][6] == (3 if use == "sought" else 1)

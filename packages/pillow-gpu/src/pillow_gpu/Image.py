@@ -129,8 +129,8 @@ def open(
     formats: list[str] | tuple[str, ...] | None = None,
 ) -> Image:
     """Lazy ``PIL.Image.open``: reads the header now, decodes only when evaluated."""
-    node, file_format = open_node(fp, mode, formats)
-    return Image(node, file_format)
+    node, file_format, tags = open_node(fp, mode, formats)
+    return Image(node, file_format, tags)
 
 
 def frombytes(

@@ -3,10 +3,10 @@
 A lazy image is one frame (an opened file's first), so frames are read the way Pillow reads
 them: :class:`Iterator` opens the file once and decodes frame after frame as it is advanced,
 each frame becoming its own lazy image (a copy of Pillow's decoded frame, with its mode,
-palette and ``info``; ``from_pil``), ready to be thumbnailed or filtered on the GPU. Frames are
-decoded in order, so going through a file costs what Pillow's own loop costs; indexing
-(``Iterator(im)[i]``) decodes up to frame ``i``. An image that is not an opened file (an
-operation's result, ``Image.new``, ``from_pil``) has one frame: itself.
+palette, ``info`` and a TIFF's tag directories; ``from_pil``), ready to be thumbnailed or
+filtered on the GPU. Frames are decoded in order, so going through a file costs what Pillow's
+own loop costs; indexing (``Iterator(im)[i]``) decodes up to frame ``i``. An image that is not
+an opened file (an operation's result, ``Image.new``, ``from_pil``) has one frame: itself.
 
 Unlike Pillow's iterator, which seeks and returns the same image object, each frame is a new
 image, so keeping frames in a list keeps them all. Save an animation with
@@ -21,30 +21,37 @@ from collections.abc import Callable, Generator
 from PIL import ImageSequence as PILImageSequence
 
 from pillow_gpu import _cpu
-from pillow_gpu.Image import Image, from_pil
+from pillow_gpu._leaves import pil_node
+from pillow_gpu._save_all import every_frame
+from pillow_gpu._tiff_tags import frame_directories
+from pillow_gpu.Image import Image
 
 __all__ = ["Iterator", "all_frames"]
 
 
 def _frames(im: Image, start: int = 0) -> Generator[Image]:
-    """Every frame of ``im``'s file (after a seek too) from ``start`` on, each decoded when
-    it is asked for."""
-    file = im._file()
-    if file.op != "open":
-        if start == 0:
-            yield im
-        return
-    with _cpu.open_encoded(file.params) as opened:
+    """Every frame of ``im``'s file (after a seek or an in-place edit too) from ``start`` on,
+    each decoded when it is asked for."""
+    opened = every_frame(im, writing=False)  # Pillow's image of a file of several frames
+    if opened is None:
+        file = im._file()
+        if file.op != "open":
+            if start == 0:
+                yield im
+            return
+        opened = _cpu.open_encoded(file.params)
+    with opened:
         for index, frame in enumerate(PILImageSequence.Iterator(opened)):
             if index >= start:
-                yield from_pil(frame)
+                tags = frame_directories(frame)  # as they stand before the frame loads
+                yield Image(pil_node(frame), tags=tags)
 
 
 class Iterator:
     """Loop over the frames of ``im`` (``for frame in Iterator(im)``) or index them."""
 
     def __init__(self, im: Image) -> None:
-        if not hasattr(im, "node"):
+        if not isinstance(im, Image):
             msg = (
                 "why: Iterator needs a lazy pillow_gpu image (it records each frame from the "
                 f"file); observed {type(im).__module__}.{type(im).__qualname__}; fix: open the "

@@ -24,23 +24,29 @@ from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._empty import completed_if_empty
 from pillow_gpu._graph import Node
-from pillow_gpu._handed_exif import follow_orientation
+from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info
 from pillow_gpu._leaves import new_node, pil_node
 from pillow_gpu._not_recorded import FILE_ONLY, NOT_RECORDED, missing_attribute
 from pillow_gpu._opened_file import (
+    NO_DATA,
     NOT_A_FILE,
     FileAttributes,
     OpenedFile,
+    header_data,
+    icon_of_size,
     kept_save_params,
     plugin_attribute,
+    saved_format,
 )
 from pillow_gpu._palettes import PaletteEdits, realized
 from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
+from pillow_gpu._save_all import every_frame, writes_every_frame
 from pillow_gpu._seek import Seekable, _Reader
+from pillow_gpu._tiff_tags import TiffDirectories, TiffTags, loaded, tagged
 
 __all__ = ["Image", "alpha_composite"]
 
@@ -54,7 +60,15 @@ _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
 
-class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _drawing.Drawable):
+class Image(
+    ImageQueries,
+    Seekable,
+    FileAttributes,
+    TiffTags,
+    PaletteEdits,
+    PixelEdits,
+    _drawing.Drawable,
+):
     """A lazy image: a handle on one node of an immutable operation graph.
 
     The in-place methods (``paste``, ``putpixel``, ``putalpha``, ``thumbnail``) point the
@@ -74,9 +88,15 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
         "_info",
         "_info_base",
         "_palette",
+        "_tags",
     )
 
-    def __init__(self, node: Node, file_format: OpenedFile = NOT_A_FILE) -> None:
+    def __init__(
+        self,
+        node: Node,
+        file_format: OpenedFile = NOT_A_FILE,
+        tags: TiffDirectories | None = None,
+    ) -> None:
         self._graph = node
         self._drawing: _drawing.CanvasEdit | None = None
         self._file_format = file_format
@@ -88,9 +108,11 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
         # The Exif ``getexif()`` handed out (None until asked), kept as Pillow's image keeps
         # its own: the same object on every call, the caller's edits included.
         self._exif: PILImage.Exif | None = None
-        # (orientation,) an opened TIFF not loaded yet loads by, followed in ``_exif``
-        # (pillow_gpu._handed_exif); None when there is nothing to follow.
-        self._exif_watch: tuple[Any] | None = None
+        # An opened TIFF's tag directories (pillow_gpu._tiff_tags); None for other images.
+        self._tags = tags
+        # (orientation,) an opened TIFF not loaded yet loads by, followed in ``_exif``, from
+        # ``open`` to the first use (pillow_gpu._handed_exif); None once loaded.
+        self._exif_watch: tuple[Any] | None = None if tags is None else NOTHING_HANDED
         # (palette,) the ``palette`` object handed out or given (pillow_gpu._palettes).
         self._palette: tuple[ImagePalette.ImagePalette | None] | None = None
 
@@ -107,11 +129,11 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
             self._graph = relabelled(self._graph, info)
             self._info_base = dict(info)
         watch = self._exif_watch
-        if watch is not None:  # a use: an opened TIFF loads by the handed Exif now
-            assert self._exif is not None
+        if watch is not None:  # a use: an opened TIFF loads now, by the handed Exif if any
             self._graph, self._exif_watch = follow_orientation(
                 self._graph, self._exif, watch, use=True
             )
+            loaded(self._tags)
         palette = self._palette
         if palette is not None and palette[0] is not None and palette[0].dirty:
             # a use: Pillow's load() applies the handed palette object now
@@ -142,7 +164,6 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
         finally:
             self._exif_watch, self._palette = watch, palette
         if watch is not None:
-            assert self._exif is not None
             self._graph, self._exif_watch = follow_orientation(node, self._exif, watch, use=False)
         return self._graph
 
@@ -159,9 +180,14 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
         raise TypeError(msg)
 
     def __getattr__(self, name: str) -> Any:
-        # Only names normal lookup did not find: Pillow's say why they are not here, and so
-        # do those Pillow's plugin keeps on its opened image of this file.
+        # Only names normal lookup did not find: the plain data Pillow's plugin keeps on its
+        # opened image of this file is read from it; Pillow's other names say why they are not
+        # here, and so do the rest of what the plugin keeps.
         if name not in NOT_RECORDED and name not in FILE_ONLY:
+            frame = self._frame
+            data = header_data(self._file_format, None if frame is None else frame.image, name)
+            if data is not NO_DATA:
+                return data
             found = plugin_attribute(self._file_format, name)
             if found is not None:
                 raise found
@@ -177,6 +203,12 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
     def size(self) -> tuple[int, int]:
         """``(width, height)`` of the result."""
         return self._graph.size
+
+    @size.setter
+    def size(self, value: tuple[int, int]) -> None:
+        # Pillow's ICO and ICNS images choose an icon by size; other images' size is read-only.
+        # The icon is read at the assignment (Pillow's image reads it at its next use).
+        self._node = pil_node(icon_of_size(self._file_format, value))
 
     @property
     def width(self) -> int:
@@ -259,17 +291,37 @@ class Image(ImageQueries, Seekable, FileAttributes, PaletteEdits, PixelEdits, _d
     ) -> None:
         """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``.
 
-        Lazy images in ``append_images`` (the frames of ``save_all=True``) are completed too.
-        An opened JPEG saved with ``quality``, ``subsampling`` or ``qtables`` ``"keep"`` keeps
-        its header's tables and subsampling, as Pillow's (:mod:`pillow_gpu._opened_file`).
+        Lazy images in ``append_images`` (the frames of ``save_all=True``) are completed too,
+        and an opened file of several frames saved with ``save_all`` writes all of them, as
+        Pillow's (:mod:`pillow_gpu._save_all`). An opened JPEG saved with ``quality``,
+        ``subsampling`` or ``qtables`` ``"keep"`` keeps its header's tables and subsampling,
+        as Pillow's (:mod:`pillow_gpu._opened_file`); an opened TIFF saved as TIFF keeps the
+        tags Pillow's encoder copies (:mod:`pillow_gpu._tiff_tags`).
         """
-        frames = params.get("append_images")
-        if frames is not None:
-            params["append_images"] = [
-                _cpu.evaluate(frame.node) if isinstance(frame, Image) else frame for frame in frames
-            ]
         params = kept_save_params(self._file_format, fp, format, params)  # a JPEG's "keep"
-        _cpu.evaluate(self._node).save(fp, format, **params)
+        every = writes_every_frame(fp, format, params)
+        tiff = saved_format(fp, format) == "TIFF"
+        with contextlib.ExitStack() as files:
+            frames = params.get("append_images")
+            if frames is not None:
+                params["append_images"] = [
+                    frame._saved(every, tiff, files) if isinstance(frame, Image) else frame
+                    for frame in frames
+                ]
+            self._saved(every, tiff, files).save(fp, format, **params)
+
+    def _saved(self, every: bool, tiff: bool, files: contextlib.ExitStack) -> PILImage.Image:
+        """What Pillow's ``save`` is given for this image: Pillow's image of its file when the
+        writer walks ``every`` frame (pillow_gpu._save_all), else the completed result (carrying
+        an opened TIFF's tags when written as a ``tiff``, pillow_gpu._tiff_tags)."""
+        if every:
+            opened = every_frame(self)
+            if opened is not None:
+                return files.enter_context(opened)
+        image = _cpu.evaluate(self._node)
+        if tiff and self._tags is not None:
+            image = tagged(image, self._tags)  # Pillow's TIFF encoder copies tags from them
+        return image
 
     def load(self) -> _drawing.PixelAccess:
         """Evaluate with Pillow now (a file decodes, or raises, as in Pillow) and return the

@@ -20,6 +20,7 @@ from pillow_gpu._load_info import loaded_info
 from pillow_gpu._opened_file import OpenedFile, opened_file
 from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._png_tail import late_metadata
+from pillow_gpu._tiff_tags import TiffDirectories, header_directories
 
 __all__ = ["new_node", "open_node", "pil_node"]
 
@@ -73,8 +74,9 @@ def open_node(
     fp: str | os.PathLike[str] | IO[bytes],
     mode: Literal["r"] = "r",
     formats: list[str] | tuple[str, ...] | None = None,
-) -> tuple[Node, OpenedFile]:
-    """The leaf of ``PIL.Image.open`` from the header (read now) and the file's format."""
+) -> tuple[Node, OpenedFile, TiffDirectories | None]:
+    """The leaf of ``PIL.Image.open`` from the header (read now), the file's format, and a
+    TIFF's tag directories as the header read them (pillow_gpu._tiff_tags)."""
     data: bytes | None = None
     path: str | None = None
     if isinstance(fp, (str, os.PathLike)):
@@ -106,4 +108,4 @@ def open_node(
             params["header_info"] = info  # a copy already
             info = loaded
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
-        return node, file_format
+        return node, file_format, header_directories(header)

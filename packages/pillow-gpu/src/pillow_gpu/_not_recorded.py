@@ -55,6 +55,13 @@ FILE_ONLY = {
         "read image.info (the same entries), or PIL.Image.open(...).text",
     ),
 }
+_TIFF_ONLY = (
+    "only an opened TIFF has tag directories, as Pillow's TiffImageFile (a copy or an "
+    "operation's result is no file)",
+    "keep the opened image's tag_v2 (or read PIL.Image.open(path).tag_v2), and pass "
+    "tiffinfo=... to save",
+)
+FILE_ONLY.update(dict.fromkeys(("tag_v2", "tag", "ifd", "get_photoshop_blocks"), _TIFF_ONLY))
 
 
 def missing_attribute(image: object, name: str) -> AttributeError:

@@ -24,13 +24,19 @@ from pillow_gpu._not_recorded import missing_attribute
 
 __all__ = [
     "GETEXIF_FORMATS",
+    "HEADER_DATA",
+    "ICON_FORMATS",
     "NOT_A_FILE",
+    "NO_DATA",
     "FileAttributes",
     "OpenedFile",
+    "header_data",
+    "icon_of_size",
     "kept_save_params",
     "merged_exif",
     "opened_file",
     "plugin_attribute",
+    "saved_format",
 ]
 
 
@@ -154,6 +160,32 @@ class FileAttributes:
         return cast("str", source["path"] or "")
 
 
+_JPEG_DATA = frozenset({"app", "applist", "icclist", "layers", "layer", "bits"})
+#: Plain data Pillow's plugins keep on the image they open, by format: a JPEG's APP segments
+#: (``applist``, where code finds XMP and Adobe markers), ICC chunks and components, an MPO's
+#: MP index, a PSD's layers, a GIF's disposal and global palette.
+HEADER_DATA: dict[str, frozenset[str]] = {
+    "JPEG": _JPEG_DATA,
+    "MPO": _JPEG_DATA | {"mpinfo"},
+    "PSD": frozenset({"layers"}),
+    "GIF": frozenset({"disposal_method", "global_palette"}),
+}
+#: What :func:`header_data` returns for a name it does not answer.
+NO_DATA: Any = object()
+
+
+def header_data(opened: OpenedFile, frame: PILImage.Image | None, name: str) -> Any:
+    """``name`` of :data:`HEADER_DATA` as Pillow's opened image has it: from the reader of a
+    sought file (``frame``), else from the file's header read now (as it stood at ``open``);
+    :data:`NO_DATA` for other names and images."""
+    if opened.source is None or name not in HEADER_DATA.get(opened.format or "", ()):
+        return NO_DATA
+    if frame is not None:
+        return getattr(frame, name)
+    with open_encoded(opened.source) as header:
+        return getattr(header, name)
+
+
 def plugin_attribute(opened: OpenedFile, name: str) -> AttributeError | None:
     """The error for ``name``, an attribute Pillow's plugin keeps on its opened image of this
     file (a TIFF's ``tag_v2``, a GIF's ``disposal_method``, an MPO's ``mpinfo``, ...) that a
@@ -175,7 +207,23 @@ def plugin_attribute(opened: OpenedFile, name: str) -> AttributeError | None:
     )
 
 
-def _saved_format(fp: Any, format: str | None) -> str | None:
+#: Formats whose opened image chooses one of its icons by ``im.size = (w, h)``.
+ICON_FORMATS = frozenset({"ICO", "ICNS"})
+
+
+def icon_of_size(opened: OpenedFile, size: Any) -> PILImage.Image:
+    """Pillow's image of an opened ICO or ICNS file with its icon of ``size`` loaded, as Pillow
+    loads it after ``im.size = size`` (Pillow's checks and errors); the AttributeError of
+    Pillow's read-only ``size`` for any other image."""
+    if opened.format not in ICON_FORMATS or opened.source is None:
+        msg = "property 'size' of 'Image' object has no setter"
+        raise AttributeError(msg)
+    with open_encoded(opened.source) as header:
+        header.size = size  # type: ignore[misc]  # the ICO and ICNS plugins' setter
+        return header.copy()  # loads it, with its info and palette
+
+
+def saved_format(fp: Any, format: str | None) -> str | None:
     """The format Pillow's ``save`` picks: ``format``, else the file name's extension."""
     if format is not None:
         return format.upper()
@@ -196,7 +244,7 @@ def kept_save_params(
     asked = (params.get("quality"), params.get("subsampling"), params.get("qtables"))
     if keep is None or opened.format != "JPEG" or "keep" not in asked:
         return params
-    if _saved_format(fp, format) != "JPEG":
+    if saved_format(fp, format) != "JPEG":
         return params
     sampling, quantization = keep
     explicit = dict(params)

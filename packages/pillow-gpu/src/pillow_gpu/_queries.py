@@ -30,7 +30,7 @@ from PIL import TiffTags
 
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import probe
-from pillow_gpu._handed_exif import apply_orientation, turned_while_loading, watched_orientation
+from pillow_gpu._handed_exif import ORIENTATION, apply_orientation, turned_while_loading
 
 if TYPE_CHECKING:
     from pillow_gpu._graph import Node
@@ -63,6 +63,7 @@ class ImageQueries:
     _exif: PILImage.Exif | None
     _exif_watch: tuple[Any] | None
     _file_format: OpenedFile
+    _tags: Any
     _frame: Any
 
     def _pixels(self) -> PILImage.Image:
@@ -150,17 +151,21 @@ class ImageQueries:
             return self._frame.image.getexif()
         node = self._peek_node()
         if node.op == "open" and self._file_format.format is not None:  # a copy() is no file
-            with _cpu.open_edited(node) as header:  # the caller's edits of info included
-                apply_orientation(node, header)
-                exif = header.getexif()
-                if hasattr(header, "tag_v2"):
-                    _read_tiff_groups(exif)
-                    if node.cache.get() is not None:
-                        turned_while_loading(exif)
-                watch = watched_orientation(node, header, exif)
-                self._exif_watch = watch  # type: ignore[misc]  # the slot is Image's
-                return exif
-        return self._probe().getexif()
+            header = _cpu.open_edited(node)  # the caller's edits of info included
+        elif self._tags is not None and self._file_format.source is not None:
+            header = _cpu.open_encoded(self._file_format.source)  # a TIFF edited in place
+        else:
+            return self._probe().getexif()
+        with header:
+            apply_orientation(node, header)
+            exif = header.getexif()
+            if hasattr(header, "tag_v2"):
+                _read_tiff_groups(exif)
+                if self._exif_watch is None:  # loaded: Pillow's plugin turned it by it
+                    turned_while_loading(exif)
+                else:  # not loaded yet: the file loads by this Exif now
+                    self._exif_watch = (exif.get(ORIENTATION),)  # type: ignore[misc]
+            return exif
 
     def getxmp(self, *, strip_namespaces: bool = True) -> dict[str, Any]:
         """``PIL.Image.Image.getxmp``: the XMP packet ``info`` holds, as a dictionary."""

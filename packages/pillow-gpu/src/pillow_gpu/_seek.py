@@ -26,17 +26,20 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
 from pillow_gpu._leaves import pil_node
+from pillow_gpu._tiff_tags import carry, header_directories
 
 __all__ = ["Seekable"]
 
 
 class _Reader:
-    """The Pillow image a handle seeks in, and the opened file's node it reads."""
+    """The Pillow image a handle seeks in, the opened file's node it reads, and the node of
+    the frame the last seek made (what the handle points at until edited in place)."""
 
-    __slots__ = ("file", "image")
+    __slots__ = ("file", "frame", "image")
 
     def __init__(self, file: Node) -> None:
         self.file = file
+        self.frame: Node | None = None
         data = file.params["data"]
         if data is None:  # read whole: the reader then holds no file handle
             data = Path(file.params["path"]).read_bytes()
@@ -52,7 +55,10 @@ class Seekable:
     _frame: _Reader | None
     _info: dict[str, Any] | None
     _exif: PILImage.Exif | None
+    _exif_watch: tuple[Any] | None
     _palette: Any
+    _tags: Any
+    _file_format: Any
 
     def _file(self) -> Node:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
@@ -60,13 +66,16 @@ class Seekable:
 
     def _read(self, read: Callable[[PILImage.Image], int], default: int) -> int:
         """``read`` of the reader of a sought file (Pillow keeps what it counted), else of
-        the file's header opened now; ``default`` for an image that is no file."""
+        the file's header opened now (an opened file edited in place included); ``default``
+        for an image that is no file."""
         if self._frame is not None:
             return read(self._frame.image)
         node = self._peek_node()
-        if node.op != "open":
+        # An opened file edited in place is still that file, as Pillow's image is.
+        params = node.params if node.op == "open" else self._file_format.source
+        if params is None:
             return default
-        with _cpu.open_encoded(node.params) as header:
+        with _cpu.open_encoded(params) as header:
             return read(header)
 
     @property
@@ -98,11 +107,17 @@ class Seekable:
             reader.image.info = cast("dict[str | tuple[int, int], Any]", self._info)
         if self._exif is not None:  # the Exif handed out, which Pillow's TIFF and MPO reload
             reader.image._exif = self._exif
+        tags = self._tags
+        if tags is not None:  # a TIFF's directories, which Pillow's seek reloads (tag_v2 in place)
+            carry(reader.image, tags)
         before, palette = reader.image.tell(), reader.image.palette
         reader.image.seek(frame)  # Pillow's checks, errors and frame logic
-        if self._frame is not None and reader.image.tell() == before:
-            return  # Pillow read nothing: the current frame stays as it is
-        self._node = pil_node(reader.image)  # loads the frame, as its first use would
+        if reader.image.tell() == before:
+            return  # Pillow read nothing: the current frame stays as it is (not loaded)
+        self._node = reader.frame = pil_node(reader.image)  # loads it, as its first use would
+        self._exif_watch = None  # type: ignore[misc]  # loaded (by Pillow's reader)
+        if tags is not None:  # tag_v2 the same object, tag a new one
+            self._tags = header_directories(reader.image)
         if self._palette is not None and reader.image.palette is not palette:
             # Pillow's seek gave its image another palette object; else it keeps the one handed out
             self._palette = (reader.image.palette,)

@@ -14,6 +14,7 @@ archive) fails the test with the reason.
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import os
 import re
@@ -23,10 +24,13 @@ import subprocess
 import sys
 import tarfile
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import PIL
 import pytest
+from PIL import Image as PILImage
 
 #: Signs in pip's output that the index itself could not be reached (not a missing release).
 _UNREACHABLE = re.compile(
@@ -185,3 +189,42 @@ def pillow_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
         extract_images(archive, images)
         shutil.rmtree(download, ignore_errors=True)  # the extracted files are what is kept
     return images
+
+
+class Tally:
+    """Corpus cases run on Pillow and on pillow_gpu: how many agree, and those that do not.
+
+    An outcome is the case's answer, or the type name of the exception it raised (a ``str``).
+    """
+
+    def __init__(self) -> None:
+        self.shares: collections.Counter[str] = collections.Counter()
+        self.differing: list[str] = []
+
+    def add(self, label: str, expected: Any, actual: Any, *, same: bool | None = None) -> None:
+        """Count ``actual`` against Pillow's ``expected`` (``same`` where equality is not the
+        test)."""
+        if actual == expected if same is None else same:
+            self.shares["same error" if isinstance(expected, str) else "equal"] += 1
+        else:
+            self.differing.append(f"{label}: {str(actual)[:100]}")
+
+    def check(self, title: str) -> None:
+        """Print the shares; every case must agree, and more answers than errors."""
+        print(f"\n{title}: {dict(self.shares)}")
+        assert not self.differing, "\n".join(self.differing)
+        assert self.shares["equal"] > self.shares["same error"]
+
+
+def opened_files(pillow_corpus: Path, keep: Callable[[PILImage.Image], bool]) -> list[Path]:
+    """The corpus files Pillow opens whose header ``keep`` accepts, sorted (a file Pillow cannot
+    open, or whose header ``keep`` cannot read, is left out)."""
+    files = []
+    for path in sorted(pillow_corpus.rglob("*")):
+        try:
+            with PILImage.open(path) as opened:
+                if keep(opened):
+                    files.append(path)
+        except Exception:  # not an image Pillow opens, or a header it cannot read: no case
+            continue
+    return files

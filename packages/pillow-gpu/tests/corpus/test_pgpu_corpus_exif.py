@@ -25,6 +25,8 @@ from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageOps
 from pillow_gpu.errors import Unsupported
 
+from .conftest import opened_files
+
 ORIENTATION = 0x0112
 #: Largest header (pixels) whose cases run.
 MAX_PIXELS = 1 << 22
@@ -95,17 +97,10 @@ def _outcome(module: Any, ops: Any, path: Path, case: str) -> Any:
 
 
 def _with_exif(pillow_corpus: Path) -> list[Path]:
-    files = []
-    for path in sorted(pillow_corpus.rglob("*")):
-        try:
-            with PILImage.open(path) as opened:
-                pixels = opened.size[0] * opened.size[1]
-                has_exif = len(opened.getexif()) > 0
-        except Exception:  # files Pillow cannot open or whose EXIF it cannot read: no case
-            continue
-        if has_exif and pixels <= MAX_PIXELS:
-            files.append(path)
-    return files
+    return opened_files(
+        pillow_corpus,
+        lambda opened: opened.size[0] * opened.size[1] <= MAX_PIXELS and len(opened.getexif()) > 0,
+    )
 
 
 @pytest.mark.usefixtures("device")

@@ -26,6 +26,8 @@ from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._device import SharedDevice
 
+from .conftest import opened_files
+
 #: Frames compared per file.
 MAX_FRAMES = 8
 #: Largest header (pixels) whose frames are read.
@@ -90,17 +92,12 @@ def _sought_frames(path: Path) -> list[Any]:
 
 
 def _multi_frame(pillow_corpus: Path) -> list[Path]:
-    files = []
-    for path in sorted(pillow_corpus.rglob("*")):
-        try:
-            with PILImage.open(path) as opened:
-                frames = getattr(opened, "n_frames", 1)
-                pixels = opened.size[0] * opened.size[1]
-        except Exception:  # files Pillow cannot open have no frames
-            continue
-        if frames > 1 and pixels <= MAX_PIXELS:
-            files.append(path)
-    return files
+    return opened_files(
+        pillow_corpus,
+        lambda opened: (
+            getattr(opened, "n_frames", 1) > 1 and opened.size[0] * opened.size[1] <= MAX_PIXELS
+        ),
+    )
 
 
 @pytest.mark.usefixtures("device")

@@ -1,0 +1,107 @@
+"""Saving every frame of an opened file (``save_all``), as Pillow's plugins do.
+
+Pillow's ``save(..., save_all=True)`` (or with ``append_images``, for a format that writes
+several frames) hands the image to its plugin's multi-frame writer, which walks the image's own
+frames (``ImageSequence.Iterator``, seeking the image) and then those of each appended image;
+its AVIF writer walks them even without ``save_all``. A lazy image is one frame, so an opened
+file of several frames (an animated GIF, WebP, PNG or AVIF, a multi-page TIFF, an MPO) would be
+written as its current frame alone.
+
+For such a file the writer gets a Pillow image of it instead (:func:`every_frame`), standing as
+Pillow's opened image would: read from the file's bytes (the file being written may be that
+file), at the handle's current frame, with the handle's ``info``, handed-out ``Exif``, TIFF tag
+directories and palette, and, where in-place edits changed the current frame, with its pixels
+replaced by the handle's (as Pillow's in-place edits replace its image's). The writer then reads
+and writes every frame exactly as Pillow's does. :mod:`pillow_gpu.ImageSequence` walks the
+frames of the same image.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image as PILImage
+
+from pillow_gpu import _cpu
+from pillow_gpu._opened_file import saved_format
+from pillow_gpu._tiff_tags import carry
+
+if TYPE_CHECKING:
+    from pillow_gpu._image import Image
+
+__all__ = ["every_frame", "writes_every_frame"]
+
+
+#: Formats whose plain writer walks every frame of an animated image too (Pillow's AVIF plugin).
+_WALKING_WRITERS = frozenset({"AVIF"})
+
+
+def writes_every_frame(fp: Any, format: str | None, params: dict[str, Any]) -> bool:
+    """Whether Pillow's ``save(fp, format, **params)`` writes every frame of the image: its
+    plugin's multi-frame writer, or a plain writer that walks them anyway."""
+    target = saved_format(fp, format)
+    if target is None:
+        return False
+    if target in _WALKING_WRITERS:
+        return True
+    PILImage.init()  # every plugin registered, as Pillow's save does before choosing
+    if target not in PILImage.SAVE_ALL:
+        return False  # Pillow raises (save_all=True) or writes one frame: the usual path
+    save_all = params.get("save_all")
+    return bool(save_all or (save_all is None and params.get("append_images")))
+
+
+def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
+    """A Pillow image of ``image``'s file standing as Pillow's opened image would, for a
+    multi-frame writer (see the module docstring) or to walk its frames (not ``writing``), or
+    None where ``image`` is no opened file of several frames (its current pixels are all
+    Pillow's image would have). The caller closes the returned image."""
+    source = image._file_format.source
+    if source is None or image.n_frames < 2:
+        return None
+    data = source["data"]
+    if data is None and writing:  # read whole first: the file written may be this one
+        data = Path(source["path"]).read_bytes()
+    opened = PILImage.open(source["path"] if data is None else io.BytesIO(data))
+    try:
+        _stand_as(opened, image)
+    except BaseException:
+        opened.close()
+        raise
+    return opened
+
+
+def _stand_as(opened: PILImage.Image, image: Image) -> None:
+    """Put Pillow's ``opened`` file at ``image``'s frame, with its state and pixels."""
+    reader = image._frame
+    if image._exif is not None:  # the Exif handed out (a TIFF loads by it)
+        opened._exif = image._exif
+    if image._tags is not None:  # a TIFF's directories, edits included
+        carry(opened, image._tags)
+    if reader is not None:  # a sought file (else it stands at its first frame, as opened)
+        opened.seek(reader.image.tell())
+    if image._info is not None:  # the handle's own dict, edits included (a copy: the writer
+        opened.info.clear()  # updates its image's dict at every frame)
+        opened.info.update(image._info)
+    node = image._peek_node()
+    unedited = (
+        node is reader.frame
+        if reader is not None
+        else node.op == "open" and "draft" not in node.params
+    )
+    if unedited and image._palette is None:
+        return
+    pixels = _cpu.evaluate(image._node)  # a use: Pillow's image was loaded by the edits
+    leaf = node
+    while leaf.inputs:  # down to the file the edits started from (completed or not)
+        leaf = leaf.inputs[0]
+    if reader is None and leaf.op == "open" and "draft" in leaf.params:
+        opened.draft(*leaf.params["draft"])  # a thumbnail drafted the file (JPEG, MPO) first
+    opened.load()
+    opened.im = pixels.im.copy()  # the writer may paint later frames over it
+    opened._size, opened._mode = pixels.size, pixels.mode
+    if pixels.mode in ("P", "PA"):
+        opened.palette = pixels.palette.copy() if pixels.palette else None
+    opened.readonly = 0

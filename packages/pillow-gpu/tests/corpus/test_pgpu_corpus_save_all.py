@@ -1,0 +1,186 @@
+"""Every corpus file of several frames (animated GIFs, WebPs and PNGs, multi-page TIFFs, MPOs,
+FLIs, ...) saved with ``save_all`` after what users do first (nothing, a ``seek``, an edit of
+``info``, an in-place ``thumbnail``, other frames appended), against Pillow doing the same
+(:mod:`pillow_gpu._save_all`).
+
+Each is also written as AVIF without ``save_all`` (Pillow's AVIF writer walks every frame
+anyway). The frames ``ImageSequence`` yields after the same edits are compared too.
+
+Each case ends with the written bytes or the exception's type, and must equal Pillow's. Where
+Pillow's own bytes differ from one save to the next (libtiff writes uninitialised memory into
+a TIFF's page number), every frame's mode, size, pixels and other tags are compared instead.
+The shares are printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageSequence as PILImageSequence
+from pillow_gpu import Image, ImageSequence
+
+from .conftest import Tally, opened_files
+
+#: Largest frame (pixels) whose cases run, and most frames.
+MAX_PIXELS = 1 << 20
+MAX_FRAMES = 64
+#: The formats each file is written as: its own (where Pillow writes it) and the usual targets.
+TARGETS = ("GIF", "WEBP", "PNG", "TIFF")
+PAGE_NUMBER = 297
+
+
+def _written(image: Any, target: str, **params: Any) -> bytes:
+    out = io.BytesIO()
+    image.save(out, target, save_all=True, **params)
+    return out.getvalue()
+
+
+def _as_opened(module: Any, image: Any, path: Path, target: str) -> bytes:
+    return _written(image, target)
+
+
+def _after_seek(module: Any, image: Any, path: Path, target: str) -> bytes:
+    image.seek(1)
+    return _written(image, target)
+
+
+def _info_edited(module: Any, image: Any, path: Path, target: str) -> bytes:
+    image.info["duration"] = 70
+    image.info["loop"] = 2
+    return _written(image, target)
+
+
+def _thumbnailed(module: Any, image: Any, path: Path, target: str) -> bytes:
+    image.thumbnail((24, 24))
+    return _written(image, target)
+
+
+def _appended(module: Any, image: Any, path: Path, target: str) -> bytes:
+    with contextlib.closing(module.open(path)) as other:
+        return _written(image, target, append_images=[other])
+
+
+def _plain_avif(module: Any, image: Any, path: Path, target: str) -> bytes:
+    # Pillow's AVIF writer walks every frame of an animated image without save_all too.
+    out = io.BytesIO()
+    image.save(out, "AVIF", quality=40)
+    return out.getvalue()
+
+
+CASES: dict[str, Callable[[Any, Any, Path, str], bytes]] = {
+    "as-opened": _as_opened,
+    "after-seek": _after_seek,
+    "info-edited": _info_edited,
+    "thumbnailed": _thumbnailed,
+    "appended": _appended,
+    "plain-avif": _plain_avif,
+}
+#: Cases written once, whatever the targets.
+_ONE_TARGET = frozenset({"plain-avif"})
+
+
+def _decoded(data: bytes) -> list[Any]:
+    """Every frame of a written file: mode, size, pixels and tags, the page number left out."""
+    frames = []
+    with PILImage.open(io.BytesIO(data)) as written:
+        for index in range(getattr(written, "n_frames", 1)):
+            written.seek(index)
+            tags = dict(getattr(written, "tag_v2", {}))
+            tags.pop(PAGE_NUMBER, None)
+            frames.append((written.mode, written.size, written.tobytes(), repr(sorted(tags))))
+    return frames
+
+
+def _same(expected: Any, actual: Any, again: Callable[[], Any]) -> bool:
+    """Whether ``actual`` is Pillow's outcome ``expected`` (decoded where Pillow's bytes differ
+    between two runs, ``again`` being the second)."""
+    if actual == expected:
+        return True
+    if not isinstance(expected, bytes) or not isinstance(actual, bytes):
+        return False
+    second = again()
+    return second != expected and _decoded(actual) == _decoded(expected)
+
+
+def _outcome(module: Any, path: Path, case: str, target: str) -> Any:
+    try:
+        with contextlib.closing(module.open(path)) as image:
+            return CASES[case](module, image, path, target)
+    except Exception as error:  # the exception type is the answer
+        return type(error).__name__
+
+
+def _animated(pillow_corpus: Path) -> list[Path]:
+    return opened_files(
+        pillow_corpus,
+        lambda opened: (
+            1 < getattr(opened, "n_frames", 1) <= MAX_FRAMES
+            and opened.size[0] * opened.size[1] <= MAX_PIXELS
+        ),
+    )
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_save_all_matches_pillow(pillow_corpus: Path) -> None:
+    files = _animated(pillow_corpus)
+    assert len(files) > 40  # Pillow's own animations and multi-page files
+    tally = Tally()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides
+        for path in files:
+            for case in CASES:
+                for target in TARGETS[:1] if case in _ONE_TARGET else TARGETS:
+                    expected = _outcome(PILImage, path, case, target)
+                    actual = _outcome(Image, path, case, target)
+                    again = functools.partial(_outcome, PILImage, path, case, target)
+                    same = _same(expected, actual, again)
+                    tally.add(f"{path.name} {case} {target}", expected, actual, same=same)
+    tally.check(f"save_all, {len(files)} files x {len(CASES)} cases x (up to) {len(TARGETS)}")
+
+
+#: What users do before walking the frames with ``ImageSequence``.
+WALK_EDITS: dict[str, Callable[[Any], None]] = {
+    "as-opened": lambda image: None,
+    "after-seek": lambda image: image.seek(1),
+    "info-edited": lambda image: image.info.update(duration=70),
+    "thumbnailed": lambda image: image.thumbnail((24, 24)),
+}
+
+
+def _walked(module: Any, sequence: Any, path: Path, edit: str) -> Any:
+    """Every frame ``sequence.Iterator`` yields, loaded: mode, size, pixels and ``info``."""
+    try:
+        with contextlib.closing(module.open(path)) as image:
+            WALK_EDITS[edit](image)
+            frames = []
+            for frame in sequence.Iterator(image):
+                frame.load()  # Pillow's frame reports its mode before loading, a lazy one loaded
+                info = repr(sorted(frame.info.items()))
+                frames.append((frame.mode, frame.size, frame.tobytes(), info))
+            return frames
+    except Exception as error:  # the exception type is the answer
+        return type(error).__name__
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_frames_after_edits_match_pillow(pillow_corpus: Path) -> None:
+    # ImageSequence walks the file as Pillow's opened image would stand: after a seek, an edit
+    # of info or an in-place thumbnail of the current frame (the others read from the file).
+    files = _animated(pillow_corpus)
+    tally = Tally()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for path in files:
+            for edit in WALK_EDITS:
+                expected = _walked(PILImage, PILImageSequence, path, edit)
+                actual = _walked(Image, ImageSequence, path, edit)
+                tally.add(f"{path.name} {edit}", expected, actual)
+    tally.check(f"frames after edits, {len(files)} files x {len(WALK_EDITS)}")

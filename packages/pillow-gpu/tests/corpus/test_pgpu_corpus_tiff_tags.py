@@ -1,0 +1,135 @@
+"""Every corpus TIFF (scanners, fax, GDAL, Photoshop, GIMP, libtiff's own samples, multi-page,
+tiled, planar, 16-bit, broken and fuzzed files) read and saved through its tag directories,
+against Pillow doing the same (:mod:`pillow_gpu._tiff_tags`).
+
+Each case ends with the tags, the written file or the exception's type, and must equal
+Pillow's. A TIFF written through libtiff is compared by its decoded tags and pixels with the
+page number's second value left out: Pillow's own output carries uninitialised memory there
+(two saves of the same image differ), everything else byte for byte. The shares are printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageSequence as PILImageSequence
+from pillow_gpu import Image, ImageSequence
+
+from .conftest import Tally, opened_files
+
+#: Largest header (pixels) whose cases run.
+MAX_PIXELS = 1 << 22
+PAGE_NUMBER = 297
+COMPRESSION = 259
+
+
+def _tags(image: Any) -> str:
+    # repr: a rational's NaN (a zero denominator) compares unequal to itself.
+    return repr(sorted((int(tag), repr(value)) for tag, value in image.tag_v2.items()))
+
+
+def _written(image: Any, **params: Any) -> Any:
+    """What ``image.save(..., "TIFF", **params)`` wrote: its bytes, or for a file libtiff wrote
+    (compressed), its tags (the page number's first value only) and pixels."""
+    out = io.BytesIO()
+    image.save(out, "TIFF", **params)
+    data = out.getvalue()
+    with PILImage.open(io.BytesIO(data)) as written:
+        if written.tag_v2.get(COMPRESSION, 1) == 1:
+            return data
+        tags = dict(written.tag_v2)
+        if PAGE_NUMBER in tags:
+            tags[PAGE_NUMBER] = tags[PAGE_NUMBER][:1]
+        return len(data), repr(sorted(tags.items())), written.tobytes()
+
+
+def _opened(sequence: Any, image: Any) -> tuple[Any, ...]:
+    return (
+        _tags(image),
+        repr(sorted(image.tag.items())),
+        image.ifd is image.tag,
+        image.tag_v2 is image.tag_v2,
+        image.get_photoshop_blocks(),
+    )
+
+
+def _after_use(sequence: Any, image: Any) -> tuple[Any, ...]:
+    image.resize((8, 8)).tobytes()  # Pillow's image loads at the resize; a lazy one's first use
+    return _tags(image), repr(sorted(image.tag.items()))
+
+
+def _saved(sequence: Any, image: Any) -> tuple[Any, ...]:
+    return (_written(image),)
+
+
+def _edited_thumbnail_saved(sequence: Any, image: Any) -> tuple[Any, ...]:
+    image.tag_v2[270] = "edited description"
+    image.tag_v2[305] = "edited software"
+    image.thumbnail((40, 40))
+    return _tags(image), _written(image, compression="tiff_lzw")  # libtiff: every tag copied
+
+
+def _exif_after_thumbnail(sequence: Any, image: Any) -> tuple[Any, ...]:
+    image.thumbnail((40, 40))
+    image.tobytes()  # a file Pillow cannot decode raises at the thumbnail, a lazy one here
+    exif = image.getexif()
+    return repr(sorted((int(tag), repr(value)) for tag, value in exif.items()))
+
+
+def _pages_saved(sequence: Any, image: Any) -> tuple[Any, ...]:
+    return tuple((_tags(page), _written(page)) for page in sequence.Iterator(image))
+
+
+def _copy(sequence: Any, image: Any) -> tuple[Any, ...]:
+    copy = image.copy()
+    copy.tobytes()
+    return hasattr(copy, "tag_v2"), hasattr(copy, "tag"), hasattr(image, "tag_v2")
+
+
+CASES: dict[str, Callable[[Any, Any], tuple[Any, ...]]] = {
+    "opened": _opened,
+    "after-use": _after_use,
+    "saved": _saved,
+    "edited-thumbnail-saved": _edited_thumbnail_saved,
+    "exif-after-thumbnail": _exif_after_thumbnail,
+    "pages-saved": _pages_saved,
+    "copy": _copy,
+}
+
+
+def _outcome(module: Any, sequence: Any, path: Path, case: str) -> Any:
+    try:
+        with contextlib.closing(module.open(path)) as image:
+            return CASES[case](sequence, image)
+    except Exception as error:  # the exception type is the answer
+        return type(error).__name__
+
+
+def _tiffs(pillow_corpus: Path) -> list[Path]:
+    return opened_files(
+        pillow_corpus,
+        lambda opened: hasattr(opened, "tag_v2") and opened.size[0] * opened.size[1] <= MAX_PIXELS,
+    )
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_tiff_tags_match_pillow(pillow_corpus: Path) -> None:
+    files = _tiffs(pillow_corpus)
+    assert len(files) > 80  # Pillow's own TIFF test images
+    tally = Tally()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides
+        for path in files:
+            for case in CASES:
+                expected = _outcome(PILImage, PILImageSequence, path, case)
+                actual = _outcome(Image, ImageSequence, path, case)
+                tally.add(f"{path.name} {case}", expected, actual)
+    tally.check(f"TIFF tags, {len(files)} files x {len(CASES)} cases")
+    assert tally.shares["equal"] > 4 * tally.shares["same error"]

@@ -1,0 +1,155 @@
+"""``save(..., save_all=True)`` of an opened file of several frames writes every frame, as
+Pillow's (:mod:`pillow_gpu._save_all`): animations and pages Pillow writes (a GIF with a
+palette per frame and a duration per frame, an APNG, an animated WebP, a multi-page TIFF with
+tags) saved as opened, after a ``seek``, an edit of ``info``, an in-place ``thumbnail``, with
+other files appended, and over the file itself; the corpus test
+(``corpus/test_pgpu_corpus_save_all.py``) does the same with files other programs wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from pillow_gpu import Image
+
+pytestmark = pytest.mark.usefixtures("device")
+
+#: File name -> (format Pillow writes it as, mode of its frames).
+ANIMATIONS = {
+    "anim.gif": ("GIF", "P"),
+    "anim.png": ("PNG", "RGBA"),
+    "anim.webp": ("WEBP", "RGB"),
+    "pages.tif": ("TIFF", "RGB"),
+}
+
+
+def _animation(tmp_path: Path, name: str) -> Path:
+    """Three 20x12 frames (a moving block) written by Pillow as ``name``."""
+    file_format, mode = ANIMATIONS[name]
+    frames = []
+    for index in range(3):
+        frame = PILImage.new("RGB", (20, 12), (20 + 60 * index, 40, 200 - 50 * index))
+        frame.paste((250, 250, 0), (3 * index, 2, 3 * index + 6, 8))
+        frames.append(frame.convert(mode) if mode != "P" else frame.quantize(8 + index))
+    path = tmp_path / name
+    extra: dict[str, Any] = {"duration": [40, 80, 120], "loop": 0}
+    if file_format == "TIFF":
+        extra = {"dpi": (150, 150), "description": "three pages"}
+    if file_format == "WEBP":
+        extra["lossless"] = True
+    frames[0].save(path, file_format, save_all=True, append_images=frames[1:], **extra)
+    return path
+
+
+@pytest.fixture
+def opened() -> Iterator[Callable[[Any, Path], Any]]:
+    """``opened(module, path)``: ``module.open(path)``, every image closed after the test."""
+    with contextlib.ExitStack() as stack:
+
+        def open_(module: Any, path: Path) -> Any:
+            return stack.enter_context(contextlib.closing(module.open(path)))
+
+        yield open_
+
+
+def _written(image: Any, target: str, **params: Any) -> bytes:
+    out = io.BytesIO()
+    image.save(out, target, save_all=True, **params)
+    return out.getvalue()
+
+
+def _frames(data: bytes) -> int:
+    with PILImage.open(io.BytesIO(data)) as written:
+        return int(getattr(written, "n_frames", 1))
+
+
+#: What users do before saving every frame.
+EDITS: dict[str, Callable[[Any], None]] = {
+    "as-opened": lambda image: None,
+    "after-seek": lambda image: image.seek(2),
+    "info-edited": lambda image: image.info.update(duration=70, loop=3),
+    "thumbnailed": lambda image: image.thumbnail((10, 10)),
+}
+
+
+@pytest.mark.parametrize("target", ["GIF", "PNG", "WEBP", "TIFF"])
+@pytest.mark.parametrize("edit", list(EDITS))
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_every_frame_is_written_as_pillow_writes_it(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str, edit: str, target: str
+) -> None:
+    path = _animation(tmp_path, name)
+    written: list[bytes | str] = []
+    for module in (PILImage, Image):
+        image = opened(module, path)
+        EDITS[edit](image)
+        try:
+            written.append(_written(image, target))
+        except ValueError as error:  # a thumbnailed APNG: Pillow's writer meets other sizes
+            written.append(f"{type(error).__name__}: {error}")
+    assert written[1] == written[0]
+    if edit != "thumbnailed":  # Pillow's writer mixes a thumbnailed frame with the others
+        assert isinstance(written[1], bytes)
+        assert _frames(written[1]) == 3
+
+
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_appended_opened_files_give_every_frame(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str
+) -> None:
+    path = _animation(tmp_path, name)
+    other = _animation(tmp_path, "anim.gif" if name != "anim.gif" else "anim.png")
+    written = [
+        _written(opened(module, path), "GIF", append_images=[opened(module, other)])
+        for module in (PILImage, Image)
+    ]
+    assert written[1] == written[0]
+    assert _frames(written[1]) == 6
+
+
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_saving_over_the_opened_file_keeps_every_frame(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str
+) -> None:
+    # The file is read whole before it is written: nothing of it is lost.
+    path = _animation(tmp_path, name)
+    expected = _written(opened(PILImage, path), ANIMATIONS[name][0])
+    image = Image.open(path)
+    image.save(path, save_all=True)
+    assert path.read_bytes() == expected
+
+
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_an_opened_file_edited_in_place_keeps_its_frames(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str
+) -> None:
+    path = _animation(tmp_path, name)
+    answers = []
+    for module in (PILImage, Image):
+        image = opened(module, path)
+        image.thumbnail((10, 10))
+        answers.append((image.n_frames, image.is_animated, image.tell()))
+    assert answers[1] == answers[0] == (3, True, 0)
+
+
+def test_one_frame_and_results_are_written_as_before(
+    opened: Callable[[Any, Path], Any], tmp_path: Path
+) -> None:
+    # Only an opened file of several frames goes to Pillow's writer as a file.
+    path = tmp_path / "one.png"
+    PILImage.new("RGB", (6, 4), (1, 2, 3)).save(path)
+    animation = _animation(tmp_path, "anim.gif")
+    for image_of in (
+        lambda module: opened(module, path),
+        lambda module: opened(module, animation).resize((10, 6)),
+        lambda module: opened(module, animation).copy(),
+    ):
+        written = [_written(image_of(module), "GIF") for module in (PILImage, Image)]
+        assert written[1] == written[0]
+        assert _frames(written[1]) == 1
