@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -314,3 +315,20 @@ def test_plain_data_of_the_plugin_is_pillow_s(tmp_path: Path, use: str) -> None:
     assert answers[1] == answers[0]
     assert ("APP1", b"http://ns.adobe.com/xap/1.0/\x00" + xmp) in answers[0][0]
     assert answers[0][6] == (3 if use == "sought" else 1)
+
+
+@pytest.mark.usefixtures("device")
+def test_a_bytes_path_is_a_path_as_in_pillow(tmp_path: Path) -> None:
+    # Pillow takes str, bytes and os.PathLike as paths (its is_path); its filename stays bytes.
+    path = tmp_path / "anim.gif"
+    frames = [PILImage.new("RGB", (8, 6), (70 * index, 30, 90)) for index in range(3)]
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    answers = []
+    for module in (PILImage, Image):
+        with contextlib.closing(module.open(os.fsencode(path))) as image:
+            image.seek(2)
+            answers.append((image.filename, image.tobytes(), image.n_frames))
+        with pytest.raises(FileNotFoundError):
+            module.open(b"\x89PNG: image data passed where a path goes")
+    assert answers[1] == answers[0]
+    assert answers[0][0] == os.fsencode(path)

@@ -124,7 +124,7 @@ def new(
 
 
 def open(
-    fp: str | os.PathLike[str] | IO[bytes],
+    fp: str | bytes | os.PathLike[str] | os.PathLike[bytes] | IO[bytes],
     mode: Literal["r"] = "r",
     formats: list[str] | tuple[str, ...] | None = None,
 ) -> Image:

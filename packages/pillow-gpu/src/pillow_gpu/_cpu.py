@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageEnhance, ImageOps, ImagePalette
@@ -23,6 +23,7 @@ from pillow_gpu.errors import Unsupported
 __all__ = [
     "convert_options",
     "decode_leaf",
+    "encoded_bytes",
     "evaluate",
     "open_edited",
     "open_encoded",
@@ -36,6 +37,15 @@ _Op = Callable[[list[PILImage.Image], Mapping[str, Any]], PILImage.Image]
 def open_encoded(params: Mapping[str, Any]) -> PILImage.Image:
     """Open (header only) the file or bytes an ``open`` leaf records; the caller closes it."""
     return PILImage.open(params["path"] if params["data"] is None else io.BytesIO(params["data"]))
+
+
+def encoded_bytes(params: Mapping[str, Any]) -> bytes:
+    """The whole file an ``open`` leaf records (its path read now, or the bytes it holds)."""
+    data = params["data"]
+    if data is None:
+        with open(params["path"], "rb") as file:  # a str or bytes path, as Pillow takes
+            data = file.read()
+    return cast("bytes", data)
 
 
 def open_edited(node: Node) -> PILImage.Image:

@@ -71,15 +71,15 @@ def _header_palette(header: PILImage.Image) -> tuple[str, str | None, bytes] | N
 
 
 def open_node(
-    fp: str | os.PathLike[str] | IO[bytes],
+    fp: str | bytes | os.PathLike[str] | os.PathLike[bytes] | IO[bytes],
     mode: Literal["r"] = "r",
     formats: list[str] | tuple[str, ...] | None = None,
 ) -> tuple[Node, OpenedFile, TiffDirectories | None]:
     """The leaf of ``PIL.Image.open`` from the header (read now), the file's format, and a
     TIFF's tag directories as the header read them (pillow_gpu._tiff_tags)."""
     data: bytes | None = None
-    path: str | None = None
-    if isinstance(fp, (str, os.PathLike)):
+    path: str | bytes | None = None
+    if isinstance(fp, (str, bytes, os.PathLike)):  # a path, as Pillow's is_path takes it
         path = os.fspath(fp)
         source: Any = path
     else:
@@ -93,7 +93,7 @@ def open_node(
             "path": path,
             "data": data,
             "format": header.format,
-            "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or ""),
+            "encoded_nbytes": len(data) if data is not None else os.path.getsize(path or b""),
             "palette": _header_palette(header),
             "late": late,
         }

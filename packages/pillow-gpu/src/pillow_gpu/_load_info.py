@@ -43,7 +43,7 @@ _MAX_CHUNKS = 1_000
 
 def loaded_info(
     format: str | None,
-    path: str | None,
+    path: str | bytes | None,
     data: bytes | None,
     header: Mapping[str, Any],
     late: tuple[str, ...] = (),
@@ -61,7 +61,9 @@ def loaded_info(
     return None if duration is None else {**header, "timestamp": 0, "duration": duration}
 
 
-def _read[T](path: str | None, data: bytes | None, walk: Callable[[IO[bytes], int], T]) -> T | None:
+def _read[T](
+    path: str | bytes | None, data: bytes | None, walk: Callable[[IO[bytes], int], T]
+) -> T | None:
     """``walk(stream, size)`` over the file or its bytes; None where it cannot be read."""
     try:
         if data is not None:

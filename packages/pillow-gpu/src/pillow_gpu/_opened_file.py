@@ -59,7 +59,7 @@ class OpenedFile(NamedTuple):
 NOT_A_FILE = OpenedFile(None, None)
 
 
-def opened_file(header: PILImage.Image, path: str | None, data: bytes | None) -> OpenedFile:
+def opened_file(header: PILImage.Image, path: str | bytes | None, data: bytes | None) -> OpenedFile:
     """The :class:`OpenedFile` of a header Pillow has just opened from ``path`` (or
     ``data``, a file object's bytes)."""
     keep = None
@@ -151,13 +151,14 @@ class FileAttributes:
             return cast("dict[str, Any]", getattr(header, "text", {}))
 
     @property
-    def filename(self) -> str:
-        """``ImageFile.filename``: the path ``open`` read (``""`` for a file object). As in
-        Pillow, only an opened file has one (not a copy or an operation's result)."""
+    def filename(self) -> str | bytes:
+        """``ImageFile.filename``: the path ``open`` read (a ``str``, or ``bytes`` where it was
+        given so; ``""`` for a file object). As in Pillow, only an opened file has one (not a
+        copy or an operation's result)."""
         source = self._file_format.source
         if source is None:
             raise missing_attribute(self, "filename")
-        return cast("str", source["path"] or "")
+        return cast("str | bytes", source["path"] or "")
 
 
 _JPEG_DATA = frozenset({"app", "applist", "icclist", "layers", "layer", "bits"})

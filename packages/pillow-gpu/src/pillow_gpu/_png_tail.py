@@ -91,7 +91,7 @@ def _walk(stream: IO[bytes], size: int) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def late_metadata(path: str | None, data: bytes | None) -> tuple[str, ...]:
+def late_metadata(path: str | bytes | None, data: bytes | None) -> tuple[str, ...]:
     """Which of :data:`LATE_INFO`, :data:`LATE_ORIENTATION` and :data:`LATE_TRANSPARENCY` a
     PNG file (``path``) or its bytes (``data``) carries after its image data, sorted; ``()``
     for none, or for bytes that are not a PNG. A file that cannot be read raises ``OSError``."""
@@ -104,7 +104,7 @@ def late_metadata(path: str | None, data: bytes | None) -> tuple[str, ...]:
 
 
 def loaded_info(
-    path: str | None, data: bytes | None, opened: ImageFile.ImageFile | None = None
+    path: str | bytes | None, data: bytes | None, opened: ImageFile.ImageFile | None = None
 ) -> dict[str, Any] | None:
     """The ``info`` Pillow's image of a still PNG file (``path``) or its bytes (``data``) has
     once loaded: the header's, and what ``PngImageFile.load_end`` reads from the chunks after

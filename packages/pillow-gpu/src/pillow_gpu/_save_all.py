@@ -19,7 +19,6 @@ frames of the same image.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
@@ -61,10 +60,11 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
     source = image._file_format.source
     if source is None or image.n_frames < 2:
         return None
-    data = source["data"]
-    if data is None and writing:  # read whole first: the file written may be this one
-        data = Path(source["path"]).read_bytes()
-    opened = PILImage.open(source["path"] if data is None else io.BytesIO(data))
+    opened: PILImage.Image
+    if writing:  # read whole first: the file written may be this one
+        opened = PILImage.open(io.BytesIO(_cpu.encoded_bytes(source)))
+    else:
+        opened = _cpu.open_encoded(source)
     try:
         _stand_as(opened, image)
     except BaseException:

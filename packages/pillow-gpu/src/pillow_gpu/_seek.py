@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from pathlib import Path
 from types import TracebackType
 from typing import Any, cast
 
@@ -40,10 +39,8 @@ class _Reader:
     def __init__(self, file: Node) -> None:
         self.file = file
         self.frame: Node | None = None
-        data = file.params["data"]
-        if data is None:  # read whole: the reader then holds no file handle
-            data = Path(file.params["path"]).read_bytes()
-        self.image = PILImage.open(io.BytesIO(data))
+        # read whole: the reader then holds no file handle
+        self.image = PILImage.open(io.BytesIO(_cpu.encoded_bytes(file.params)))
 
 
 class Seekable:
