@@ -153,3 +153,33 @@ def test_one_frame_and_results_are_written_as_before(
         written = [_written(image_of(module), "GIF") for module in (PILImage, Image)]
         assert written[1] == written[0]
         assert _frames(written[1]) == 1
+
+
+def _pasted(image: Any) -> None:
+    corner = image.crop((0, 0, 4, 4)).transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
+    image.paste(corner, (2, 2))
+
+
+@pytest.mark.parametrize("edit", ["thumbnailed", "pasted"])
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_an_opened_file_edited_in_place_seeks_as_pillow_s(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str, edit: str
+) -> None:
+    # Pillow's image seeks on from where it stands (the edited frame included); so does a lazy
+    # one, through Pillow's image of its file standing as it does.
+    path = _animation(tmp_path, name)
+    answers = []
+    for module in (PILImage, Image):
+        image = opened(module, path)
+        _pasted(image) if edit == "pasted" else image.thumbnail((10, 10))
+        found = []
+        for frame in (1, 2, 0):
+            try:
+                image.seek(frame)
+                image.load()
+                found.append((image.tell(), image.mode, image.size, image.tobytes()))
+            except (ValueError, OSError) as error:  # Pillow's reader meets other sizes
+                found.append((type(error).__name__, str(error)))
+                break
+        answers.append(found)
+    assert answers[1] == answers[0]

@@ -8,6 +8,7 @@ Pillow's mode, size, ``info`` and pixels, and go to the GPU like any image.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -161,3 +162,24 @@ def test_image_sequence_after_a_seek_iterates_the_file(tmp_path: Path) -> None:
     assert len(frames) == len(expected) == 5
     for got, want in zip(frames, expected, strict=True):
         assert_image_equal(got.to_pil(), want)
+
+
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_info_edited_before_a_seek_is_pillow_s(tmp_path: Path, suffix: str) -> None:
+    # Pillow's seek updates the image's own dict in place (an APNG's through the dict its chunk
+    # reader holds): the caller's keys stay, the frame's replace theirs.
+    path = _write(tmp_path / f"anim{suffix}")
+    answers = []
+    for module in (PILImage, Image):
+        image: Any = module.open(path)
+        image.info["duration"] = 70
+        image.info["comment"] = b"kept"
+        found = []
+        for index in (1, 3):
+            image.seek(index)
+            image.load()
+            found.append((sorted(image.info.items()), image.tobytes()))
+        answers.append(found)
+        image.close()
+    assert answers[1] == answers[0]
+    assert all(("comment", b"kept") in info for info, _pixels in answers[0])

@@ -25,6 +25,7 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node
 from pillow_gpu._leaves import pil_node
+from pillow_gpu._save_all import every_frame
 from pillow_gpu._tiff_tags import carry, header_directories
 
 __all__ = ["Seekable"]
@@ -36,11 +37,12 @@ class _Reader:
 
     __slots__ = ("file", "frame", "image")
 
-    def __init__(self, file: Node) -> None:
+    def __init__(self, file: Node, image: PILImage.Image | None = None) -> None:
         self.file = file
         self.frame: Node | None = None
-        # read whole: the reader then holds no file handle
-        self.image = PILImage.open(io.BytesIO(_cpu.encoded_bytes(file.params)))
+        if image is None:  # read whole: the reader then holds no file handle
+            image = PILImage.open(io.BytesIO(_cpu.encoded_bytes(file.params)))
+        self.image = image
 
 
 class Seekable:
@@ -92,16 +94,26 @@ class Seekable:
     def seek(self, frame: int) -> None:
         """``PIL.Image.Image.seek``: make this handle frame ``frame`` of its opened file."""
         file = self._file()
+        reader = self._frame
         if file.op != "open":
-            PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # Pillow's: frame 0 only
-            return
+            # An opened file of several frames edited in place seeks as Pillow's image does,
+            # from where it stands (its edited frame included, pillow_gpu._save_all).
+            leaf = file
+            while leaf.inputs:
+                leaf = leaf.inputs[0]
+            standing = every_frame(cast("Any", self)) if leaf.op == "open" else None
+            if standing is None:
+                PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # Pillow's: frame 0 only
+                return
+            reader = _Reader(leaf, standing)
         if self._palette is not None:
             # Pillow's GIF and APNG plugins load the current frame before seeking: a handed
             # palette that is dirty applies to it now (pillow_gpu._palettes).
             _ = self._node
-        reader = self._frame or _Reader(file)
-        if self._info is not None:  # the handle's own dict, which Pillow's seek updates in place
-            reader.image.info = cast("dict[str | tuple[int, int], Any]", self._info)
+        reader = reader or _Reader(file)
+        if self._info is not None:  # the handle's own dict, edits included: Pillow's seek
+            reader.image.info.clear()  # updates the reader's in place (an APNG's through the
+            reader.image.info.update(self._info)  # dict its chunk reader holds)
         if self._exif is not None:  # the Exif handed out, which Pillow's TIFF and MPO reload
             reader.image._exif = self._exif
         tags = self._tags

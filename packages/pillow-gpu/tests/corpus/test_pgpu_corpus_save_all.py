@@ -184,3 +184,34 @@ def test_corpus_frames_after_edits_match_pillow(pillow_corpus: Path) -> None:
                 actual = _walked(Image, ImageSequence, path, edit)
                 tally.add(f"{path.name} {edit}", expected, actual)
     tally.check(f"frames after edits, {len(files)} files x {len(WALK_EDITS)}")
+
+
+def _seek_after_edit(module: Any, path: Path, edit: str) -> Any:
+    """Frames 1 and 0 sought after an in-place edit of frame 0: mode, size, pixels, ``info``."""
+    try:
+        with contextlib.closing(module.open(path)) as image:
+            WALK_EDITS[edit](image)
+            found = []
+            for frame in (1, 0):
+                image.seek(frame)
+                image.load()
+                info = repr(sorted(image.info.items()))
+                found.append((image.tell(), image.mode, image.size, image.tobytes(), info))
+            return found
+    except Exception as error:  # the exception type is the answer
+        return type(error).__name__
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_seek_after_edits_matches_pillow(pillow_corpus: Path) -> None:
+    # Pillow's image seeks on from where it stands after an in-place edit of its frame.
+    files = _animated(pillow_corpus)
+    tally = Tally()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for path in files:
+            for edit in ("info-edited", "thumbnailed"):
+                expected = _seek_after_edit(PILImage, path, edit)
+                actual = _seek_after_edit(Image, path, edit)
+                tally.add(f"{path.name} {edit}", expected, actual)
+    tally.check(f"seek after edits, {len(files)} files x 2")
