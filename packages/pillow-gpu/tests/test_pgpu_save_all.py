@@ -183,3 +183,29 @@ def test_an_opened_file_edited_in_place_seeks_as_pillow_s(
                 break
         answers.append(found)
     assert answers[1] == answers[0]
+
+
+@pytest.mark.parametrize("target", ["MPO", "TIFF", "JPEG"])
+def test_encoderinfo_set_on_an_image_reaches_the_writer(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, target: str
+) -> None:
+    # Pillow's save reads writer parameters set on the image itself (over those passed), and
+    # its MPO and TIFF writers those set on each appended frame (Pillow's documented way to
+    # give a second frame its own XMP); a lazy image takes them too.
+    path = _animation(tmp_path, "pages.tif")
+    written = []
+    for module in (PILImage, Image):
+        first = opened(module, path).convert("RGB")
+        second = module.new("RGB", (20, 12), "#f00")
+        with pytest.raises(AttributeError, match="has no attribute 'encoderinfo'"):
+            first.encoderinfo  # noqa: B018  # unset until assigned or saved, as Pillow's
+        first.encoderinfo = {"quality": 30, "description": "first page"}
+        second.encoderinfo = {"xmp": b"<x:xmpmeta/>", "description": "second page"}
+        out = io.BytesIO()
+        first.save(out, target, save_all=target != "JPEG", append_images=[second], quality=90)
+        written.append(out.getvalue())
+        assert first.encoderinfo == {"quality": 30, "description": "first page"}
+        saved_once = module.new("L", (2, 2))
+        saved_once.save(io.BytesIO(), "PNG")
+        assert saved_once.encoderinfo == {}  # Pillow's save leaves its image one
+    assert written[1] == written[0]

@@ -44,9 +44,9 @@ from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
-from pillow_gpu._save_all import every_frame, writes_every_frame
+from pillow_gpu._save_all import given_to_save, writes_every_frame
 from pillow_gpu._seek import Seekable, _Reader
-from pillow_gpu._tiff_tags import TiffDirectories, TiffTags, loaded, tagged
+from pillow_gpu._tiff_tags import TiffDirectories, TiffTags, loaded
 
 __all__ = ["Image", "alpha_composite"]
 
@@ -80,6 +80,7 @@ class Image(
 
     __slots__ = (
         "_drawing",
+        "_encoderinfo",
         "_exif",
         "_exif_watch",
         "_file_format",
@@ -113,6 +114,8 @@ class Image(
         # (orientation,) an opened TIFF not loaded yet loads by, followed in ``_exif``, from
         # ``open`` to the first use (pillow_gpu._handed_exif); None once loaded.
         self._exif_watch: tuple[Any] | None = None if tags is None else NOTHING_HANDED
+        # The ``encoderinfo`` set on the image, or left by a ``save`` (None until then).
+        self._encoderinfo: dict[str, Any] | None = None
         # (palette,) the ``palette`` object handed out or given (pillow_gpu._palettes).
         self._palette: tuple[ImagePalette.ImagePalette | None] | None = None
 
@@ -301,27 +304,34 @@ class Image(
         params = kept_save_params(self._file_format, fp, format, params)  # a JPEG's "keep"
         every = writes_every_frame(fp, format, params)
         tiff = saved_format(fp, format) == "TIFF"
-        with contextlib.ExitStack() as files:
-            frames = params.get("append_images")
-            if frames is not None:
-                params["append_images"] = [
-                    frame._saved(every, tiff, files) if isinstance(frame, Image) else frame
-                    for frame in frames
-                ]
-            self._saved(every, tiff, files).save(fp, format, **params)
+        try:
+            with contextlib.ExitStack() as files:
+                frames = params.get("append_images")
+                if frames is not None:
+                    params["append_images"] = [
+                        given_to_save(frame, every=every, tiff=tiff, files=files)
+                        if isinstance(frame, Image)
+                        else frame
+                        for frame in frames
+                    ]
+                given = given_to_save(self, every=every, tiff=tiff, files=files)
+                given.save(fp, format, **params)
+        finally:
+            if self._encoderinfo is None:  # Pillow's save leaves its image one
+                self._encoderinfo = {}
 
-    def _saved(self, every: bool, tiff: bool, files: contextlib.ExitStack) -> PILImage.Image:
-        """What Pillow's ``save`` is given for this image: Pillow's image of its file when the
-        writer walks ``every`` frame (pillow_gpu._save_all), else the completed result (carrying
-        an opened TIFF's tags when written as a ``tiff``, pillow_gpu._tiff_tags)."""
-        if every:
-            opened = every_frame(self)
-            if opened is not None:
-                return files.enter_context(opened)
-        image = _cpu.evaluate(self._node)
-        if tiff and self._tags is not None:
-            image = tagged(image, self._tags)  # Pillow's TIFF encoder copies tags from them
-        return image
+    @property
+    def encoderinfo(self) -> dict[str, Any]:
+        """``Image.encoderinfo``: writer parameters set on the image itself, which Pillow's
+        ``save`` reads (those of a frame in ``append_images`` too); ``{}`` after a ``save``, as
+        Pillow leaves it. Unset until assigned or saved, as Pillow's."""
+        if self._encoderinfo is None:
+            raise missing_attribute(self, "encoderinfo")
+        return self._encoderinfo
+
+    @encoderinfo.setter
+    def encoderinfo(self, value: dict[str, Any]) -> None:
+        self._encoderinfo = value
 
     def load(self) -> _drawing.PixelAccess:
         """Evaluate with Pillow now (a file decodes, or raises, as in Pillow) and return the

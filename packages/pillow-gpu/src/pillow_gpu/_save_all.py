@@ -18,6 +18,7 @@ frames of the same image.
 
 from __future__ import annotations
 
+import contextlib
 import io
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from pillow_gpu._tiff_tags import carry
 if TYPE_CHECKING:
     from pillow_gpu._image import Image
 
-__all__ = ["every_frame", "writes_every_frame"]
+__all__ = ["every_frame", "given_to_save", "writes_every_frame"]
 
 
 #: Formats whose plain writer walks every frame of an animated image too (Pillow's AVIF plugin).
@@ -50,6 +51,33 @@ def writes_every_frame(fp: Any, format: str | None, params: dict[str, Any]) -> b
         return False  # Pillow raises (save_all=True) or writes one frame: the usual path
     save_all = params.get("save_all")
     return bool(save_all or (save_all is None and params.get("append_images")))
+
+
+def given_to_save(
+    image: Image, *, every: bool, tiff: bool, files: contextlib.ExitStack
+) -> PILImage.Image:
+    """The Pillow image ``save`` hands Pillow's writer for the lazy ``image``: Pillow's image of
+    its file where the writer walks ``every`` frame (:func:`every_frame`, closed with
+    ``files``), else the completed result; either carrying what Pillow's writers read from the
+    image itself: the ``encoderinfo`` set on it, and an opened TIFF's tag directories where
+    it is written as a ``tiff`` (:mod:`pillow_gpu._tiff_tags`)."""
+    encoderinfo = image._encoderinfo
+    if every:
+        opened = every_frame(image)
+        if opened is not None:
+            if encoderinfo is not None:
+                opened.encoderinfo = encoderinfo
+            return files.enter_context(opened)
+    result = _cpu.evaluate(image._node)
+    tags = image._tags if tiff else None
+    if tags is None and encoderinfo is None:
+        return result
+    carrier = result._new(result.im)  # the same pixels, info and palette; its own attributes
+    if tags is not None:
+        carry(carrier, tags)
+    if encoderinfo is not None:
+        carrier.encoderinfo = encoderinfo
+    return carrier
 
 
 def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:

@@ -10,7 +10,8 @@ A lazy handle keeps the directories Pillow read from the header when it opened t
 reader's after a ``seek``, :mod:`pillow_gpu._seek`) and hands out those objects, the caller's
 edits included; the orientation leaves ``tag_v2`` at the handle's first use, where Pillow's image
 loads (:func:`loaded`, called with :mod:`pillow_gpu._handed_exif`'s end of following), and
-``save`` gives Pillow's encoder an image that carries them (:func:`tagged`), so a TIFF saved
+``save`` gives Pillow's encoder an image that carries them (:func:`carry`,
+:func:`pillow_gpu._save_all.given_to_save`), so a TIFF saved
 from an opened TIFF keeps Pillow's tags. A frame :mod:`pillow_gpu.ImageSequence` yields keeps a
 copy of its frame's (:func:`frame_directories`): Pillow's iterator yields the file's image
 itself, standing at that frame. A copy or an operation's result has none, as in Pillow.
@@ -37,7 +38,6 @@ __all__ = [
     "frame_directories",
     "header_directories",
     "loaded",
-    "tagged",
 ]
 
 #: ``(tag_v2, tag)`` of an opened TIFF's current frame.
@@ -76,15 +76,6 @@ def carry(image: PILImage.Image, tags: TiffDirectories) -> None:
     carrier: Any = image
     carrier.tag_v2, carrier.tag = tags
     carrier.ifd = tags[1]
-
-
-def tagged(image: PILImage.Image, tags: TiffDirectories) -> PILImage.Image:
-    """``image`` (a completed result, which other handles may share) as an image with the same
-    pixels, ``info`` and palette that carries ``tags``, for Pillow's TIFF encoder to read (its
-    pixels are shared, not copied)."""
-    carrier = image._new(image.im)
-    carry(carrier, tags)
-    return carrier
 
 
 class TiffTags:
