@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import operator
-import os
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import IO, Any, cast
+from typing import Any, cast
 
 from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode, ImagePalette
@@ -35,16 +34,14 @@ from pillow_gpu._opened_file import (
     OpenedFile,
     header_data,
     icon_of_size,
-    kept_save_params,
     plugin_attribute,
-    saved_format,
 )
 from pillow_gpu._palettes import PaletteEdits, realized
 from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, _tiny_size, recorded_filter
 from pillow_gpu._queries import ImageQueries
 from pillow_gpu._rotate import rotate_call
-from pillow_gpu._save_all import given_to_save, writes_every_frame
+from pillow_gpu._save_all import Saving
 from pillow_gpu._seek import Seekable, _Reader
 from pillow_gpu._tiff_tags import TiffDirectories, TiffTags, loaded
 
@@ -65,6 +62,7 @@ class Image(
     Seekable,
     FileAttributes,
     TiffTags,
+    Saving,
     PaletteEdits,
     PixelEdits,
     _drawing.Drawable,
@@ -288,50 +286,6 @@ class Image(
     def tobytes(self, encoder_name: str = "raw", *args: Any) -> bytes:
         """Evaluate with Pillow (once) and return ``PIL.Image.Image.tobytes(...)``."""
         return _cpu.evaluate(self._node).tobytes(encoder_name, *args)
-
-    def save(
-        self, fp: str | os.PathLike[str] | IO[bytes], format: str | None = None, **params: Any
-    ) -> None:
-        """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``.
-
-        Lazy images in ``append_images`` (the frames of ``save_all=True``) are completed too,
-        and an opened file of several frames saved with ``save_all`` writes all of them, as
-        Pillow's (:mod:`pillow_gpu._save_all`). An opened JPEG saved with ``quality``,
-        ``subsampling`` or ``qtables`` ``"keep"`` keeps its header's tables and subsampling,
-        as Pillow's (:mod:`pillow_gpu._opened_file`); an opened TIFF saved as TIFF keeps the
-        tags Pillow's encoder copies (:mod:`pillow_gpu._tiff_tags`).
-        """
-        params = kept_save_params(self._file_format, fp, format, params)  # a JPEG's "keep"
-        every = writes_every_frame(fp, format, params)
-        tiff = saved_format(fp, format) == "TIFF"
-        try:
-            with contextlib.ExitStack() as files:
-                frames = params.get("append_images")
-                if frames is not None:
-                    params["append_images"] = [
-                        given_to_save(frame, every=every, tiff=tiff, files=files)
-                        if isinstance(frame, Image)
-                        else frame
-                        for frame in frames
-                    ]
-                given = given_to_save(self, every=every, tiff=tiff, files=files)
-                given.save(fp, format, **params)
-        finally:
-            if self._encoderinfo is None:  # Pillow's save leaves its image one
-                self._encoderinfo = {}
-
-    @property
-    def encoderinfo(self) -> dict[str, Any]:
-        """``Image.encoderinfo``: writer parameters set on the image itself, which Pillow's
-        ``save`` reads (those of a frame in ``append_images`` too); ``{}`` after a ``save``, as
-        Pillow leaves it. Unset until assigned or saved, as Pillow's."""
-        if self._encoderinfo is None:
-            raise missing_attribute(self, "encoderinfo")
-        return self._encoderinfo
-
-    @encoderinfo.setter
-    def encoderinfo(self, value: dict[str, Any]) -> None:
-        self._encoderinfo = value
 
     def load(self) -> _drawing.PixelAccess:
         """Evaluate with Pillow now (a file decodes, or raises, as in Pillow) and return the

@@ -1,4 +1,6 @@
-"""Saving every frame of an opened file (``save_all``), as Pillow's plugins do.
+"""How a lazy image saves (:class:`Saving`: ``save``, ``encoderinfo``): Pillow's writers are
+given what Pillow's image would give them (:func:`given_to_save`), every frame of an opened
+file included (``save_all``).
 
 Pillow's ``save(..., save_all=True)`` (or with ``append_images``, for a format that writes
 several frames) hands the image to its plugin's multi-frame writer, which walks the image's own
@@ -20,18 +22,20 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import TYPE_CHECKING, Any
+import os
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
-from pillow_gpu._opened_file import saved_format
+from pillow_gpu._not_recorded import missing_attribute
+from pillow_gpu._opened_file import OpenedFile, kept_save_params, saved_format
 from pillow_gpu._tiff_tags import carry
 
 if TYPE_CHECKING:
     from pillow_gpu._image import Image
 
-__all__ = ["every_frame", "given_to_save", "writes_every_frame"]
+__all__ = ["Saving", "every_frame", "given_to_save", "writes_every_frame"]
 
 
 #: Formats whose plain writer walks every frame of an animated image too (Pillow's AVIF plugin).
@@ -133,3 +137,56 @@ def _stand_as(opened: PILImage.Image, image: Image) -> None:
     if pixels.mode in ("P", "PA"):
         opened.palette = pixels.palette.copy() if pixels.palette else None
     opened.readonly = 0
+
+
+class Saving:
+    """``save`` and ``encoderinfo`` for :class:`pillow_gpu.Image.Image`: Pillow's writers
+    given what Pillow's image would give them (see the module docstring)."""
+
+    __slots__ = ()
+    _encoderinfo: dict[str, Any] | None
+    _file_format: OpenedFile
+
+    def save(
+        self, fp: str | os.PathLike[str] | IO[bytes], format: str | None = None, **params: Any
+    ) -> None:
+        """Evaluate with Pillow (once) and save like ``PIL.Image.Image.save``.
+
+        Lazy images in ``append_images`` (the frames of ``save_all=True``) are completed too,
+        and an opened file of several frames saved with ``save_all`` writes all of them, as
+        Pillow's (:func:`every_frame`). An opened JPEG saved with ``quality``,
+        ``subsampling`` or ``qtables`` ``"keep"`` keeps its header's tables and subsampling,
+        as Pillow's (:mod:`pillow_gpu._opened_file`); an opened TIFF saved as TIFF keeps the
+        tags Pillow's encoder copies (:mod:`pillow_gpu._tiff_tags`).
+        """
+        params = kept_save_params(self._file_format, fp, format, params)  # a JPEG's "keep"
+        every = writes_every_frame(fp, format, params)
+        tiff = saved_format(fp, format) == "TIFF"
+        try:
+            with contextlib.ExitStack() as files:
+                frames = params.get("append_images")
+                if frames is not None:
+                    params["append_images"] = [
+                        given_to_save(cast("Image", frame), every=every, tiff=tiff, files=files)
+                        if isinstance(frame, Saving)
+                        else frame
+                        for frame in frames
+                    ]
+                given = given_to_save(cast("Image", self), every=every, tiff=tiff, files=files)
+                given.save(fp, format, **params)
+        finally:
+            if self._encoderinfo is None:  # Pillow's save leaves its image one
+                self._encoderinfo = {}  # type: ignore[misc]  # the slot is Image's
+
+    @property
+    def encoderinfo(self) -> dict[str, Any]:
+        """``Image.encoderinfo``: writer parameters set on the image itself, which Pillow's
+        ``save`` reads (those of a frame in ``append_images`` too); ``{}`` after a ``save``, as
+        Pillow leaves it. Unset until assigned or saved, as Pillow's."""
+        if self._encoderinfo is None:
+            raise missing_attribute(self, "encoderinfo")
+        return self._encoderinfo
+
+    @encoderinfo.setter
+    def encoderinfo(self, value: dict[str, Any]) -> None:
+        self._encoderinfo = value  # type: ignore[misc]  # the slot is Image's
