@@ -240,3 +240,22 @@ def test_getexif_after_a_use_is_pillow_s(
     assert answers[1] == answers[0]
     assert (305, "'Scanner 2.1'") in answers[0][0]
     assert ORIENTATION not in dict(answers[0][0])
+
+
+def test_pages_of_image_sequence_have_their_exif(
+    opened: Callable[[Any, Path], Any], tmp_path: Path
+) -> None:
+    # Pillow's TIFF reads a page's Exif from that page's directory (its orientation until the
+    # page loads); a lazy page has the same.
+    path = _tiff(tmp_path, pages=3)
+    answers = []
+    for module, sequence in ((PILImage, PILImageSequence), (Image, ImageSequence)):
+        found = []
+        for page in sequence.Iterator(opened(module, path)):
+            before = _items(page.getexif())
+            page.load()
+            found.append((before, _items(page.getexif())))
+        answers.append(found)
+    assert answers[1] == answers[0]
+    assert (ORIENTATION, "6") in answers[0][1][0]
+    assert ORIENTATION not in dict(answers[0][1][1])

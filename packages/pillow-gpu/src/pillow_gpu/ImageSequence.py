@@ -23,7 +23,7 @@ from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import _cpu
 from pillow_gpu._leaves import pil_node
 from pillow_gpu._save_all import every_frame
-from pillow_gpu._tiff_tags import frame_directories
+from pillow_gpu._tiff_tags import frame_directories, frame_exif
 from pillow_gpu.Image import Image
 
 __all__ = ["Iterator", "all_frames"]
@@ -43,8 +43,11 @@ def _frames(im: Image, start: int = 0) -> Generator[Image]:
     with opened:
         for index, frame in enumerate(PILImageSequence.Iterator(opened)):
             if index >= start:
-                tags = frame_directories(frame)  # as they stand before the frame loads
-                yield Image(pil_node(frame), tags=tags)
+                # A TIFF's directories and Exif as they stand before the frame loads.
+                tags, exif = frame_directories(frame), frame_exif(frame)
+                image = Image(pil_node(frame), tags=tags)
+                image._exif = exif
+                yield image
 
 
 class Iterator:

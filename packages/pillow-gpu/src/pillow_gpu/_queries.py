@@ -21,16 +21,15 @@ usable, unlike Pillow's.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
-from PIL import TiffTags
 
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import probe
 from pillow_gpu._handed_exif import ORIENTATION, apply_orientation, turned_while_loading
+from pillow_gpu._tiff_tags import read_groups
 
 if TYPE_CHECKING:
     from pillow_gpu._graph import Node
@@ -43,15 +42,6 @@ def _pil(image: Any) -> Any:
     """A lazy image's pixels as a PIL image (Pillow's masks and arguments pass through)."""
     node = getattr(image, "node", None)
     return _cpu.evaluate(node) if node is not None else image
-
-
-def _read_tiff_groups(exif: PILImage.Exif) -> None:
-    """Read a TIFF's sub-IFDs (EXIF, GPS, ...) before the header's file closes, as Pillow's
-    TIFF plugin does before closing its own; ``tobytes()`` and ``get_ifd`` read them later."""
-    for tag in TiffTags.TAGS_V2_GROUPS:
-        if tag in exif:
-            with contextlib.suppress(Exception):  # Pillow raises when it is read, if ever
-                exif.get_ifd(tag)
 
 
 class ImageQueries:
@@ -160,7 +150,7 @@ class ImageQueries:
             apply_orientation(node, header)
             exif = header.getexif()
             if hasattr(header, "tag_v2"):
-                _read_tiff_groups(exif)
+                read_groups(exif)
                 if self._exif_watch is None:  # loaded: Pillow's plugin turned it by it
                     turned_while_loading(exif)
                 else:  # not loaded yet: the file loads by this Exif now

@@ -8,17 +8,19 @@ from them: resolution, IPTC, Photoshop and XMP always, every tag where libtiff w
 
 A lazy handle keeps the directories Pillow read from the header when it opened the file (the
 reader's after a ``seek``, :mod:`pillow_gpu._seek`) and hands out those objects, the caller's
-edits included; the orientation leaves ``tag_v2`` at the handle's first use, where Pillow's image
-loads (:func:`loaded`, called with :mod:`pillow_gpu._handed_exif`'s end of following), and
-``save`` gives Pillow's encoder an image that carries them (:func:`carry`,
-:func:`pillow_gpu._save_all.given_to_save`), so a TIFF saved
-from an opened TIFF keeps Pillow's tags. A frame :mod:`pillow_gpu.ImageSequence` yields keeps a
-copy of its frame's (:func:`frame_directories`): Pillow's iterator yields the file's image
-itself, standing at that frame. A copy or an operation's result has none, as in Pillow.
+edits included; the orientation leaves ``tag_v2`` at the handle's first use, where Pillow's
+image loads (:func:`loaded`, called with :mod:`pillow_gpu._handed_exif`'s end of following),
+and ``save`` gives Pillow's encoder an image that carries them (:func:`carry`,
+:func:`pillow_gpu._save_all.given_to_save`), so a TIFF saved from an opened TIFF keeps Pillow's
+tags. A frame :mod:`pillow_gpu.ImageSequence` yields keeps a copy of its frame's
+(:func:`frame_directories`) and that frame's ``Exif`` (:func:`frame_exif`): Pillow's iterator
+yields the file's image itself, standing at that frame. A copy or an operation's result has
+none, as in Pillow.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -27,6 +29,7 @@ from typing import Any
 from PIL import Image as PILImage
 from PIL import TiffImagePlugin
 from PIL.TiffImagePlugin import ImageFileDirectory_v1, ImageFileDirectory_v2
+from PIL.TiffTags import TAGS_V2_GROUPS
 
 from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._not_recorded import missing_attribute
@@ -36,8 +39,10 @@ __all__ = [
     "TiffTags",
     "carry",
     "frame_directories",
+    "frame_exif",
     "header_directories",
     "loaded",
+    "read_groups",
 ]
 
 #: ``(tag_v2, tag)`` of an opened TIFF's current frame.
@@ -62,6 +67,27 @@ def frame_directories(frame: PILImage.Image) -> TiffDirectories | None:
         return None
     current = copy.deepcopy(tags[0])
     return current, ImageFileDirectory_v1.from_v2(current)
+
+
+def read_groups(exif: PILImage.Exif) -> None:
+    """Read a TIFF's sub-IFDs (EXIF, GPS, ...) before the header's file closes, as Pillow's
+    TIFF plugin does before closing its own; ``tobytes()`` and ``get_ifd`` read them later."""
+    for tag in TAGS_V2_GROUPS:
+        if tag in exif:
+            with contextlib.suppress(Exception):  # Pillow raises when it is read, if ever
+                exif.get_ifd(tag)
+
+
+def frame_exif(frame: PILImage.Image) -> PILImage.Exif | None:
+    """The ``Exif`` of the frame Pillow's TIFF image ``frame`` stands at, as ``getexif()``
+    gives it before the frame loads, taken from the image (its next ``seek`` reloads the one it
+    holds), or None where it is no TIFF."""
+    if header_directories(frame) is None:
+        return None
+    exif = frame.getexif()
+    read_groups(exif)
+    frame._exif = None  # the frame's load and the next seek read their own
+    return exif
 
 
 def loaded(tags: TiffDirectories | None) -> None:
