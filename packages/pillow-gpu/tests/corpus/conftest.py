@@ -15,6 +15,7 @@ archive) fails the test with the reason.
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib.util
 import os
 import re
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tarfile
 import urllib.parse
+import warnings
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -220,11 +222,23 @@ def opened_files(pillow_corpus: Path, keep: Callable[[PILImage.Image], bool]) ->
     """The corpus files Pillow opens whose header ``keep`` accepts, sorted (a file Pillow cannot
     open, or whose header ``keep`` cannot read, is left out)."""
     files = []
-    for path in sorted(pillow_corpus.rglob("*")):
-        try:
-            with PILImage.open(path) as opened:
-                if keep(opened):
-                    files.append(path)
-        except Exception:  # not an image Pillow opens, or a header it cannot read: no case
-            continue
+    with warnings.catch_warnings():  # the same files whatever warnings were issued before
+        warnings.simplefilter("ignore")
+        for path in sorted(pillow_corpus.rglob("*")):
+            try:
+                with PILImage.open(path) as opened:
+                    if keep(opened):
+                        files.append(path)
+            except Exception:  # not an image Pillow opens, or a header it cannot read: no case
+                continue
     return files
+
+
+def outcome(module: Any, path: Path, use: Callable[[Any], Any]) -> Any:
+    """``use(image)`` of ``module.open(path)`` (closed after), or the type name of what it
+    raised: a corpus case's answer, compared across Pillow and pillow_gpu."""
+    try:
+        with contextlib.closing(module.open(path)) as image:
+            return use(image)
+    except Exception as error:  # the exception type is the answer
+        return type(error).__name__

@@ -11,7 +11,6 @@ exception's type and must equal Pillow's. The shares are printed.
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +21,7 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu._opened_file import HEADER_DATA
 
-from .conftest import Tally, opened_files
+from .conftest import Tally, opened_files, outcome
 
 
 def _thumbnailed(image: Any) -> Any:
@@ -51,17 +50,16 @@ USES: dict[str, Callable[[Any], Any]] = {
 
 
 def _answer(module: Any, path: Path, use: str, name: str) -> Any:
-    try:
-        with contextlib.closing(module.open(path)) as opened:
-            image = USES[use](opened)
-            if not hasattr(image, name):
-                return ("absent",)
-            value = getattr(image, name)
-            if hasattr(value, "palette") and hasattr(value, "rawmode"):  # an ImagePalette
-                return ("palette", value.mode, bytes(value.palette))
-            return (repr(value),)
-    except Exception as error:  # the exception type is the answer
-        return type(error).__name__
+    def read(opened: Any) -> tuple[Any, ...]:
+        image = USES[use](opened)
+        if not hasattr(image, name):
+            return ("absent",)
+        value = getattr(image, name)
+        if hasattr(value, "palette") and hasattr(value, "rawmode"):  # an ImagePalette
+            return ("palette", value.mode, bytes(value.palette))
+        return (repr(value),)
+
+    return outcome(module, path, read)
 
 
 @pytest.mark.usefixtures("device")

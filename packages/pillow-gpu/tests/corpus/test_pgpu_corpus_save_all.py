@@ -27,7 +27,7 @@ from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageSequence
 
-from .conftest import Tally, opened_files
+from .conftest import Tally, opened_files, outcome
 
 #: Largest frame (pixels) whose cases run, and most frames.
 MAX_PIXELS = 1 << 20
@@ -111,11 +111,7 @@ def _same(expected: Any, actual: Any, again: Callable[[], Any]) -> bool:
 
 
 def _outcome(module: Any, path: Path, case: str, target: str) -> Any:
-    try:
-        with contextlib.closing(module.open(path)) as image:
-            return CASES[case](module, image, path, target)
-    except Exception as error:  # the exception type is the answer
-        return type(error).__name__
+    return outcome(module, path, lambda image: CASES[case](module, image, path, target))
 
 
 def _animated(pillow_corpus: Path) -> list[Path]:
@@ -157,17 +153,17 @@ WALK_EDITS: dict[str, Callable[[Any], None]] = {
 
 def _walked(module: Any, sequence: Any, path: Path, edit: str) -> Any:
     """Every frame ``sequence.Iterator`` yields, loaded: mode, size, pixels and ``info``."""
-    try:
-        with contextlib.closing(module.open(path)) as image:
-            WALK_EDITS[edit](image)
-            frames = []
-            for frame in sequence.Iterator(image):
-                frame.load()  # Pillow's frame reports its mode before loading, a lazy one loaded
-                info = repr(sorted(frame.info.items()))
-                frames.append((frame.mode, frame.size, frame.tobytes(), info))
-            return frames
-    except Exception as error:  # the exception type is the answer
-        return type(error).__name__
+
+    def walk(image: Any) -> list[Any]:
+        WALK_EDITS[edit](image)
+        frames = []
+        for frame in sequence.Iterator(image):
+            frame.load()  # Pillow's frame reports its mode before loading, a lazy one loaded
+            info = repr(sorted(frame.info.items()))
+            frames.append((frame.mode, frame.size, frame.tobytes(), info))
+        return frames
+
+    return outcome(module, path, walk)
 
 
 @pytest.mark.usefixtures("device")
@@ -188,18 +184,18 @@ def test_corpus_frames_after_edits_match_pillow(pillow_corpus: Path) -> None:
 
 def _seek_after_edit(module: Any, path: Path, edit: str) -> Any:
     """Frames 1 and 0 sought after an in-place edit of frame 0: mode, size, pixels, ``info``."""
-    try:
-        with contextlib.closing(module.open(path)) as image:
-            WALK_EDITS[edit](image)
-            found = []
-            for frame in (1, 0):
-                image.seek(frame)
-                image.load()
-                info = repr(sorted(image.info.items()))
-                found.append((image.tell(), image.mode, image.size, image.tobytes(), info))
-            return found
-    except Exception as error:  # the exception type is the answer
-        return type(error).__name__
+
+    def seek(image: Any) -> list[Any]:
+        WALK_EDITS[edit](image)
+        found = []
+        for frame in (1, 0):
+            image.seek(frame)
+            image.load()
+            info = repr(sorted(image.info.items()))
+            found.append((image.tell(), image.mode, image.size, image.tobytes(), info))
+        return found
+
+    return outcome(module, path, seek)
 
 
 @pytest.mark.usefixtures("device")

@@ -10,7 +10,6 @@ page number's second value left out: Pillow's own output carries uninitialised m
 
 from __future__ import annotations
 
-import contextlib
 import io
 import warnings
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageSequence
 
-from .conftest import Tally, opened_files
+from .conftest import Tally, opened_files, outcome
 
 #: Largest header (pixels) whose cases run.
 MAX_PIXELS = 1 << 22
@@ -105,11 +104,7 @@ CASES: dict[str, Callable[[Any, Any], tuple[Any, ...]]] = {
 
 
 def _outcome(module: Any, sequence: Any, path: Path, case: str) -> Any:
-    try:
-        with contextlib.closing(module.open(path)) as image:
-            return CASES[case](sequence, image)
-    except Exception as error:  # the exception type is the answer
-        return type(error).__name__
+    return outcome(module, path, lambda image: CASES[case](sequence, image))
 
 
 def _tiffs(pillow_corpus: Path) -> list[Path]:
