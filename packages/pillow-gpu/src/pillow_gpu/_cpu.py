@@ -23,10 +23,10 @@ from pillow_gpu.errors import Unsupported
 __all__ = [
     "convert_options",
     "decode_leaf",
-    "encoded_bytes",
     "evaluate",
     "open_edited",
     "open_encoded",
+    "open_whole",
     "put_palette",
     "quantized",
 ]
@@ -39,13 +39,14 @@ def open_encoded(params: Mapping[str, Any]) -> PILImage.Image:
     return PILImage.open(params["path"] if params["data"] is None else io.BytesIO(params["data"]))
 
 
-def encoded_bytes(params: Mapping[str, Any]) -> bytes:
-    """The whole file an ``open`` leaf records (its path read now, or the bytes it holds)."""
+def open_whole(params: Mapping[str, Any]) -> PILImage.Image:
+    """Open the file or bytes an ``open`` leaf records from its whole bytes read now, so the
+    image holds no file handle (and the file may be written over meanwhile)."""
     data = params["data"]
     if data is None:
         with open(params["path"], "rb") as file:  # a str or bytes path, as Pillow takes
             data = file.read()
-    return cast("bytes", data)
+    return PILImage.open(io.BytesIO(cast("bytes", data)))
 
 
 def open_edited(node: Node) -> PILImage.Image:

@@ -17,7 +17,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-__all__ = ["LEAF_OPS", "Node", "ResultCache", "walk", "walk_list"]
+__all__ = ["LEAF_OPS", "Node", "ResultCache", "first_leaf", "walk", "walk_list"]
 
 #: Operations without inputs: their pixels come from the host (decode, PIL image, fill).
 LEAF_OPS = frozenset({"open", "pil", "new"})
@@ -127,3 +127,11 @@ def walk_list(root: Node) -> list[Node]:
         nodes.append(node)
     nodes.reverse()
     return nodes
+
+
+def first_leaf(node: Node) -> Node:
+    """The leaf ``node``'s first inputs lead down to (through completed nodes too): the image an
+    in-place edit of a handle started from."""
+    while node.inputs:
+        node = node.inputs[0]
+    return node

@@ -189,8 +189,8 @@ def header_data(opened: OpenedFile, frame: PILImage.Image | None, name: str) -> 
 
 def plugin_attribute(opened: OpenedFile, name: str) -> AttributeError | None:
     """The error for ``name``, an attribute Pillow's plugin keeps on its opened image of this
-    file (a TIFF's ``tag_v2``, a GIF's ``disposal_method``, an MPO's ``mpinfo``, ...) that a
-    lazy image does not record; None where Pillow's image has no such attribute either."""
+    file (a GIF's ``dispose_extent``, a PNG's ``png`` stream, ...) that a lazy image does not
+    record; None where Pillow's image has no such attribute either."""
     if opened.source is None or name.startswith("_"):
         return None
     try:

@@ -21,13 +21,13 @@ frames of the same image.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
+from pillow_gpu._graph import first_leaf
 from pillow_gpu._not_recorded import missing_attribute
 from pillow_gpu._opened_file import OpenedFile, kept_save_params, saved_format
 from pillow_gpu._tiff_tags import carry
@@ -35,7 +35,7 @@ from pillow_gpu._tiff_tags import carry
 if TYPE_CHECKING:
     from pillow_gpu._image import Image
 
-__all__ = ["Saving", "every_frame", "given_to_save", "writes_every_frame"]
+__all__ = ["Saving", "every_frame", "given_to_save", "lend_state", "writes_every_frame"]
 
 
 #: Formats whose plain writer walks every frame of an animated image too (Pillow's AVIF plugin).
@@ -92,11 +92,8 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
     source = image._file_format.source
     if source is None or image.n_frames < 2:
         return None
-    opened: PILImage.Image
-    if writing:  # read whole first: the file written may be this one
-        opened = PILImage.open(io.BytesIO(_cpu.encoded_bytes(source)))
-    else:
-        opened = _cpu.open_encoded(source)
+    # Read whole first where writing: the file written may be this one.
+    opened = _cpu.open_whole(source) if writing else _cpu.open_encoded(source)
     try:
         _stand_as(opened, image)
     except BaseException:
@@ -105,13 +102,20 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
     return opened
 
 
+def lend_state(opened: PILImage.Image, image: Image) -> None:
+    """Give Pillow's ``opened`` image of ``image``'s file what its loads and seeks read from
+    the image itself: the ``Exif`` handed out (a TIFF loads by it; TIFF and MPO seeks reload
+    it) and a TIFF's tag directories with the caller's edits (a seek reloads them in place)."""
+    if image._exif is not None:
+        opened._exif = image._exif
+    if image._tags is not None:
+        carry(opened, image._tags)
+
+
 def _stand_as(opened: PILImage.Image, image: Image) -> None:
     """Put Pillow's ``opened`` file at ``image``'s frame, with its state and pixels."""
     reader = image._frame
-    if image._exif is not None:  # the Exif handed out (a TIFF loads by it)
-        opened._exif = image._exif
-    if image._tags is not None:  # a TIFF's directories, edits included
-        carry(opened, image._tags)
+    lend_state(opened, image)
     if reader is not None:  # a sought file (else it stands at its first frame, as opened)
         opened.seek(reader.image.tell())
     if image._info is not None:  # the handle's own dict, edits included (a copy: the writer
@@ -126,9 +130,7 @@ def _stand_as(opened: PILImage.Image, image: Image) -> None:
     if unedited and image._palette is None:
         return
     pixels = _cpu.evaluate(image._node)  # a use: Pillow's image was loaded by the edits
-    leaf = node
-    while leaf.inputs:  # down to the file the edits started from (completed or not)
-        leaf = leaf.inputs[0]
+    leaf = first_leaf(node)  # the file the edits started from
     if reader is None and leaf.op == "open" and "draft" in leaf.params:
         opened.draft(*leaf.params["draft"])  # a thumbnail drafted the file (JPEG, MPO) first
     opened.load()

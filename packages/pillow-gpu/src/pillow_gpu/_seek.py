@@ -15,7 +15,6 @@ too. ``close()`` drops the reader.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, cast
@@ -23,10 +22,10 @@ from typing import Any, cast
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
-from pillow_gpu._graph import Node
+from pillow_gpu._graph import Node, first_leaf
 from pillow_gpu._leaves import pil_node
-from pillow_gpu._save_all import every_frame
-from pillow_gpu._tiff_tags import carry, header_directories
+from pillow_gpu._save_all import every_frame, lend_state
+from pillow_gpu._tiff_tags import header_directories
 
 __all__ = ["Seekable"]
 
@@ -41,7 +40,7 @@ class _Reader:
         self.file = file
         self.frame: Node | None = None
         if image is None:  # read whole: the reader then holds no file handle
-            image = PILImage.open(io.BytesIO(_cpu.encoded_bytes(file.params)))
+            image = _cpu.open_whole(file.params)
         self.image = image
 
 
@@ -98,9 +97,7 @@ class Seekable:
         if file.op != "open":
             # An opened file of several frames edited in place seeks as Pillow's image does,
             # from where it stands (its edited frame included, pillow_gpu._save_all).
-            leaf = file
-            while leaf.inputs:
-                leaf = leaf.inputs[0]
+            leaf = first_leaf(file)
             standing = every_frame(cast("Any", self)) if leaf.op == "open" else None
             if standing is None:
                 PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # Pillow's: frame 0 only
@@ -114,11 +111,8 @@ class Seekable:
         if self._info is not None:  # the handle's own dict, edits included: Pillow's seek
             reader.image.info.clear()  # updates the reader's in place (an APNG's through the
             reader.image.info.update(self._info)  # dict its chunk reader holds)
-        if self._exif is not None:  # the Exif handed out, which Pillow's TIFF and MPO reload
-            reader.image._exif = self._exif
+        lend_state(reader.image, cast("Any", self))  # the handed Exif, a TIFF's directories
         tags = self._tags
-        if tags is not None:  # a TIFF's directories, which Pillow's seek reloads (tag_v2 in place)
-            carry(reader.image, tags)
         before, palette = reader.image.tell(), reader.image.palette
         reader.image.seek(frame)  # Pillow's checks, errors and frame logic
         if reader.image.tell() == before:
