@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import pkgutil
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import PIL
+import pillow_gpu
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
@@ -353,26 +356,43 @@ def test_every_pillow_image_method_is_provided_or_listed() -> None:
     assert sorted(NOT_RECORDED) == ["getim", "im", "readonly"]
 
 
-#: Public names of Pillow's operation modules a lazy counterpart does not have, and why.
+_TYPING = "a typing name"
+_PILLOW_INTERNAL = "Pillow's own helper, imported into the module, not its API"
+
+#: Public names of Pillow's modules that a lazy counterpart does not have, and why.
 MODULES_NOT_PROVIDED = {
+    "Image": {
+        "DecoderInput": _TYPING,
+        "IntEnum": _TYPING,
+        "MutableMapping": _TYPING,
+        "Protocol": _TYPING,
+        "SupportsArrayInterface": _TYPING,
+        "SupportsArrowArrayInterface": _TYPING,
+        "SupportsGetData": _TYPING,
+        "TYPE_CHECKING": _TYPING,
+        "cast": _TYPING,
+        "deprecate": _PILLOW_INTERNAL,
+        "i32le": _PILLOW_INTERNAL,
+        "is_path": _PILLOW_INTERNAL,
+        "o32be": _PILLOW_INTERNAL,
+        "o32le": _PILLOW_INTERNAL,
+        "enum": "a loop variable Pillow's module leaves behind (its last enum)",
+        "item": "a loop variable Pillow's module leaves behind (that enum's last member)",
+    },
     "ImageOps": {
-        "deform": "a mesh transform (Image.transform MESH) has no lazy recording",
-        "Protocol": "a typing name",
-        "SupportsGetMesh": "a typing name",
-        "TYPE_CHECKING": "a typing name",
+        "Protocol": _TYPING,
+        "SupportsGetMesh": _TYPING,
+        "TYPE_CHECKING": _TYPING,
     },
-    "ImageFilter": {
-        "Color3DLUT": "3D lookup filters have no lazy recording",
-        "TYPE_CHECKING": "a typing name",
-        "cast": "a typing name",
-    },
+    "ImageFilter": {"TYPE_CHECKING": _TYPING, "cast": _TYPING},
     "ImageChops": {},
     "ImageEnhance": {},
-    "ImageSequence": {"TYPE_CHECKING": "a typing name"},
+    "ImageSequence": {"TYPE_CHECKING": _TYPING},
+    "ImageStat": {"cached_property": _PILLOW_INTERNAL},
     "ImageDraw": {
         "getdraw": "Pillow's ImageDraw2/aggdraw hook for PIL images; use Draw",
-        "TYPE_CHECKING": "a typing name",
-        "cast": "a typing name",
+        "TYPE_CHECKING": _TYPING,
+        "cast": _TYPING,
     },
 }
 
@@ -389,3 +409,73 @@ def test_every_pillow_module_function_is_provided_or_listed(module: str) -> None
     listed = MODULES_NOT_PROVIDED[module]
     assert sorted(public - set(dir(lazy)) - set(listed)) == []
     assert sorted(set(listed) & set(dir(lazy))) == []
+
+
+#: Pillow's modules that take no lazy image (or take it through its public methods):
+#: ``pillow_gpu.<name>`` is Pillow's module object itself.
+PILLOW_MODULES = (
+    "ExifTags",
+    "ImageColor",
+    "ImageFile",
+    "ImageFont",
+    "ImageMode",
+    "ImagePalette",
+    "ImagePath",
+    "ImageTransform",
+    "JpegPresets",
+    "TiffTags",
+    "features",
+)
+
+#: Pillow's modules with no ``pillow_gpu`` name, and why.
+PILLOW_MODULES_NOT_PROVIDED = {
+    "BdfFontFile": "a font file reader (fonts come from ImageFont)",
+    "ContainerIO": "a plugin's file helper",
+    "FontFile": "a font file reader (fonts come from ImageFont)",
+    "GdImageFile": "a plugin (Image.open reads every format Pillow reads)",
+    "GimpGradientFile": "a palette file reader (ImagePalette loads them)",
+    "GimpPaletteFile": "a palette file reader (ImagePalette loads them)",
+    "ImageCms": "LittleCMS transforms a PIL image's C buffer: convert to_pil() results",
+    "ImageDraw2": "Pillow's aggdraw-style wrapper of ImageDraw for PIL images",
+    "ImageGrab": "grabs the screen or clipboard into a PIL image (Image.from_pil records it)",
+    "ImageMath": "evaluates on PIL images' C buffers: run it on to_pil() results",
+    "ImageMorph": "runs on a PIL image's C buffer: run it on to_pil() results",
+    "ImageQt": "a Qt bridge for PIL images (Image.fromqimage records a Qt image)",
+    "ImageShow": "shows PIL images (a lazy image's show() completes it first)",
+    "ImageText": "text layout objects for Pillow's ImageDraw",
+    "ImageTk": "a Tk bridge for PIL images",
+    "ImageWin": "a Windows display bridge for PIL images",
+    "PSDraw": "draws PostScript from PIL images",
+    "PaletteFile": "a palette file reader (ImagePalette loads them)",
+    "PcfFontFile": "a font file reader (fonts come from ImageFont)",
+    "PdfParser": "the PDF plugin's parser",
+    "TarIO": "a plugin's file helper",
+    "WalImageFile": "a plugin (Image.open reads every format Pillow reads)",
+    "report": "prints Pillow's build report (features.pilinfo)",
+}
+
+
+@pytest.mark.parametrize("module", PILLOW_MODULES)
+def test_pillow_module_is_the_same_object(module: str) -> None:
+    assert importlib.import_module(f"pillow_gpu.{module}") is importlib.import_module(
+        f"PIL.{module}"
+    )
+
+
+def test_every_pillow_module_is_provided_or_listed() -> None:
+    """Every public module of the installed Pillow (a plugin or a later release's new one
+    included) has a ``pillow_gpu`` counterpart, is Pillow's own here, or is listed with why."""
+    pillow = {
+        found.name
+        for found in pkgutil.iter_modules(PIL.__path__)
+        if not found.name.startswith("_") and not found.name.endswith("ImagePlugin")
+    }
+    ours = {
+        found.name
+        for found in pkgutil.iter_modules(pillow_gpu.__path__)
+        if not found.name.startswith("_")
+    }
+    listed = set(PILLOW_MODULES_NOT_PROVIDED)
+    assert sorted(pillow - ours - listed) == []
+    assert sorted(listed & ours) == []  # the list stays honest
+    assert set(PILLOW_MODULES) <= ours

@@ -20,6 +20,8 @@ executor keeps the graph it had). ``copy()`` returns a new handle on the same no
 from __future__ import annotations
 
 import os
+import sys
+import types
 from collections.abc import Sequence
 from typing import IO, Any, Literal
 
@@ -35,12 +37,16 @@ __all__ = [
     "alpha_composite",
     "blend",
     "composite",
+    "effect_mandelbrot",
+    "effect_noise",
     "eval",
     "from_pil",
     "fromarray",
     "fromarrow",
     "frombuffer",
     "frombytes",
+    "fromqimage",
+    "fromqpixmap",
     "linear_gradient",
     "merge",
     "new",
@@ -61,13 +67,39 @@ UnidentifiedImageError = PILImage.UnidentifiedImageError
 DecompressionBombError = PILImage.DecompressionBombError
 DecompressionBombWarning = PILImage.DecompressionBombWarning
 ImagePointHandler = PILImage.ImagePointHandler
+ImagePointTransform = PILImage.ImagePointTransform
 ImageTransformHandler = PILImage.ImageTransformHandler
+DeferredError = PILImage.DeferredError
 getmodebase = PILImage.getmodebase
 getmodetype = PILImage.getmodetype
 getmodebandnames = PILImage.getmodebandnames
 getmodebands = PILImage.getmodebands
+MODES = PILImage.MODES
+core = PILImage.core
+
+# Pillow's plugin registry: the same objects, since Pillow's open and save (which read and
+# write every file here) consult them; a plugin registered through either module counts.
+ID = PILImage.ID
+OPEN = PILImage.OPEN
+MIME = PILImage.MIME
+SAVE = PILImage.SAVE
+SAVE_ALL = PILImage.SAVE_ALL
+EXTENSION = PILImage.EXTENSION
+DECODERS = PILImage.DECODERS
+ENCODERS = PILImage.ENCODERS
+preinit = PILImage.preinit
+init = PILImage.init
 registered_extensions = PILImage.registered_extensions
-AFFINE = PILImage.Transform.AFFINE
+register_open = PILImage.register_open
+register_mime = PILImage.register_mime
+register_save = PILImage.register_save
+register_save_all = PILImage.register_save_all
+register_extension = PILImage.register_extension
+register_extensions = PILImage.register_extensions
+register_decoder = PILImage.register_decoder
+register_encoder = PILImage.register_encoder
+
+# The module-level names Pillow keeps for its enums' members (``Image.NONE``, ``Image.ADAPTIVE``).
 FLIP_LEFT_RIGHT = PILImage.Transpose.FLIP_LEFT_RIGHT
 FLIP_TOP_BOTTOM = PILImage.Transpose.FLIP_TOP_BOTTOM
 ROTATE_90 = PILImage.Transpose.ROTATE_90
@@ -75,12 +107,35 @@ ROTATE_180 = PILImage.Transpose.ROTATE_180
 ROTATE_270 = PILImage.Transpose.ROTATE_270
 TRANSPOSE = PILImage.Transpose.TRANSPOSE
 TRANSVERSE = PILImage.Transpose.TRANSVERSE
+AFFINE = PILImage.Transform.AFFINE
+EXTENT = PILImage.Transform.EXTENT
+PERSPECTIVE = PILImage.Transform.PERSPECTIVE
+QUAD = PILImage.Transform.QUAD
+MESH = PILImage.Transform.MESH
 NEAREST = PILImage.Resampling.NEAREST
 BOX = PILImage.Resampling.BOX
 BILINEAR = PILImage.Resampling.BILINEAR
 HAMMING = PILImage.Resampling.HAMMING
 BICUBIC = PILImage.Resampling.BICUBIC
 LANCZOS = PILImage.Resampling.LANCZOS
+MKS2013 = PILImage.Resampling.MKS2013
+MKS2021 = PILImage.Resampling.MKS2021
+NONE = PILImage.Dither.NONE
+ORDERED = PILImage.Dither.ORDERED
+RASTERIZE = PILImage.Dither.RASTERIZE
+FLOYDSTEINBERG = PILImage.Dither.FLOYDSTEINBERG
+WEB = PILImage.Palette.WEB
+ADAPTIVE = PILImage.Palette.ADAPTIVE
+MEDIANCUT = PILImage.Quantize.MEDIANCUT
+MAXCOVERAGE = PILImage.Quantize.MAXCOVERAGE
+FASTOCTREE = PILImage.Quantize.FASTOCTREE
+LIBIMAGEQUANT = PILImage.Quantize.LIBIMAGEQUANT
+# zlib's compression strategies, for the PNG writer's ``compress_type``.
+DEFAULT_STRATEGY = PILImage.DEFAULT_STRATEGY
+FILTERED = PILImage.FILTERED
+HUFFMAN_ONLY = PILImage.HUFFMAN_ONLY
+RLE = PILImage.RLE
+FIXED = PILImage.FIXED
 
 
 def composite(
@@ -167,6 +222,28 @@ def radial_gradient(mode: str) -> Image:
     return from_pil(PILImage.radial_gradient(mode))
 
 
+def effect_mandelbrot(
+    size: tuple[int, int], extent: tuple[float, float, float, float], quality: int
+) -> Image:
+    """``PIL.Image.effect_mandelbrot``: Pillow's Mandelbrot set, as a leaf."""
+    return from_pil(PILImage.effect_mandelbrot(size, extent, quality))
+
+
+def effect_noise(size: tuple[int, int], sigma: float) -> Image:
+    """``PIL.Image.effect_noise``: Pillow's Gaussian noise (drawn now), as a leaf."""
+    return from_pil(PILImage.effect_noise(size, sigma))
+
+
+def fromqimage(im: Any) -> Image:
+    """``PIL.Image.fromqimage``: a Qt image's pixels, copied now."""
+    return from_pil(PILImage.fromqimage(im))
+
+
+def fromqpixmap(im: Any) -> Image:
+    """``PIL.Image.fromqpixmap``: a Qt pixmap's pixels, copied now."""
+    return from_pil(PILImage.fromqpixmap(im))
+
+
 @accepts_pil("im1", "im2")
 def blend(im1: Image, im2: Image, alpha: float) -> Image:
     """Record ``PIL.Image.blend`` (also ``ImageChops.blend``); modes and sizes must match."""
@@ -181,3 +258,32 @@ def blend(im1: Image, im2: Image, alpha: float) -> Image:
 def eval(image: Image, *args: Any) -> Image:
     """``PIL.Image.eval``: ``image.point(args[0])``, as Pillow records it."""
     return image.point(args[0])
+
+
+class _PillowSettings(types.ModuleType):
+    """This module, with Pillow's module-level settings read and written through to
+    ``PIL.Image``, where Pillow's ``open`` (which reads every file opened here) reads them."""
+
+    @property
+    def MAX_IMAGE_PIXELS(self) -> int | None:
+        """The decompression-bomb limit of ``open`` (pixels; None turns the check off)."""
+        return PILImage.MAX_IMAGE_PIXELS
+
+    @MAX_IMAGE_PIXELS.setter
+    def MAX_IMAGE_PIXELS(self, value: int | None) -> None:
+        PILImage.MAX_IMAGE_PIXELS = value
+
+    @property
+    def WARN_POSSIBLE_FORMATS(self) -> bool:
+        """Whether ``open`` warns with each format's reason a file was not it."""
+        return PILImage.WARN_POSSIBLE_FORMATS
+
+    @WARN_POSSIBLE_FORMATS.setter
+    def WARN_POSSIBLE_FORMATS(self, value: bool) -> None:
+        PILImage.WARN_POSSIBLE_FORMATS = value
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), "MAX_IMAGE_PIXELS", "WARN_POSSIBLE_FORMATS"})
+
+
+sys.modules[__name__].__class__ = _PillowSettings

@@ -151,6 +151,13 @@ def mirror(image: Image) -> Image:
     return image.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
 
 
+@accepts_pil("image")
+def deform(image: Image, deformer: Any, resample: int = PILImage.Resampling.BILINEAR) -> Image:
+    """Record ``ImageOps.deform``: the MESH transform ``deformer.getmesh(image)`` gives."""
+    mesh = deformer.getmesh(image)
+    return image.transform(image.size, PILImage.Transform.MESH, mesh, resample)
+
+
 #: Pillow's exif_transpose: EXIF orientation (tag 0x0112) -> the transpose that undoes it.
 _EXIF_METHODS = {
     2: PILImage.Transpose.FLIP_LEFT_RIGHT,

@@ -53,6 +53,8 @@ _DITHERED_TARGETS = ("P", "PA", "1")
 _NO_INFO: Mapping[str, Any] = MappingProxyType({})
 #: Modes Pillow resizes and transforms with NEAREST whatever filter is asked for.
 _NEAREST_ONLY = ("1", "P")
+#: Modes Pillow transforms premultiplied (through this mode) with an interpolating filter.
+_PREMULTIPLIED = {"LA": "La", "RGBA": "RGBa"}
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
@@ -454,15 +456,17 @@ class Image(
     ) -> Image:
         """Record ``PIL.Image.Image.transform`` (GPU route: AFFINE with NEAREST; see routes).
 
-        ``method`` is a ``Transform`` member or an object with ``getdata()``; Pillow's
-        ``ImageTransformHandler`` objects need a PIL image and are not recorded lazily.
+        ``method`` is a ``Transform`` member, an object with ``getdata()``, or an
+        ``ImageTransformHandler`` (``PIL.ImageTransform``'s, or the caller's own), which Pillow
+        hands the image: here the lazy one, so what it calls on it is recorded.
         """
         if isinstance(method, PILImage.ImageTransformHandler):
-            msg = (
-                "an ImageTransformHandler transforms a PIL image eagerly, so it cannot be "
-                f"recorded lazily; observed {type(method).__name__}; call it on to_pil() instead"
-            )
-            raise TypeError(msg)
+            if self.mode in _PREMULTIPLIED and resample != NEAREST:  # as Pillow's transform
+                converted = self.convert(_PREMULTIPLIED[self.mode])
+                transformed = converted.transform(size, method, data, resample, fill, fillcolor)
+                return transformed.convert(self.mode)
+            handed: Any = self  # what the handler calls on it is recorded
+            return cast(Image, method.transform(size, handed, resample=resample, fill=fill))
         if hasattr(method, "getdata"):
             method, data = method.getdata()
         PILImage._check_size(size)
@@ -484,7 +488,7 @@ class Image(
         }
         # Pillow's transform copies the info before it loads the source (LA and RGBA filtered
         # go through convert, which loads first): an opened file's result keeps its header's.
-        premultiplied = self.mode in ("LA", "RGBA") and resample != NEAREST
+        premultiplied = self.mode in _PREMULTIPLIED and resample != NEAREST
         info = None if premultiplied else self.info
         return self._derive("transform", params, size=out_size, info=info)
 
