@@ -175,6 +175,92 @@ def test_with_open_and_format_as_in_pillow(tmp_path: Path, name: str) -> None:
     assert _thumbnail_in_with(path, _PIL)[0][0] in ("JPEG", "PNG")
 
 
+def _loaded(image: Any) -> Any:
+    image.load()
+    return image
+
+
+def _with_info(image: Any) -> Any:
+    image = image.copy()
+    image.info["comment"] = b"edited"
+    return image
+
+
+def _thumbnail(image: Any) -> Any:
+    image.thumbnail((16, 16))
+    return image
+
+
+def _repalette(image: Any) -> Any:
+    image.putpalette(bytes(range(24)))
+    return image
+
+
+#: Pairs of images Pillow's ``==`` compares: each built with Pillow's modules and with ours.
+EQUALITY: dict[str, Callable[[Any, Path], tuple[Any, Any]]] = {
+    "one-file-twice": lambda ns, path: (ns.Image.open(path), ns.Image.open(path)),
+    "file-and-its-copy": lambda ns, path: (ns.Image.open(path), ns.Image.open(path).copy()),
+    "copies": lambda ns, path: (ns.Image.open(path).copy(), ns.Image.open(path).copy()),
+    "file-and-loaded-file": lambda ns, path: (ns.Image.open(path), _loaded(ns.Image.open(path))),
+    "inverted-twice": lambda ns, path: (
+        ns.ImageOps.invert(ns.ImageOps.invert(ns.Image.open(path))),
+        ns.Image.open(path).copy(),
+    ),
+    "other-pixels": lambda ns, path: (
+        ns.Image.open(path).copy(),
+        ns.Image.open(path).transpose(ns.Image.Transpose.FLIP_LEFT_RIGHT),
+    ),
+    "other-info": lambda ns, path: (ns.Image.open(path).copy(), _with_info(ns.Image.open(path))),
+    "other-mode": lambda ns, path: (
+        ns.Image.open(path).convert("RGBA").convert("RGB"),
+        ns.Image.open(path).convert("RGBA"),
+    ),
+    "thumbnail-in-place": lambda ns, path: (
+        _thumbnail(ns.Image.open(path)),
+        _thumbnail(ns.Image.open(path)),
+    ),
+    "palettes": lambda ns, path: (
+        ns.Image.open(path).convert("P", palette=ns.Image.ADAPTIVE, colors=8),
+        ns.Image.open(path).convert("P", palette=ns.Image.ADAPTIVE, colors=8),
+    ),
+    "other-palettes": lambda ns, path: (
+        ns.Image.open(path).convert("P", palette=ns.Image.ADAPTIVE, colors=8),
+        _repalette(ns.Image.open(path).convert("P", palette=ns.Image.ADAPTIVE, colors=8)),
+    ),
+    "new-images": lambda ns, path: (
+        ns.Image.new("RGB", (4, 3), "red"),
+        ns.Image.new("RGB", (4, 3), (255, 0, 0)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ["photo.jpg", "photo.png"])
+@pytest.mark.parametrize("pair", EQUALITY)
+def test_equality_as_pillow(tmp_path: Path, name: str, pair: str) -> None:
+    path = _photo(tmp_path, name)
+    expected = EQUALITY[pair](_PIL, path)
+    actual = EQUALITY[pair](_GPU, path)
+    assert (actual[0] == actual[1], actual[0] != actual[1]) == (
+        expected[0] == expected[1],
+        expected[0] != expected[1],
+    )
+    for image in (*expected, *actual):
+        image.close()  # Pillow's files not loaded are still open
+
+
+def test_equality_with_other_objects_and_hashing_as_pillow(tmp_path: Path) -> None:
+    path = _photo(tmp_path, "photo.png")
+    lazy, pil = Image.open(path), PILImage.open(path)
+    assert lazy != pil
+    assert pil != lazy
+    assert lazy != "photo.png"
+    assert lazy == lazy
+    for image in (lazy, pil):
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(image)
+    pil.close()
+
+
 def _xmp_file(tmp_path: Path, name: str) -> Path:
     xmp = (
         b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF '
@@ -421,6 +507,7 @@ PILLOW_MODULES = (
     "ImageMode",
     "ImagePalette",
     "ImagePath",
+    "ImageText",
     "ImageTransform",
     "JpegPresets",
     "TiffTags",
@@ -442,7 +529,6 @@ PILLOW_MODULES_NOT_PROVIDED = {
     "ImageMorph": "runs on a PIL image's C buffer: run it on to_pil() results",
     "ImageQt": "a Qt bridge for PIL images (Image.fromqimage records a Qt image)",
     "ImageShow": "shows PIL images (a lazy image's show() completes it first)",
-    "ImageText": "text layout objects for Pillow's ImageDraw",
     "ImageTk": "a Tk bridge for PIL images",
     "ImageWin": "a Windows display bridge for PIL images",
     "PSDraw": "draws PostScript from PIL images",

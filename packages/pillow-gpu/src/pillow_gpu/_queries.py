@@ -7,6 +7,8 @@ array interfaces, so ``numpy.asarray(image)`` works) read the result's pixels. L
 ``pillow_gpu.gpu.evaluate`` has already cached on it (a batch executor's results are separate
 PIL images), and answer with Pillow's own method, so values, types and errors are Pillow's.
 
+``==`` is Pillow's: images of one kind with equal mode, size, ``info``, palette and pixels.
+
 Metadata queries read no pixels: ``getpalette``, ``has_transparency_data`` and ``getxmp``
 come from the palette and ``info`` known before evaluation (the same probe the GPU tables
 use); ``verify`` checks an opened file as Pillow does, without decoding; ``getexif``
@@ -22,7 +24,7 @@ usable, unlike Pillow's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
 
@@ -59,6 +61,25 @@ class ImageQueries:
     def _pixels(self) -> PILImage.Image:
         """The completed result (evaluated with Pillow once, or the cached GPU result)."""
         return _cpu.evaluate(self._node)
+
+    def __eq__(self, other: object) -> bool:
+        """Pillow's ``==``: images of one kind (Pillow's class: opened files of one format,
+        or both no file) with equal mode, size, ``info``, palette and pixels, compared in
+        Pillow's order (``info`` before the load). It completes both graphs; as Pillow's
+        images, lazy ones are unhashable."""
+        if type(self) is not type(other):
+            return False
+        mine, theirs = cast(Any, self), cast(Any, other)
+        return bool(
+            mine.format == theirs.format
+            and mine.mode == theirs.mode
+            and mine.size == theirs.size
+            and mine.info == theirs.info
+            and mine.getpalette() == theirs.getpalette()
+            and mine.tobytes() == theirs.tobytes()
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     # -- pixel queries ---------------------------------------------------------------------
     def getpixel(self, xy: tuple[int, int] | list[int]) -> Any:
