@@ -76,6 +76,10 @@ getmodebandnames = PILImage.getmodebandnames
 getmodebands = PILImage.getmodebands
 MODES = PILImage.MODES
 core = PILImage.core
+# Pillow's settings, read and written through to PIL.Image (``_PillowSettings`` below); the
+# annotations tell type checkers they are here.
+MAX_IMAGE_PIXELS: int | None
+WARN_POSSIBLE_FORMATS: bool
 
 # Pillow's plugin registry: the same objects, since Pillow's open and save (which read and
 # write every file here) consult them; a plugin registered through either module counts.
