@@ -65,7 +65,12 @@ def frame_directories(frame: PILImage.Image) -> TiffDirectories | None:
     tags = header_directories(frame)
     if tags is None:
         return None
-    current = copy.deepcopy(tags[0])
+    # Its own tag dicts (the load deletes the orientation, the caller may edit), sharing the
+    # values: Pillow stores tags as numbers, strings, bytes and tuples of them.
+    current = copy.copy(tags[0])
+    for name, value in vars(current).items():
+        if type(value) is dict:
+            setattr(current, name, dict(value))
     return current, ImageFileDirectory_v1.from_v2(current)
 
 
