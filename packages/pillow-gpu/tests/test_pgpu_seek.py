@@ -57,6 +57,46 @@ FORMATS = [".gif", ".png", ".webp", ".tiff"]
 
 
 @pytest.mark.parametrize("suffix", FORMATS)
+def test_the_frame_count_is_counted_once(tmp_path: Path, suffix: str) -> None:
+    """As Pillow's image keeps its count, so does a handle (counting walks a GIF's or TIFF's
+    frames): asked again after its file is gone, it answers without reading it (an in-place
+    edit keeps the file, and its count); a copy is no file, of one frame."""
+    path = _write(tmp_path / f"anim{suffix}")
+    lazy, edited = Image.open(path), Image.open(path)
+    edited.thumbnail((9, 9))
+    assert lazy.n_frames == edited.n_frames == 5
+    path.unlink()
+    assert (lazy.n_frames, lazy.is_animated, edited.n_frames) == (5, True, 5)
+    assert lazy.copy().n_frames == 1
+
+
+def _copy_frames(module: Any, sequence: Any, path: Path, sought: int) -> list[Any]:
+    with module.open(path) as image:  # Pillow's multi-frame image keeps its file open
+        image.seek(sought)
+        copied = image.copy()
+    answers = [getattr(copied, "n_frames", 1), getattr(copied, "is_animated", False)]
+    answers += [copied.tell(), len(list(sequence.Iterator(copied)))]
+    for frame in (1, 0):
+        try:
+            copied.seek(frame)
+            answers.append(copied.tell())
+        except EOFError as error:
+            answers.append(str(error))
+    return answers
+
+
+@pytest.mark.parametrize("sought", [0, 2], ids=["unsought", "sought"])
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_a_copy_of_an_animation_is_one_frame(tmp_path: Path, suffix: str, sought: int) -> None:
+    """Pillow's copy is a plain image of the frame: one frame, which seeks nowhere else (the
+    handle's node is still the file's, which a copy must not walk)."""
+    path = _write(tmp_path / f"anim{suffix}")
+    expected = _copy_frames(PILImage, PILImageSequence, path, sought)
+    assert _copy_frames(Image, ImageSequence, path, sought) == expected
+    assert expected[:4] == [1, False, 0, 1]
+
+
+@pytest.mark.parametrize("suffix", FORMATS)
 def test_a_seek_loop_matches_pillow_s(tmp_path: Path, suffix: str) -> None:
     path = _write(tmp_path / f"anim{suffix}")
     lazy = Image.open(path)

@@ -35,7 +35,7 @@ def _frames(im: Image, start: int = 0) -> Generator[Image]:
     opened = every_frame(im, writing=False)  # Pillow's image of a file of several frames
     if opened is None:
         file = im._file()
-        if file.op != "open":
+        if file.op != "open" or im._file_format.source is None:  # one frame, or no file
             if start == 0:
                 yield im
             return

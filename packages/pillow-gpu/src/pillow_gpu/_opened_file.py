@@ -53,6 +53,9 @@ class OpenedFile(NamedTuple):
     #: The file's ``path`` (None for a file object) and ``data`` (a file object's bytes), as
     #: its leaf holds them.
     source: Mapping[str, Any] | None = None
+    #: The file's frame count once counted (``{"n_frames": n}``), kept as Pillow's image
+    #: keeps its own: counting walks a GIF's or TIFF's frames.
+    counted: dict[str, int] | None = None
 
 
 #: What a copy or an operation's result keeps: no file.
@@ -68,7 +71,7 @@ def opened_file(header: PILImage.Image, path: str | bytes | None, data: bytes | 
         keep = (JpegImagePlugin.get_sampling(header), dict(quantization))
     mimetype = header.get_format_mimetype() if isinstance(header, ImageFile.ImageFile) else None
     source = {"path": path, "data": data}
-    return OpenedFile(header.format, header.format_description, keep, mimetype, source)
+    return OpenedFile(header.format, header.format_description, keep, mimetype, source, {})
 
 
 #: Formats whose Pillow image has the legacy ``_getexif()`` (JPEG's, MPO's, PNG's, WebP's).

@@ -65,12 +65,12 @@ class Seekable:
     def _read(self, read: Callable[[PILImage.Image], int], default: int) -> int:
         """``read`` of the reader of a sought file (Pillow keeps what it counted), else of
         the file's header opened now (an opened file edited in place included); ``default``
-        for an image that is no file."""
+        for an image that is no file (a copy, as Pillow's copy is a plain image)."""
         if self._frame is not None:
             return read(self._frame.image)
-        node = self._peek_node()
-        # An opened file edited in place is still that file, as Pillow's image is.
-        params = node.params if node.op == "open" else self._file_format.source
+        # An opened file edited in place is still that file, as Pillow's image is; a copy
+        # (or an operation's result) is none, though its node may be the file's.
+        params = self._file_format.source
         if params is None:
             return default
         with _cpu.open_encoded(params) as header:
@@ -78,8 +78,14 @@ class Seekable:
 
     @property
     def n_frames(self) -> int:
-        """Frames of an opened file (its header's count; 1 for other images)."""
-        return self._read(lambda image: int(getattr(image, "n_frames", 1)), 1)
+        """Frames of an opened file (its header's count, counted once; 1 for other images)."""
+        counted = self._file_format.counted if self._frame is None else None
+        if counted and "n_frames" in counted:
+            return counted["n_frames"]
+        frames = self._read(lambda image: int(getattr(image, "n_frames", 1)), 1)
+        if counted is not None:
+            counted["n_frames"] = frames
+        return frames
 
     @property
     def is_animated(self) -> bool:
@@ -92,6 +98,9 @@ class Seekable:
 
     def seek(self, frame: int) -> None:
         """``PIL.Image.Image.seek``: make this handle frame ``frame`` of its opened file."""
+        if self._frame is None and self._file_format.source is None:
+            PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # no file: frame 0 only
+            return
         file = self._file()
         reader = self._frame
         if file.op != "open":
