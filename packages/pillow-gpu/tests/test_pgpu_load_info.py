@@ -73,6 +73,36 @@ def test_webp_results_carry_pillows_info(durations: list[int] | None, tmp_path: 
     assert result.info == expected.info
 
 
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param("webp-still", marks=needs_webp),
+        pytest.param("webp-anim", marks=needs_webp),
+        pytest.param("avif-still", marks=needs_avif),
+        pytest.param("avif-sequence", marks=needs_avif),
+    ],
+)
+def test_a_copy_carries_the_loaded_info_as_pillows(kind: str, tmp_path: Path) -> None:
+    """Pillow's ``copy`` loads first: its info has the timing its decoder adds."""
+    path = {
+        "webp-still": lambda: _webp(tmp_path / "a.webp", None),
+        "webp-anim": lambda: _webp(tmp_path / "a.webp", [70, 30]),
+        "avif-still": lambda: _avif(tmp_path / "a.avif", 1),
+        "avif-sequence": lambda: _avif(tmp_path / "a.avif", 3, [33, 100, 7]),
+    }[kind]()
+    header, loaded = _pillow_loaded(path)
+    with PILImage.open(path) as opened:
+        expected = opened.copy()
+        rotated = opened.copy().rotate(30)  # transform copies the (loaded) copy's info
+    assert expected.info == loaded != header
+    lazy = Image.open(path)
+    copied = lazy.copy()
+    assert (copied.info, copied.copy().info, lazy.info) == (loaded, loaded, header)
+    assert copied.rotate(30).info == rotated.info
+    assert evaluate(copied).info == expected.info
+    assert copied.to_pil().tobytes() == expected.tobytes()
+
+
 @needs_webp
 @pytest.mark.parametrize("resample", [PILImage.Resampling.NEAREST, PILImage.Resampling.BICUBIC])
 def test_a_rotation_of_an_opened_webp_keeps_the_header_info(resample: int, tmp_path: Path) -> None:

@@ -180,7 +180,7 @@ def test_a_leaf_shows_the_header_info_and_its_operations_the_loaded_one(tmp_path
 
 #: Operations on an opened file: Pillow's transform (rotate at other angles than multiples
 #: of 90) copies the info before loading, except LA and RGBA filtered, which convert first;
-#: the others load first.
+#: the others (``copy`` included) load first.
 OPENED_OPERATIONS = {
     "rotate-nearest": lambda im: im.rotate(30),
     "rotate-bicubic": lambda im: im.rotate(30, PILImage.Resampling.BICUBIC, expand=True),
@@ -189,6 +189,8 @@ OPENED_OPERATIONS = {
     ),
     "rotate-90": lambda im: im.rotate(90),
     "resize": lambda im: im.resize((4, 3)),
+    "copy": lambda im: im.copy(),  # Pillow's copy loads first
+    "copy-rotate-nearest": lambda im: im.copy().rotate(30),
 }
 
 

@@ -14,7 +14,8 @@ whatever size is asked for.
 As in Pillow, ``paste``, ``putpixel``, ``putalpha`` and ``thumbnail`` change the image in place
 and return None: the handle is pointed at a new node (nodes never change, so another handle,
 an earlier operation that used this one as its input, or a job already submitted to an
-executor keeps the graph it had). ``copy()`` returns a new handle on the same node.
+executor keeps the graph it had). ``copy()`` returns a new handle on the same pixels (as
+Pillow's copy, which loads first, no file: one frame, the loaded ``info``).
 """
 
 from __future__ import annotations

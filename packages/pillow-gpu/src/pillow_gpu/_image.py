@@ -297,8 +297,17 @@ class Image(
         return _drawing.PixelAccess(self)
 
     def copy(self) -> Image:
-        """Return a new handle on the same node: in-place edits of either leave the other."""
-        return Image(self._node)
+        """Return a new handle on the same pixels: in-place edits of either leave the other.
+
+        Pillow's copy loads first, so a copy of an opened file not loaded yet carries the
+        loaded ``info`` (a PNG's chunks after its pixels, a WebP's or AVIF's frame timing):
+        it records a crop of the whole image, which starts from that; otherwise it is a new
+        handle on the same node.
+        """
+        node = self._node
+        if node.op == "open" and "header_info" in node.params and node.cache.get() is None:
+            return self.crop((0, 0, *node.size))
+        return Image(node)
 
     __copy__ = copy
 
