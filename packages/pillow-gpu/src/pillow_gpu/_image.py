@@ -24,7 +24,7 @@ from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._empty import completed_if_empty
 from pillow_gpu._graph import Node
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
-from pillow_gpu._info_edits import handed_out, relabelled, same_info
+from pillow_gpu._info_edits import handed_out, relabelled, same_info, unloaded_header
 from pillow_gpu._leaves import new_node, pil_node
 from pillow_gpu._not_recorded import FILE_ONLY, NOT_RECORDED, missing_attribute
 from pillow_gpu._opened_file import (
@@ -258,10 +258,8 @@ class Image(
     def _reported_info(self) -> Mapping[str, Any]:
         """What the graph reports: the header's info for an opened file not loaded yet."""
         node = self._graph
-        header = node.params.get("header_info") if node.op == "open" else None
-        if header is not None and node.cache.get() is None:
-            return cast("Mapping[str, Any]", header)
-        return node.info
+        header = unloaded_header(node)
+        return node.info if header is None else header
 
     @property
     def node(self) -> Node:
@@ -305,7 +303,7 @@ class Image(
         handle on the same node.
         """
         node = self._node
-        if node.op == "open" and "header_info" in node.params and node.cache.get() is None:
+        if unloaded_header(node) is not None:
             return self.crop((0, 0, *node.size))
         return Image(node)
 

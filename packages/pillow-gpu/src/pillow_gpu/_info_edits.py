@@ -36,6 +36,7 @@ __all__ = [
     "handed_out",
     "relabelled",
     "same_info",
+    "unloaded_header",
     "with_info",
 ]
 
@@ -69,6 +70,14 @@ def same_info(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
     return True
 
 
+def unloaded_header(node: Node) -> Mapping[str, Any] | None:
+    """The header's ``info`` of an opened file not loaded yet whose loads add to it (its leaf
+    keeps ``header_info`` beside the loaded ``info``), else None."""
+    if node.op != "open" or node.cache.get() is not None:
+        return None
+    return cast("Mapping[str, Any] | None", node.params.get("header_info"))
+
+
 def relabelled(node: Node, info: Mapping[str, Any]) -> RelabelledNode:
     """``node``'s result reporting ``info`` (see the module docstring).
 
@@ -80,7 +89,7 @@ def relabelled(node: Node, info: Mapping[str, Any]) -> RelabelledNode:
     done = node.cache.get()
     params: Mapping[str, Any] = node.params
     reported = dict(info)
-    header = params.get("header_info") if node.op == "open" and done is None else None
+    header = unloaded_header(node)
     if header is not None:
         late = {
             key: value

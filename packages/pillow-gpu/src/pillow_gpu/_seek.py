@@ -44,6 +44,11 @@ class _Reader:
         self.image = image
 
 
+def _seek_one_frame(frame: int) -> None:
+    """Pillow's ``seek`` of an image of one frame: frame 0 stays, any other raises EOFError."""
+    PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)
+
+
 class Seekable:
     """Frame access for :class:`pillow_gpu.Image.Image` (see the module docstring)."""
 
@@ -99,7 +104,7 @@ class Seekable:
     def seek(self, frame: int) -> None:
         """``PIL.Image.Image.seek``: make this handle frame ``frame`` of its opened file."""
         if self._frame is None and self._file_format.source is None:
-            PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # no file: frame 0 only
+            _seek_one_frame(frame)  # no file
             return
         file = self._file()
         reader = self._frame
@@ -109,7 +114,7 @@ class Seekable:
             leaf = first_leaf(file)
             standing = every_frame(cast("Any", self)) if leaf.op == "open" else None
             if standing is None:
-                PILImage.Image.seek(PILImage.new("L", (1, 1)), frame)  # Pillow's: frame 0 only
+                _seek_one_frame(frame)
                 return
             reader = _Reader(leaf, standing)
         if self._palette is not None:
