@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from pillow_gpu._copy import copy_memory
@@ -99,6 +100,16 @@ def snapshot_pool() -> SnapshotPool:
     return _POOL
 
 
+def _buffer(nbytes: int, padded: int) -> bytearray:
+    """A buffer of ``padded`` bytes from the pool (or new), zero past ``nbytes``."""
+    buffer = _POOL.take(padded) if padded >= MIN_POOLED_BYTES else None
+    if buffer is None:
+        return bytearray(padded)
+    if padded > nbytes:
+        buffer[nbytes:] = bytes(padded - nbytes)  # a recycled buffer's old tail
+    return buffer
+
+
 class Snapshot:
     """Read-only bytes (the buffer protocol and ``len``) whose buffer returns to the pool.
 
@@ -114,16 +125,20 @@ class Snapshot:
     def copy_of(cls, address: int, nbytes: int, padded: int) -> Snapshot:
         """A snapshot of ``padded`` bytes: ``nbytes`` copied from memory at ``address``, then
         zeros (the caller keeps that memory alive during the call)."""
-        buffer = _POOL.take(padded) if padded >= MIN_POOLED_BYTES else None
-        if buffer is None:
-            buffer = bytearray(padded)
-        elif padded > nbytes:
-            buffer[nbytes:] = bytes(padded - nbytes)  # a recycled buffer's old tail
+        buffer = _buffer(nbytes, padded)
         # The first byte's address (one c_char: no array type per size, which ctypes would
         # rebuild after every garbage collection).
         target = ctypes.c_char.from_buffer(buffer)
         copy_memory(ctypes.addressof(target), address, nbytes)  # large ones split, see _copy
         del target  # release the export: a buffer with exports is never given back
+        return cls(buffer)
+
+    @classmethod
+    def written(cls, nbytes: int, padded: int, write: Callable[[bytearray], None]) -> Snapshot:
+        """A snapshot of ``padded`` bytes whose first ``nbytes`` ``write(buffer)`` fills, then
+        zeros; ``write`` must not keep a view of the buffer (one alive keeps it from the pool)."""
+        buffer = _buffer(nbytes, padded)
+        write(buffer)
         return cls(buffer)
 
     def __buffer__(self, flags: int) -> memoryview:

@@ -322,17 +322,21 @@ def _filled(
     """``PIL.Image.frombytes(mode, size, data, "raw", rawmode)`` without first zeroing the new
     image (``Image.new(..., None)`` leaves it uninitialised; the raw decoder fills every byte).
 
-    A large image whose raw decode is a plain copy (:func:`_raw_is_copy`) is filled by one
-    copy into its storage instead, split across threads where that is faster
-    (:func:`~pillow_gpu._pillow_memory.fill_storage`)."""
+    Where the raw decode is a plain copy (:func:`_raw_is_copy`), a small image is Pillow's C
+    copy of an image over ``data``, and a large one is filled by one copy into its storage,
+    split across threads where that is faster (:func:`~pillow_gpu._pillow_memory.fill_storage`)."""
     if not size[0] or not size[1]:
         return PILImage.frombytes(mode, size, data, "raw", rawmode)
+    stored = _raw_is_copy(mode, rawmode)  # then ``data`` is the storage's rows, end to end
+    if stored and len(data) < MIN_SPLIT_BYTES and not len(data) % size[1]:
+        # An image over ``data`` (``map_buffer``, what ``frombuffer`` uses), copied by
+        # Pillow's C copy into storage of its own: about 4 us against 6.6 for new() and the
+        # raw decoder (a 256x256 L result), whose setup runs in Python.
+        stride = len(data) // size[1]
+        mapped = PILImage.core.map_buffer(data, size, "raw", 0, (mode, stride, 1))
+        return PILImage.Image()._new(mapped.copy())
     image = PILImage.new(mode, size, None)
-    if (
-        len(data) < MIN_SPLIT_BYTES
-        or not _raw_is_copy(mode, rawmode)
-        or not fill_storage(image, data)
-    ):
+    if len(data) < MIN_SPLIT_BYTES or not stored or not fill_storage(image, data):
         image.frombytes(data, "raw", rawmode)
     return image
 

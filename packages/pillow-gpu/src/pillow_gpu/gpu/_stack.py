@@ -26,6 +26,7 @@ is at most :data:`STACK_BYTES` of working images: large images gain nothing from
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -138,7 +139,12 @@ def _lane_bytes(program: Program) -> int:
 
 def stacked_pipeline(dispatch: Dispatch) -> str:
     """The pipeline that runs ``dispatch`` over every lane of a stack (``STACKED = 1``)."""
-    shader, constants = parse_specialized(dispatch.pipeline)
+    return _stacked_name(dispatch.pipeline)
+
+
+@functools.lru_cache(maxsize=1024)
+def _stacked_name(pipeline: str) -> str:
+    shader, constants = parse_specialized(pipeline)
     return specialized(shader, {**constants, "STACKED": 1})
 
 
