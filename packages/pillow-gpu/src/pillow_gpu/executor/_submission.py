@@ -207,6 +207,7 @@ class Submission:
             counters.dispatches += count[0]
             work += count[1]
             counters.upload_bytes += count[2]
+            plan.drop_graph()  # the graph is freed now; its results and credits come later
             admitted, retained = job.admitted, job.retained
             gpu_freed += admitted[0] - retained[0]
             host_freed += admitted[1] - retained[1]

@@ -241,6 +241,16 @@ class Plan:
         image.info.update(self.root.info)
         return image
 
+    def drop_graph(self) -> None:
+        """Let go of the graph once its uploads are written and its work submitted: the plan
+        keeps its program and allocation (all that :meth:`release` needs), so the nodes, their
+        parameters and the sources' snapshots are freed while the work runs, not after it.
+
+        ``root`` and ``uploads`` are gone afterwards (reading ``root`` raises AttributeError).
+        """
+        self.uploads = ()
+        vars(self).pop("root", None)
+
     def release(self) -> None:
         """Give this plan's lane back; its slot goes to the device's pool with the last lane
         (idempotent).
