@@ -26,6 +26,7 @@ from pillow_gpu.executor._fence import MapFence, device_lost
 from pillow_gpu.executor._metadata import InfoSnapshot
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import image_from_terminal
+from pillow_gpu.gpu._mapped import read_view
 
 __all__ = ["GpuImage", "ResidentLease"]
 
@@ -105,7 +106,7 @@ class ResidentLease:
             self._shared.queue.submit([encoder.finish()])
             MapFence(self._workspace, self._shared.device).wait(time.monotonic() + self._timeout)
             try:
-                view = self._workspace.read_mapped(0, self._workspace.size, copy=False)
+                view = read_view(self._workspace)
                 image = image_from_terminal(self.mode, self.size, view, self.palette)
             finally:
                 self._workspace.unmap()

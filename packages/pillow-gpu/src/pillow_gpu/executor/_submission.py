@@ -34,6 +34,7 @@ from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._stats import Counters
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import image_from_terminal
+from pillow_gpu.gpu._mapped import read_view
 from pillow_gpu.gpu._plan import Plan
 from pillow_gpu.gpu._slots import Slot
 from pillow_gpu.gpu._stack import allocate_together, encode_together
@@ -298,7 +299,7 @@ class Submission:
         """Copy ``job``'s range of the mapped arena into a new image (no state changes)."""
         mapped = self._mapped
         if mapped is None:  # the whole arena at once: one view, sliced per job
-            mapped = self._mapped = self.arena.read_mapped(copy=False)
+            mapped = self._mapped = read_view(self.arena)
         view = mapped[job.offset : job.offset + job.staging_nbytes]
         return image_from_terminal(job.mode, job.size, view, job.palette)
 

@@ -8,6 +8,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu.errors import DeviceError
 from pillow_gpu.gpu._device import SharedDevice, get_device
+from pillow_gpu.gpu._mapped import read_view
 from pillow_gpu.gpu._plan import Plan
 from pillow_gpu.gpu._planner import plan_graph
 
@@ -61,7 +62,7 @@ def _run(shared: SharedDevice, plan: Plan) -> PILImage.Image:
         shared.queue.submit([encoder.finish()])
         staging.map_sync(wgpu.MapMode.READ)
         try:
-            return plan.build(staging.read_mapped(0, plan.staging_nbytes, copy=False))
+            return plan.build(read_view(staging, 0, plan.staging_nbytes))
         finally:
             staging.unmap()
     finally:
