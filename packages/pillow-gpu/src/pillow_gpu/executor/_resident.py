@@ -3,7 +3,8 @@
 A lease owns one resident buffer (the terminal bytes), one reserved download workspace
 (a mappable staging buffer) and the credits for them plus one CPU pixel copy and the
 metadata snapshot. Handles (``copy.copy`` gives a clone) share the lease; when the last
-handle is dropped the buffers are destroyed and the credits returned, even after the
+handle is dropped the credits are returned and the buffers go to the device's pool of idle
+pairs (:mod:`pillow_gpu.gpu._resident_pool`; destroyed past its bound), even after the
 executor was closed. Downloads from clones serialize on the lease's lock. A lease owns its
 buffers only once the executor has armed its :class:`LeaseRecord` (in the same step that
 records the result): a lease dropped unarmed, because an interrupt landed while it was being
@@ -27,19 +28,27 @@ from pillow_gpu.executor._metadata import InfoSnapshot
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._layout import image_from_terminal
 from pillow_gpu.gpu._mapped import read_view
+from pillow_gpu.gpu._resident_pool import ResidentPool
 
 __all__ = ["GpuImage", "ResidentLease"]
 
 
-def _release(resident: Any, workspace: Any, credits: Credits, record: LeaseRecord) -> None:
+def _release(
+    resident: Any, workspace: Any, pool: ResidentPool, credits: Credits, record: LeaseRecord
+) -> None:
     if record.state != ARMED:  # never handed out: the job still owns the buffers
         credits.give_lease(record)
         return
     try:
-        for buffer in (resident, workspace):
-            if buffer.map_state == "mapped":
-                buffer.unmap()
-            buffer.destroy()
+        if workspace.map_state == "mapped":
+            workspace.unmap()
+        # Idle once its last download returned: kept for the next resident job of its size,
+        # unless a download was cut short with its map still pending.
+        if workspace.map_state != "unmapped" or not pool.give(resident, workspace):
+            for buffer in (resident, workspace):
+                if buffer.map_state == "mapped":
+                    buffer.unmap()
+                buffer.destroy()
     finally:
         credits.give_lease(record)
 
@@ -87,7 +96,9 @@ class ResidentLease:
         self.palette = palette
         self._timeout = timeout
         self._lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _release, resident, workspace, credits, record)
+        self._finalizer = weakref.finalize(
+            self, _release, resident, workspace, shared.resident_pool, credits, record
+        )
 
     def download(self) -> PILImage.Image:
         """Copy the resident bytes through the reserved workspace into a new PIL image."""

@@ -236,6 +236,10 @@ class Submission:
         import wgpu
 
         if job.resident is None:
+            pair = self._shared.resident_pool.take(job.staging_nbytes)
+            if pair is not None:  # a dropped output's idle buffers (gpu._resident_pool)
+                job.resident, job.workspace = pair
+                return
             gpu, copy_dst = self._shared.device, wgpu.BufferUsage.COPY_DST
             job.resident = gpu.create_buffer(
                 size=job.staging_nbytes, usage=wgpu.BufferUsage.COPY_SRC | copy_dst

@@ -17,6 +17,7 @@ from typing import Any
 
 from pillow_gpu.errors import DeviceError
 from pillow_gpu.gpu._program import parse_specialized
+from pillow_gpu.gpu._resident_pool import ResidentPool
 from pillow_gpu.gpu._slots import SlotPool
 
 __all__ = ["DeviceLimits", "SharedDevice", "get_device", "shader_source"]
@@ -109,6 +110,8 @@ class SharedDevice:
         self._residents: dict[str, Any] = {}
         #: Released plans' allocations, lent to later plans of the same shape.
         self.slots = SlotPool()
+        #: Idle buffer pairs of dropped resident outputs, for later resident jobs.
+        self.resident_pool = ResidentPool()
         #: Buffers created by plans on this device (tests check admission allocates none).
         self.buffers_created = 0
         self._lock = threading.Lock()
