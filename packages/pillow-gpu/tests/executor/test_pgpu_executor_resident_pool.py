@@ -99,3 +99,17 @@ def test_a_pair_comes_back_without_the_pools_lock(device: SharedDevice) -> None:
     assert pool.take(256) is None
     for buffer in pair:
         buffer.destroy()
+
+
+def test_pairs_are_bounded_in_number_too(device: SharedDevice) -> None:
+    """An empty image's pair holds a few bytes: the byte bound alone would keep any number."""
+    import wgpu
+
+    pool = ResidentPool(max_pairs=3)
+    usage = wgpu.BufferUsage.COPY_DST
+    made = [device.device.create_buffer(size=4, usage=usage) for _ in range(8)]
+    kept = [pool.give(made[index], made[index + 1]) for index in range(0, 8, 2)]
+    assert kept == [True, True, True, False]
+    assert pool.idle_bytes == 3 * 8
+    for buffer in made:
+        buffer.destroy()

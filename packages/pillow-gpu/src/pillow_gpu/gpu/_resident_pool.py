@@ -10,8 +10,9 @@ and the next resident job of that size takes it.
 Pairs come back from a handle's finalizer, which a garbage collection may run anywhere,
 including inside a locked section of the same thread: :meth:`ResidentPool.give` therefore
 takes no lock (one ``list.append``, atomic), and only :meth:`ResidentPool.take` locks (against
-other takers). The pool keeps at most :data:`IDLE_RESIDENT_BYTES` of idle buffers per device,
-charged to no executor (like idle slots); a pair past that is destroyed as before.
+other takers). The pool keeps at most :data:`IDLE_RESIDENT_BYTES` of idle buffers and
+:data:`IDLE_RESIDENT_PAIRS` pairs per device, charged to no executor (like idle slots); a pair
+past that is destroyed as before.
 """
 
 from __future__ import annotations
@@ -23,13 +24,18 @@ __all__ = ["IDLE_RESIDENT_BYTES", "ResidentPool"]
 
 #: Most bytes of idle resident pairs (both buffers) kept per device.
 IDLE_RESIDENT_BYTES = 64 << 20
+#: Most idle pairs kept per device, whatever their size (an empty image's are a few bytes).
+IDLE_RESIDENT_PAIRS = 256
 
 
 class ResidentPool:
     """Idle ``(resident, workspace)`` pairs by buffer size (thread-safe, lock-free returns)."""
 
-    def __init__(self, max_bytes: int = IDLE_RESIDENT_BYTES) -> None:
+    def __init__(
+        self, max_bytes: int = IDLE_RESIDENT_BYTES, max_pairs: int = IDLE_RESIDENT_PAIRS
+    ) -> None:
         self.max_bytes = max_bytes
+        self.max_pairs = max_pairs
         self._idle: list[tuple[int, Any, Any]] = []  # (size of each buffer, resident, workspace)
         self._lock = threading.Lock()
 
@@ -53,7 +59,7 @@ class ResidentPool:
         """Keep an idle, unmapped pair for reuse; False (nothing kept) when the pool is full,
         and the caller destroys the pair. Takes no lock: safe inside a finalizer."""
         nbytes = int(resident.size)
-        if self.idle_bytes + 2 * nbytes > self.max_bytes:
+        if len(self._idle) >= self.max_pairs or self.idle_bytes + 2 * nbytes > self.max_bytes:
             return False
         self._idle.append((nbytes, resident, workspace))
         return True
