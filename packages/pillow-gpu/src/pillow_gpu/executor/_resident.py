@@ -45,10 +45,8 @@ def _release(
         # Idle once its last download returned: kept for the next resident job of its size,
         # unless a download was cut short with its map still pending.
         if workspace.map_state != "unmapped" or not pool.give(resident, workspace):
-            for buffer in (resident, workspace):
-                if buffer.map_state == "mapped":
-                    buffer.unmap()
-                buffer.destroy()
+            resident.destroy()  # never mapped (COPY_SRC | COPY_DST)
+            workspace.destroy()
     finally:
         credits.give_lease(record)
 
