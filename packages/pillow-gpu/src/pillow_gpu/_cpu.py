@@ -61,6 +61,16 @@ def open_edited(node: Node) -> PILImage.Image:
     return opened
 
 
+def _loaded(opened: PILImage.Image) -> PILImage.Image:
+    """``opened.copy()`` of a loaded image that is dropped next, without copying its pixels
+    where it owns them: a plain image over the same storage. Where the storage maps the file
+    (Pillow memory-maps an uncompressed file it reads by path, read-only) the pixels are copied,
+    so a later write to the file cannot change them."""
+    if opened.readonly or getattr(opened, "map", None) is not None:
+        return opened.copy()
+    return opened._new(opened.im)
+
+
 def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) -> PILImage.Image:
     """Return the host pixels of a leaf node (decoding an encoded file if needed).
 
@@ -81,7 +91,7 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
             if palette is not None:
                 opened.palette = palette
             opened.load()
-            image = opened.copy()
+            image = _loaded(opened)
         if (image.mode, image.size) != (node.mode, node.size) and (turned or edited_header(node)):
             raise Unsupported(
                 "the edit of the opened file's info or of the Exif getexif() returned changed "
