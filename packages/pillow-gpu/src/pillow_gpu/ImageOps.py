@@ -206,6 +206,9 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
         return _loaded_orientation(cached) if late else None
     if node.params.get("format") == "PNG" and "header_info" in node.params:
         return None  # the node's info is the loaded one Pillow's getexif reads: info answers
+    read_at_open = node.params.get("opened_orientation")  # a JPEG's, read while opening
+    if read_at_open is not None:
+        return read_at_open[0], False, False, None
     with _cpu.open_edited(node) as header:  # the info Pillow's getexif reads, edits included
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif

@@ -16,6 +16,7 @@ from typing import IO, Any, Literal, cast
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
+from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._load_info import loaded_info
 from pillow_gpu._opened_file import OpenedFile, opened_file
 from pillow_gpu._pillow_memory import stored_snapshot
@@ -70,6 +71,22 @@ def _header_palette(header: PILImage.Image) -> tuple[str, str | None, bytes] | N
     return palette.mode, palette.rawmode, bytes(palette.palette)
 
 
+def _orientation_read_at_open(header: PILImage.Image) -> tuple[Any] | None:
+    """``(header.getexif().get(ORIENTATION, 1),)`` where the plugin parsed the EXIF while
+    opening (the JPEG plugin does, for the DPI): every later open of the file then reports the
+    same, whatever edits of ``info`` follow, so ``ImageOps.exif_transpose`` need not open it
+    again. None where asking would parse now (other formats, or no EXIF read yet)."""
+    exif = getattr(header, "_exif", None)
+    if (
+        exif is None
+        or not exif._loaded
+        or hasattr(header, "tag_v2")  # a TIFF: its plugin turns the pixels while loading
+        or type(header).getexif is not PILImage.Image.getexif
+    ):
+        return None
+    return (header.getexif().get(ORIENTATION, 1),)
+
+
 def open_node(
     fp: str | bytes | os.PathLike[str] | os.PathLike[bytes] | IO[bytes],
     mode: Literal["r"] = "r",
@@ -97,6 +114,9 @@ def open_node(
             "palette": _header_palette(header),
             "late": late,
         }
+        orientation = _orientation_read_at_open(header)
+        if orientation is not None:
+            params["opened_orientation"] = orientation
         info = cast("Mapping[str, Any]", dict(header.info))
         file_format = opened_file(header, path, data)
         # Almost every operation loads first, so the leaf's node carries the loaded info

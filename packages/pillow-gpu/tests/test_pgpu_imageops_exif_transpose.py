@@ -1,0 +1,88 @@
+"""``ImageOps.exif_transpose`` of opened JPEGs: Pillow's result (pixels, size, ``info``), with
+the orientation the JPEG plugin read while opening taken from the open, not a second open."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageOps
+from pillow_gpu._testing import assert_image_equal, make_image
+
+ORIENTATION = 0x0112
+#: An EXIF block whose first directory claims five entries and holds none.
+TRUNCATED_EXIF = b"Exif\x00\x00MM\x00*\x00\x00\x00\x08\x00\x05"
+
+
+def _exif(orientation: int) -> bytes:
+    exif = PILImage.Exif()
+    exif[ORIENTATION] = orientation
+    return exif.tobytes()
+
+
+def _xmp(orientation: int) -> bytes:
+    return (
+        b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF><rdf:Description '
+        b'xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="%d"/>'
+        b"</rdf:RDF></x:xmpmeta>" % orientation
+    )
+
+
+#: name: (save options, whether the JPEG plugin parses the EXIF while opening)
+JPEGS: dict[str, tuple[dict[str, Any], bool]] = {
+    **{f"exif-{turn}": ({"exif": _exif(turn)}, True) for turn in range(1, 9)},
+    "exif-and-dpi-6": ({"exif": _exif(6), "dpi": (300, 300)}, False),
+    "truncated-exif": ({"exif": TRUNCATED_EXIF}, True),
+    "xmp-only-8": ({"xmp": _xmp(8)}, False),
+    "exif-5-and-xmp-8": ({"exif": _exif(5), "xmp": _xmp(8)}, True),
+    "none": ({}, False),
+}
+
+#: Edits of the opened image's ``info`` before ``exif_transpose``, made on both sides.
+EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "unedited": lambda info: None,
+    "exif-deleted": lambda info: info.pop("exif", None),
+    "exif-replaced-by-3": lambda info: info.update(exif=_exif(3)),
+}
+
+
+@pytest.fixture
+def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every ``PIL.Image.open`` call (the path or stream it opened)."""
+    seen: list[str] = []
+    real = PILImage.open
+
+    def counted(fp: Any, *args: Any, **kwargs: Any) -> PILImage.Image:
+        seen.append(str(fp))
+        return real(fp, *args, **kwargs)
+
+    monkeypatch.setattr(PILImage, "open", counted)
+    return seen
+
+
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # truncated-exif, both sides
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+@pytest.mark.parametrize("name", list(JPEGS), ids=list(JPEGS))
+def test_exif_transpose_of_an_opened_jpeg_equals_pillow(
+    tmp_path: Path, opens: list[str], name: str, edit: str
+) -> None:
+    options, parsed_at_open = JPEGS[name]
+    path = tmp_path / f"{name}.jpg"
+    make_image("RGB", (23, 11), seed=3).save(path, quality=95, **options)
+    with PILImage.open(path) as opened:
+        exif = opened._exif
+        assert (exif is not None and exif._loaded) == parsed_at_open  # the case is as named
+        EDITS[edit](opened.info)
+        expected = PILImageOps.exif_transpose(opened)
+    handle = Image.open(path)
+    EDITS[edit](handle.info)
+    opens.clear()
+    result = ImageOps.exif_transpose(handle)
+    assert len(opens) == (0 if parsed_at_open else 1)  # the header is not opened again
+    assert result.size == expected.size
+    assert result.info == expected.info
+    assert_image_equal(result.to_pil(), expected)
