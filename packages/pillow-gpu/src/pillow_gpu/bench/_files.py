@@ -6,6 +6,9 @@ an untimed first run), then the lanes' windows are timed interleaved:
 
 * ``pillow``: sequential Pillow, one file after another;
 * ``pillow_all_cores``: Pillow in a process per CPU (what a CPU user would run);
+* ``ours_cpu``: the chain recorded on ``pillow_gpu.Image.open`` handles and completed through
+  Pillow (``tobytes()``), one file after another: the CPU route, what the lazy handles cost
+  over Pillow's own calls where no GPU is used;
 * ``ours_serial``: ``GpuBatchExecutor(decode_threads=0)``: every file decodes at its submission
   in the calling thread (the executor before worker decoding);
 * ``ours``: ``GpuBatchExecutor`` with the default ``decode_threads`` of a hardware adapter
@@ -39,7 +42,7 @@ from pillow_gpu.executor._prefetch import decode_threads
 __all__ = ["FILES_LANES", "FilesBenchConfig", "render_files_table", "run_files_benchmark"]
 
 #: The lanes, in report order.
-FILES_LANES = ("pillow", "pillow_all_cores", "ours_serial", "ours")
+FILES_LANES = ("pillow", "pillow_all_cores", "ours_cpu", "ours_serial", "ours")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,6 +104,14 @@ def _windows(
         )
         return len(tasks)
 
+    def ours_cpu() -> int:
+        results = {}
+        for path in paths:
+            image = chain.apply(LazyImage.open(path))
+            results[str(path)] = (image.mode, image.size, image.tobytes())
+        found["ours_cpu"] = results
+        return len(results)
+
     def ours(name: str) -> Callable[[], int]:
         def window() -> int:
             jobs = ((str(path), chain.apply(LazyImage.open(path))) for path in paths)
@@ -117,6 +128,7 @@ def _windows(
     windows = {
         "pillow": pillow,
         "pillow_all_cores": all_cores,
+        "ours_cpu": ours_cpu,
         "ours_serial": ours("ours_serial"),
         "ours": ours("ours"),
     }
