@@ -242,3 +242,41 @@ def test_the_first_use_of_a_tiff_deletes_its_orientation_from_the_handed_exif(
         converted.save(saved, "PNG", exif=exif)
         written.append(saved.getvalue())
     assert written[1] == written[0]
+
+
+#: An EXIF block whose TIFF header is not one: Pillow's parse raises SyntaxError.
+_INVALID_EXIF = b"Exif\x00\x00\xff\xff\xff\xff\x00\x00\x00\x08"
+
+#: How the handle whose Exif is read is made from the opened file.
+_MADE: dict[str, Callable[[Any], Any]] = {
+    "opened": lambda image: image,
+    "rotated": lambda image: image.rotate(90),
+    "exif-transposed": lambda image: (
+        ImageOps if isinstance(image, Image.Image) else PILImageOps
+    ).exif_transpose(image),
+}
+
+
+def _outcomes(image: Any) -> list[Any]:
+    """``dict(getexif())`` twice, then ``dict(getexif().get_ifd(EXIF))``: each call's value or
+    the type of the exception it raised."""
+    found: list[Any] = []
+    for ifd in (None, None, 0x8769):
+        try:
+            exif = image.getexif()
+            found.append(dict(exif if ifd is None else exif.get_ifd(ifd)))
+        except Exception as error:  # the outcome compared is the exception's type
+            found.append(type(error).__name__)
+    return found
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # Pillow's own warnings on the bad EXIF
+@pytest.mark.parametrize("made", list(_MADE), ids=list(_MADE))
+def test_an_exif_that_fails_to_parse_answers_later_calls_as_pillow(made: str) -> None:
+    written = io.BytesIO()
+    PILImage.new("RGB", (8, 5)).save(written, "JPEG", exif=_INVALID_EXIF)
+    data = written.getvalue()
+    expected = _outcomes(_MADE[made](PILImage.open(io.BytesIO(data))))
+    assert _outcomes(_MADE[made](Image.open(io.BytesIO(data)))) == expected
+    if made == "rotated":  # the case raises first, and answers what was parsed after
+        assert expected == ["SyntaxError", {}, {}]

@@ -86,3 +86,26 @@ def test_exif_transpose_of_an_opened_jpeg_equals_pillow(
     assert result.size == expected.size
     assert result.info == expected.info
     assert_image_equal(result.to_pil(), expected)
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["new-image", "in-place"])
+@pytest.mark.parametrize("turn", [3, 6, 8], ids=["turn-3", "turn-6", "turn-8"])
+def test_the_result_s_exif_is_the_one_pillow_s_result_keeps(
+    tmp_path: Path, turn: int, in_place: bool
+) -> None:
+    exif = PILImage.Exif()
+    exif[ORIENTATION] = turn
+    exif[0x010F] = "Maker"
+    exif.get_ifd(0x8769)[0x9003] = "2020:07:27 14:46:48"  # DateTimeOriginal
+    exif.get_ifd(0x8825)[0x0000] = b"\x02\x02\x00\x00"  # GPSVersionID
+    path = tmp_path / "camera.jpg"
+    make_image("RGB", (23, 11), seed=5).save(path, exif=exif.tobytes())
+    found = []
+    for opened, operations in ((PILImage.open(path), PILImageOps), (Image.open(path), ImageOps)):
+        result = operations.exif_transpose(opened, in_place=in_place) or opened
+        kept = result.getexif()
+        # The IFD pointers Pillow's result reports are the offsets of the bytes it parsed.
+        found.append((dict(kept), dict(kept.get_ifd(0x8769)), dict(kept.get_ifd(0x8825))))
+        found.append(result.info)
+    assert found[2:] == found[:2]
+    assert ORIENTATION not in found[0][0]

@@ -227,21 +227,26 @@ def _info_probe(info: Mapping[str, Any]) -> PILImage.Image:
     return probe
 
 
-def _handed_exif_info(
-    probe: PILImage.Image, handed: PILImage.Exif, orientation: int, *, in_place: bool
-) -> Mapping[str, Any]:
-    """The ``info`` Pillow's ``exif_transpose`` gives when the image's ``getexif()`` answers
-    ``handed``: Pillow's own function run on a 1x1 ``probe`` carrying the image's ``info``.
+def _probe_transposed(
+    probe: PILImage.Image, handed: PILImage.Exif | None, orientation: int, *, in_place: bool
+) -> tuple[Mapping[str, Any], PILImage.Exif | None]:
+    """The ``info`` Pillow's ``exif_transpose`` gives, and the ``Exif`` its result keeps
+    (None: the handle's own stays), from Pillow's own function run on a 1x1 ``probe`` carrying
+    the image's ``info``; ``handed`` is the image's ``getexif()`` where the caller asked it.
 
-    Its result's ``info`` comes from a new image's ``getexif()``, parsed from ``info``; in place
-    Pillow deletes the orientation from ``handed`` itself and writes it back to ``info``.
+    Pillow's result parses its ``Exif`` from ``info`` before deleting the orientation and
+    keeps that object, so its ``getexif()`` reports the offsets of the bytes it was parsed
+    from, not of the bytes written back to ``info``. In place Pillow deletes the orientation
+    from ``handed`` itself and writes it back to ``info``.
     """
-    if in_place:
+    if in_place and handed is not None:
         probe._exif = handed  # Pillow's own cache: the probe answers with the caller's Exif
         PILImageOps.exif_transpose(probe, in_place=True)
-        return cast("Mapping[str, Any]", probe.info)
-    probe.getexif()[ORIENTATION] = orientation  # only the turn is read from the handed Exif
-    return cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
+        return cast("Mapping[str, Any]", probe.info), None
+    if handed is not None:
+        probe.getexif()[ORIENTATION] = orientation  # only the turn is read from the handed Exif
+    transposed = PILImageOps.exif_transpose(probe)
+    return cast("Mapping[str, Any]", transposed.info), transposed._exif
 
 
 def _loaded_orientation(image: PILImage.Image) -> tuple[Any, bool, bool, dict[str, Any]]:
@@ -305,6 +310,8 @@ def exif_transpose(image: Image | PILImage.Image, *, in_place: bool = False) -> 
     if not in_place:
         return result
     image._node = result.node
+    if result._exif is not None:  # Pillow's image keeps the Exif its exif_transpose parsed
+        image._exif = result._exif
     return None
 
 
@@ -313,7 +320,8 @@ def _exif_transposed(image: Image, *, in_place: bool = False) -> Image:
 
     Where the caller has asked ``getexif()`` before, Pillow's ``exif_transpose`` reads the
     orientation from that ``Exif`` (the caller's edits of it included), and in place it
-    deletes the orientation from it and writes it back to ``info``; so does this.
+    deletes the orientation from it and writes it back to ``info``; so does this. A transposed
+    result keeps the ``Exif`` Pillow's result keeps (:func:`_probe_transposed`).
     """
     handed = image._exif
     # Read before the handle's first use below, where an opened TIFF loads and Pillow's
@@ -350,20 +358,19 @@ def _exif_transposed(image: Image, *, in_place: bool = False) -> Image:
         # is one: the leaf decodes so, pillow_gpu._handed_exif) and took the turn out of info.
         exif = handed if handed is not None else probe.getexif()
         exif[ORIENTATION] = orientation  # the use above deleted it from the handed Exif
-        loaded = dict(_handed_exif_info(probe, exif, orientation, in_place=True))
+        loaded = dict(_probe_transposed(probe, exif, orientation, in_place=True)[0])
     method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
         copy = image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
         if loaded is None:
             return copy
         return _relabelled(copy.node, loaded, copy.node.params)  # Pillow's copy: loaded info
-    if handed is None:
-        info = cast("Mapping[str, Any]", PILImageOps.exif_transpose(probe).info)
-    else:
-        info = _handed_exif_info(probe, handed, orientation, in_place=in_place)
+    info, kept = _probe_transposed(probe, handed, orientation, in_place=in_place)
     node = image.transpose(method).node
     # The CPU route sets Pillow's info on its result (params "info").
-    return _relabelled(node, info, {**node.params, "info": info})
+    result = _relabelled(node, info, {**node.params, "info": info})
+    result._exif = kept
+    return result
 
 
 @accepts_pil("image")

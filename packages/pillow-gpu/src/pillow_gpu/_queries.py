@@ -166,10 +166,10 @@ class ImageQueries:
         elif self._tags is not None and self._file_format.source is not None:
             header = _cpu.open_encoded(self._file_format.source)  # a TIFF edited in place
         else:
-            return self._probe().getexif()
+            return self._parsed_exif(self._probe())
         with header:
             apply_orientation(node, header)
-            exif = header.getexif()
+            exif = self._parsed_exif(header)
             if hasattr(header, "tag_v2"):
                 read_groups(exif)
                 if self._exif_watch is None:  # loaded: Pillow's plugin turned it by it
@@ -177,6 +177,16 @@ class ImageQueries:
                 else:  # not loaded yet: the file loads by this Exif now
                     self._exif_watch = (exif.get(ORIENTATION),)  # type: ignore[misc]
             return exif
+
+    def _parsed_exif(self, image: PILImage.Image) -> PILImage.Exif:
+        """``image.getexif()``; where it raises, the handle keeps what was parsed before the
+        error, as Pillow's image does (its ``Exif`` counts as loaded once parsing starts), so a
+        later call answers with that instead of raising again."""
+        try:
+            return image.getexif()
+        except Exception:
+            self._exif = image._exif  # type: ignore[misc]  # the slot is Image's
+            raise
 
     def getxmp(self, *, strip_namespaces: bool = True) -> dict[str, Any]:
         """``PIL.Image.Image.getxmp``: the XMP packet ``info`` holds, as a dictionary."""
