@@ -178,6 +178,23 @@ def test_a_leaf_shows_the_header_info_and_its_operations_the_loaded_one(tmp_path
     assert lazy.info == inverted.info  # loaded now, as Pillow's after load()
 
 
+@pytest.mark.parametrize("case", ["comment", "date-ztxt", "exif", "xmp-itxt", "nothing"])
+def test_getexif_loads_a_png_without_an_exif_chunk_before_its_pixels(
+    case: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "late.png"
+    path.write_bytes(png_with_late_chunks(make_image("RGB", (6, 5), seed=6), LATE_CASES[case][0]))
+    found = []
+    for opened in (PILImage.open(path), Image.open(path)):
+        exif = opened.getexif()  # Pillow's PNG plugin loads the image first
+        found.append((dict(exif), dict(opened.info), opened.getexif() is exif))
+    assert found[1] == found[0]
+    assert Image.open(path).is_evaluated is False
+    handle = Image.open(path)
+    handle.getexif()
+    assert handle.is_evaluated  # loaded, as Pillow's image is
+
+
 #: Operations on an opened file: Pillow's transform (rotate at other angles than multiples
 #: of 90) copies the info before loading, except LA and RGBA filtered, which convert first;
 #: the others (``copy`` included) load first.

@@ -57,6 +57,7 @@ class ImageQueries:
     _file_format: OpenedFile
     _tags: Any
     _frame: Any
+    info: dict[str, Any]
 
     def _pixels(self) -> PILImage.Image:
         """The completed result (evaluated with Pillow once, or the cached GPU result)."""
@@ -149,7 +150,8 @@ class ImageQueries:
 
     def getexif(self) -> PILImage.Exif:
         """``PIL.Image.Image.getexif``: an opened file's from its header (a sought frame's
-        from Pillow's reader), else from ``info``. As Pillow's image, the handle keeps the
+        from Pillow's reader; a PNG without an ``exif`` chunk before its pixels loads first, as
+        Pillow's does), else from ``info``. As Pillow's image, the handle keeps the
         ``Exif`` it hands out: every call returns that object, edits of it included, and
         ``ImageOps.exif_transpose`` reads the orientation from it."""
         exif = self._exif
@@ -162,6 +164,12 @@ class ImageQueries:
             return self._frame.image.getexif()
         node = self._peek_node()
         if node.op == "open" and self._file_format.format is not None:  # a copy() is no file
+            if node.params.get("format") == "PNG" and "exif" not in self.info:
+                # Pillow's PNG getexif loads the image first (raising its decode error), so
+                # the handle is loaded too and its info, with the chunks after the pixels,
+                # answers (pillow_gpu._png_tail).
+                _cpu.evaluate(node)
+                return self._parsed_exif(self._probe())
             header = _cpu.open_edited(node)  # the caller's edits of info included
         elif self._tags is not None and self._file_format.source is not None:
             header = _cpu.open_encoded(self._file_format.source)  # a TIFF edited in place
