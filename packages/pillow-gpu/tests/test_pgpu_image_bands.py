@@ -186,3 +186,22 @@ def test_contrast_rejects_what_pillow_rejects_when_recorded() -> None:
         contrast.enhance(0.5)
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         ImageEnhance.Nope  # type: ignore[attr-defined]  # noqa: B018
+
+
+@pytest.mark.parametrize("channel", [0, "own-name"], ids=["index", "name"])
+@pytest.mark.parametrize("mode", ["1", "L", "P"])
+def test_a_one_band_image_s_channel_is_a_copy_in_its_own_mode(mode: str, channel: Any) -> None:
+    source = make_image("RGB", (9, 7), seed=4).convert(mode)
+    source.info["comment"] = b"kept"
+    name = source.getbands()[0] if channel == "own-name" else channel
+    expected = source.getchannel(name)
+    lazy = Image.from_pil(source).getchannel(name)
+    assert (lazy.mode, lazy.getbands(), lazy.getpalette()) == (
+        expected.mode,
+        expected.getbands(),
+        expected.getpalette(),
+    )
+    assert lazy.info == expected.info
+    assert_image_equal(lazy.to_pil(), expected)
+    # What follows starts from Pillow's mode: a P band converts through its palette.
+    assert_image_equal(lazy.convert("RGB").to_pil(), expected.convert("RGB"))

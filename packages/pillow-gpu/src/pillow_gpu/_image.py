@@ -674,9 +674,12 @@ class Image(
         return self._derive("convert", {"mode": target, **options}, mode=target, info=info)
 
     def getchannel(self, channel: int | str) -> Image:
-        """Record ``PIL.Image.Image.getchannel``."""
+        """Record ``PIL.Image.Image.getchannel``: an L image of one band; of a one-band image
+        (1, L, P), a copy in its own mode (Pillow's ``getband`` copies it, palette included)."""
         probe = _probe_image(self.mode)
-        probe.getchannel(channel)
+        probe.getchannel(channel)  # Pillow's own errors: the channel, and I, F and 16-bit modes
+        if len(probe.getbands()) == 1:
+            return self.copy()
         index = channel if isinstance(channel, int) else probe.getbands().index(channel)
         return self._derive("getchannel", {"channel": index}, mode="L")
 

@@ -1,6 +1,7 @@
 """GPU parity for P and 1 images kept in their mode: the copies (transpose, crop, expand,
 paste, putpixel, resize, transform, and the calls built on them: thumbnail, rotate,
-ImageOps.contain/pad/fit/mirror/exif_transpose), ``point`` and ``ImageOps.invert``.
+ImageOps.contain/pad/fit/mirror/exif_transpose, ``getchannel``), ``point`` and
+``ImageOps.invert``.
 
 Every case is written once against a namespace of modules (Pillow's or pillow_gpu's), runs the
 real kernels and compares mode, size, ``tobytes()``, the palette and ``info`` with live
@@ -130,6 +131,8 @@ OPERATIONS: dict[str, Callable[[Any, Any], Any]] = {
     "pad": lambda im, ns: ns.ImageOps.pad(im, (30, 30), color=6, centering=(0.2, 0.7)),
     "fit": lambda im, ns: ns.ImageOps.fit(im, (12, 12)),
     "invert": lambda im, ns: ns.ImageOps.invert(im),
+    "getchannel-index": lambda im, ns: im.getchannel(0),  # a one-band image: Pillow's copy
+    "getchannel-name>rotate-90": lambda im, ns: im.getchannel(im.getbands()[0]).rotate(90),
     "point-table": lambda im, ns: im.point([(v * 7) % 256 for v in range(256)]),
     "point-callable": lambda im, ns: im.point(lambda v: 255 - v // 2),
     "thumbnail>invert>rotate-90": lambda im, ns: ns.ImageOps.invert(_thumbnail(im, ns)).rotate(
