@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageFilter as PILImageFilter
 from PIL import ImagePalette
-from pillow_gpu import GpuBatchExecutor, Image
+from pillow_gpu import GpuBatchExecutor, Image, ImageFilter
 from pillow_gpu._not_recorded import NOT_RECORDED
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
@@ -313,3 +314,29 @@ def test_seek_keeps_or_replaces_the_palette_object_as_pillow(tmp_path: Any, seco
         found.append((image.mode, after is before, _palette_facts(after), image.tobytes()))
         image.close()  # Pillow's multi-frame GIF keeps its file open
     assert found[1] == found[0]
+
+
+#: Operations on a PA image, and whether Pillow's result keeps the palette where
+#: ``getpalette()`` reads it (its resampling filters and image filters make the result
+#: without it: ``[]``).
+PA_OPERATIONS: dict[str, Any] = {
+    "resize-nearest": lambda im, ns: im.resize((5, 9), PILImage.Resampling.NEAREST),
+    "resize-bicubic": lambda im, ns: im.resize((5, 9)),
+    "resize-box": lambda im, ns: im.resize((4, 3), PILImage.Resampling.BOX),
+    "mode-filter": lambda im, ns: im.filter(ns.ModeFilter(3)),
+    "median-filter": lambda im, ns: im.filter(ns.MedianFilter(3)),
+    "reduce": lambda im, ns: im.reduce(2),
+    "crop": lambda im, ns: im.crop((1, 1, 6, 5)),
+    "rotate-30": lambda im, ns: im.rotate(30),
+}
+
+
+@pytest.mark.parametrize("operation", list(PA_OPERATIONS))
+def test_the_palette_of_a_pa_result_is_pillow_s(operation: str) -> None:
+    pixels = np.random.default_rng(3).integers(0, 256, (7, 11, 2), dtype=np.uint8)
+    source = PILImage.frombytes("PA", (11, 7), pixels.tobytes())
+    source.putpalette(bytes(_RNG.integers(0, 256, 768, dtype=np.uint8)))
+    expected = PA_OPERATIONS[operation](source, PILImageFilter)
+    lazy = PA_OPERATIONS[operation](Image.from_pil(source), ImageFilter)
+    assert lazy.getpalette() == expected.getpalette()
+    assert_image_equal(lazy.to_pil(), expected)

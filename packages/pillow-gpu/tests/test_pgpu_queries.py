@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import io
 import pkgutil
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +26,7 @@ from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageChops, ImageOps
 from pillow_gpu._not_recorded import NOT_RECORDED
-from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu._testing import assert_image_equal, make_image, png_chunk, png_with_late_chunks
 from pillow_gpu.gpu import evaluate
 
 _PIL = SimpleNamespace(Image=PILImage, ImageOps=PILImageOps)
@@ -565,3 +566,30 @@ def test_every_pillow_module_is_provided_or_listed() -> None:
     assert sorted(pillow - ours - listed) == []
     assert sorted(listed & ours) == []  # the list stays honest
     assert set(PILLOW_MODULES) <= ours
+
+
+def test_getpalette_of_an_opened_file_loads_it_as_pillow_s(tmp_path: Path) -> None:
+    path = tmp_path / "late-text.png"
+    source = make_image("RGB", (9, 7), seed=2).convert("P")
+    path.write_bytes(png_with_late_chunks(source, [png_chunk(b"tEXt", b"comment\0after")]))
+    found = []
+    for opened in (PILImage.open(path), Image.open(path)):
+        palette = opened.getpalette()  # Pillow's getpalette loads the image first
+        found.append((palette, dict(opened.info)))
+    assert found[1] == found[0]
+    assert found[0][1]["comment"] == "after"
+
+
+def test_getpalette_of_a_broken_file_raises_pillow_s_decode_error(tmp_path: Path) -> None:
+    path = tmp_path / "cut.gif"
+    make_image("RGB", (40, 30), seed=2).convert("P").save(path)
+    path.write_bytes(path.read_bytes()[:-60])
+    with PILImage.open(path) as opened:
+        try:
+            opened.getpalette()
+        except OSError as error:
+            expected = error
+        else:
+            pytest.fail("Pillow decoded the cut file")
+    with pytest.raises(type(expected), match=re.escape(str(expected))):
+        Image.open(path).getpalette()

@@ -62,7 +62,7 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
         return None
     if node.op in _PALETTE_REPLAYS:  # operations that rebuild the palette: Pillow's own steps
         return _PALETTE_REPLAYS[node.op](source, node.params, size)
-    if node.op in _PALETTE_KEPT:
+    if node.op in _PALETTE_KEPT and not _drops_pa_palette(node):
         return source
     return None  # an operation not known to keep the palette: unknown
 
@@ -70,6 +70,17 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
 #: Operations whose result keeps the palette of their first input, as Pillow's do (``filter``:
 #: ModeFilter, the one filter Pillow runs on P, through ``Image._new``).
 _PALETTE_KEPT = ("crop", "transpose", "paste", "putpixel", "resize", "point", "filter")
+
+
+def _drops_pa_palette(node: Node) -> bool:
+    """True for a PA result Pillow makes without the palette at the C level, where
+    ``getpalette()`` reads it (``[]``): a filter, or a resize by another filter than
+    NEAREST."""
+    if node.mode != "PA":
+        return False
+    if node.op == "filter":
+        return True
+    return node.op == "resize" and node.params.get("resample") != PILImage.Resampling.NEAREST
 
 
 def _expand_palette(

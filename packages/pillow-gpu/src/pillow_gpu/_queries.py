@@ -139,7 +139,10 @@ class ImageQueries:
         return self._pixels() if found is None else found
 
     def getpalette(self, rawmode: str | None = "RGB") -> list[int] | None:
-        """``PIL.Image.Image.getpalette``: the palette of a P or PA image, else None."""
+        """``PIL.Image.Image.getpalette``: the palette of a P or PA image, else None. As
+        Pillow's, an opened file loads first (raising its decode error)."""
+        if self._peek_node().op == "open":
+            self._pixels()
         return self._probe().getpalette(rawmode)
 
     @property
