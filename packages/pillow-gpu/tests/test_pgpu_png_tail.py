@@ -3,9 +3,12 @@ decoding, and what Image.open records from it."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -302,11 +305,41 @@ def test_loaded_info_of_files_pillow_cannot_finish_is_none(tmp_path: Path) -> No
     assert lazy.node.info == lazy.info  # nothing loaded: the header's, as recorded before
 
 
-def test_animated_pngs_keep_the_header_info(tmp_path: Path) -> None:
+def _animated_with_text(path: Path) -> None:
+    """Three frames, a text chunk before the second frame and one before the third."""
+    frames = [make_image("RGB", (6, 5), seed=seed) for seed in (1, 2, 3)]
+    written = io.BytesIO()
+    frames[0].save(written, "PNG", save_all=True, append_images=frames[1:], duration=40)
+    data, position, parts, controls = written.getvalue(), 8, [written.getvalue()[:8]], 0
+    while position < len(data):
+        (length,) = struct.unpack(">I", data[position : position + 4])
+        kind = data[position + 4 : position + 8]
+        if kind == b"fcTL":
+            controls += 1
+            if controls > 1:
+                parts.append(_text(b"tEXt", b"before-frame-%d" % controls, b"text"))
+        parts.append(data[position : position + 12 + length])
+        position += 12 + length
+    path.write_bytes(b"".join(parts))
+
+
+def test_an_animated_png_s_loaded_info_is_its_first_frame_s(tmp_path: Path) -> None:
     path = tmp_path / "anim.png"
-    frames = [make_image("RGB", (6, 5), seed=seed) for seed in (1, 2)]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=40)
-    assert loaded_info(str(path), None) is None
+    _animated_with_text(path)
+    with PILImage.open(path) as opened:
+        header = dict(opened.info)
+        opened.load()  # the first frame: the reader stops at the second frame's fcTL
+        expected = dict(opened.info)
+    assert expected != header
+    assert "before-frame-2" in expected
+    assert "before-frame-3" not in expected
+    assert loaded_info(str(path), None) == expected
+    lazy = Image.open(path)
+    assert lazy.info == header  # not loaded yet, as Pillow's
+    with PILImage.open(path) as again:
+        assert again.convert("RGB").info == expected  # Pillow's operations load first
+    assert lazy.convert("RGB").info == expected
+    assert evaluate(ImageOps.invert(lazy.convert("RGB"))).info == expected
 
 
 def test_a_file_whose_chunks_after_the_pixels_changed_since_open_fails_to_decode(
@@ -318,3 +351,61 @@ def test_a_file_whose_chunks_after_the_pixels_changed_since_open_fails_to_decode
     path.write_bytes(png_with_late_chunks(make_image("L", (6, 5), seed=7), _TEXT_TAIL[:1]))
     with pytest.raises(DecodeError, match="info differs from the one read at open"):
         evaluate(lazy)
+
+
+#: How the handle is used before its ``text`` is read: Pillow's image loads its first frame
+#: for every use, and not for metadata reads.
+TEXT_USES: dict[str, Any] = {
+    "nothing": lambda im: None,
+    "info-read": lambda im: im.info,
+    "size-read": lambda im: im.size,
+    "convert": lambda im: im.convert("RGB"),
+    "load": lambda im: im.load(),
+    "tobytes": lambda im: im.tobytes(),
+    "getexif": lambda im: im.getexif(),
+    "seek-1": lambda im: im.seek(1),
+    "seek-2": lambda im: im.seek(2),
+}
+
+
+def _text_outcome(path: Path, opener: Any, use: str) -> Any:
+    with contextlib.ExitStack() as stack:
+        image = opener(path)
+        if isinstance(image, PILImage.Image):
+            stack.enter_context(image)
+        try:
+            TEXT_USES[use](image)
+        except Exception as error:  # the use's own error, compared by type
+            used: Any = type(error).__name__
+        else:
+            used = "ok"
+        try:
+            return used, dict(image.text)
+        except Exception as error:  # the outcome compared is the exception's type
+            return used, type(error).__name__
+
+
+#: (use, cut) pairs: every use of the whole file and of one cut in its last frame, but
+#: seeking the cut frame (the handle decodes a sought frame at the seek, so its error comes
+#: there; Pillow's seek succeeds and the frame's first use raises).
+TEXT_CASES = [
+    (use, cut) for cut in (False, True) for use in TEXT_USES if not (cut and use == "seek-2")
+]
+
+
+@pytest.mark.parametrize(
+    ("use", "cut"),
+    TEXT_CASES,
+    ids=[f"{'cut' if cut else 'whole'}-{use}" for use, cut in TEXT_CASES],
+)
+def test_text_after_a_use_is_what_pillow_s_load_read(tmp_path: Path, use: str, cut: bool) -> None:
+    path = tmp_path / "anim.png"
+    _animated_with_text(path)
+    if cut:
+        data = path.read_bytes()
+        path.write_bytes(data[: data.rindex(b"fdAT") + 12])
+    expected = _text_outcome(path, PILImage.open, use)
+    assert _text_outcome(path, Image.open, use) == expected
+    if not cut and not use.startswith("seek"):
+        loaded = use not in ("nothing", "info-read", "size-read")
+        assert ("before-frame-3" in expected[1]) is not loaded  # the case is what it says

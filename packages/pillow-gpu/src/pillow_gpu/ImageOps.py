@@ -268,8 +268,8 @@ def _relabelled(node: Node, info: Mapping[str, Any], params: Mapping[str, Any]) 
 def _late_orientation_below(node: Node) -> bool:
     """True when a PNG leaf under ``node`` (``node`` itself excluded) carries orientation
     metadata after its pixels that Pillow's operations load into ``info`` and ``node``'s
-    recorded ``info`` lacks (the leaf's loaded info is unknown: an animated PNG, or one
-    whose chunks after the pixels Pillow cannot read, :func:`pillow_gpu._png_tail.loaded_info`)."""
+    recorded ``info`` lacks (the leaf's loaded info is unknown: a PNG whose chunks after the
+    pixels Pillow cannot read, :func:`pillow_gpu._png_tail.loaded_info`)."""
     return any(
         leaf is not node
         and leaf.op == "open"

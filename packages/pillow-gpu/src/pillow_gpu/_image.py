@@ -90,6 +90,7 @@ class Image(
         "_info_base",
         "_palette",
         "_tags",
+        "_used",
     )
 
     def __init__(
@@ -118,11 +119,16 @@ class Image(
         self._encoderinfo: dict[str, Any] | None = None
         # (palette,) the ``palette`` object handed out or given (pillow_gpu._palettes).
         self._palette: tuple[ImagePalette.ImagePalette | None] | None = None
+        # Whether an operation or an evaluation has used the handle since it was made, where
+        # Pillow's image loads (an opened PNG's ``text`` is then what that load read).
+        self._used = False
 
     @property
     def _node(self) -> Node:
-        # Pixels drawn since the graph was last read become a leaf now (pillow_gpu.ImageDraw);
-        # an edited ``info`` relabels the node the handle points at.
+        # A use, where Pillow's image loads. Pixels drawn since the graph was last read become
+        # a leaf now (pillow_gpu.ImageDraw); an edited ``info`` relabels the node the handle
+        # points at.
+        self._used = True
         drawing = self._drawing
         if drawing is not None:
             self._graph = drawing.snapshot()
@@ -158,14 +164,16 @@ class Image(
         """``_node`` for a read where Pillow's image loads nothing (metadata, ``repr``): an
         opened TIFF still follows the handed Exif afterwards (pillow_gpu._handed_exif), and a
         handed dirty palette waits for a use (pillow_gpu._palettes)."""
-        watch, palette = self._exif_watch, self._palette
+        watch, palette, used = self._exif_watch, self._palette, self._used
         if watch is None and palette is None:
-            return self._node
+            node = self._node
+            self._used = used
+            return node
         self._exif_watch = self._palette = None
         try:
             node = self._node
         finally:
-            self._exif_watch, self._palette = watch, palette
+            self._exif_watch, self._palette, self._used = watch, palette, used
         if watch is not None:
             self._graph, self._exif_watch = follow_orientation(node, self._exif, watch, use=False)
         return self._graph

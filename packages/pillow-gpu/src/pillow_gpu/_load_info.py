@@ -15,11 +15,10 @@ opened image shows its header's until it loads. Two plugins add keys while loadi
   0 and lasts its first ``stts`` delta in its ``mdhd`` timescale, rounded as Pillow rounds it.
   Other files with a ``moov`` box (libavif versions choose differently) are not predicted.
 
-:func:`loaded_info` returns that ``info``, or None where it is not known (another format, an
-animated PNG, a file Pillow cannot finish reading): such a leaf's operations carry the
-header's ``info``. A decode checks the prediction (:func:`pillow_gpu.gpu._plan._host_pixels`
-raises ``DecodeError`` where Pillow's loaded ``info`` differs), so a wrong one is never
-delivered.
+:func:`loaded_info` returns that ``info``, or None where it is not known (another format, a
+file Pillow cannot finish reading): such a leaf's operations carry the header's ``info``. A
+decode checks the prediction (:func:`pillow_gpu.gpu._plan._host_pixels` raises
+``DecodeError`` where Pillow's loaded ``info`` differs), so a wrong one is never delivered.
 """
 
 from __future__ import annotations

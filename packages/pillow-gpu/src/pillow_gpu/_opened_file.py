@@ -12,6 +12,7 @@ Pillow's JPEG encoder reads them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
@@ -102,6 +103,8 @@ class FileAttributes:
     __slots__ = ()
     _file_format: OpenedFile
     _frame: Any
+    _used: bool
+    _peek_node: Callable[[], Any]
 
     @property
     def format(self) -> str | None:
@@ -143,14 +146,28 @@ class FileAttributes:
     @property
     def text(self) -> dict[str, Any]:
         """``PngImageFile.text``: an opened PNG's ``tEXt``, ``zTXt`` and ``iTXt`` chunks, those
-        after the pixels included (Pillow loads the file for them; so does this, by Pillow)."""
+        after the pixels included (Pillow loads the file for them; so does this, by Pillow).
+
+        Once the handle is used (an operation, an evaluation), Pillow's image has loaded its
+        first frame, and answers with the chunks that load read: an APNG's text after later
+        frames is left out, and a broken file answers with what was read before the error.
+        """
         if self._file_format.format != "PNG":
             raise missing_attribute(self, "text")
         if self._frame is not None:  # a sought APNG: Pillow's reader answers
+            pending = self._frame.text
+            if pending is not None and not self._used:
+                return cast("dict[str, Any]", pending)  # the sought frame is not loaded yet
             return cast("dict[str, Any]", self._frame.image.text)
         source = self._file_format.source
         assert source is not None  # an opened file's
+        loaded = self._used or self._peek_node().cache.get() is not None
         with open_encoded(source) as header:  # a PngImageFile (the format says so)
+            if loaded:
+                # Pillow's use loaded (or failed to load) the first frame; an error was the
+                # use's, and text then answers as Pillow's does after it.
+                with contextlib.suppress(Exception):
+                    header.load()
             return cast("dict[str, Any]", getattr(header, "text", {}))
 
     @property

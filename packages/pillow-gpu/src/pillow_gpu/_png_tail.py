@@ -106,12 +106,13 @@ def late_metadata(path: str | bytes | None, data: bytes | None) -> tuple[str, ..
 def loaded_info(
     path: str | bytes | None, data: bytes | None, opened: ImageFile.ImageFile | None = None
 ) -> dict[str, Any] | None:
-    """The ``info`` Pillow's image of a still PNG file (``path``) or its bytes (``data``) has
-    once loaded: the header's, and what ``PngImageFile.load_end`` reads from the chunks after
-    the image data, run by Pillow itself with no pixel decoded (its image memory is a 1x1
+    """The ``info`` Pillow's image of a PNG file (``path``) or its bytes (``data``) has once
+    loaded: the header's, and what ``PngImageFile.load_end`` reads from the chunks after the
+    image data, run by Pillow itself with no pixel decoded (its image memory is a 1x1
     stand-in). Pillow's reader reads the image data it skips (no decompression), so this
     reads the file once to its end: about 5 ms for a 27 MB PNG on the 2-core runner, against
-    106 ms for Pillow's decode. None for an animated PNG, or where Pillow cannot read those
+    106 ms for Pillow's decode. Of an animated PNG, its first frame's: the reader stops at the
+    next frame's control chunk, as Pillow's load does. None where Pillow cannot read those
     chunks: its own load raises then, and so does the leaf's decode.
 
     ``opened``: Pillow's image of that file, opened and not loaded, read on instead of opening
@@ -131,7 +132,7 @@ def loaded_info(
 
 def _read_to_end(image: ImageFile.ImageFile) -> dict[str, Any] | None:
     """Run Pillow's ``load_end`` on the opened PNG ``image`` without decoding its pixels."""
-    if getattr(image, "is_animated", False) or len(image.tile) != 1:
+    if len(image.tile) != 1:
         return None
     image.im = PILImage.new(image.mode, (1, 1)).im  # load_prepare allocates none
     image.load_prepare()

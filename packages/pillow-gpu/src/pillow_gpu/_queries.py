@@ -171,7 +171,7 @@ class ImageQueries:
                 # Pillow's PNG getexif loads the image first (raising its decode error), so
                 # the handle is loaded too and its info, with the chunks after the pixels,
                 # answers (pillow_gpu._png_tail).
-                _cpu.evaluate(node)
+                self._pixels()
                 return self._parsed_exif(self._probe())
             header = _cpu.open_edited(node)  # the caller's edits of info included
         elif self._tags is not None and self._file_format.source is not None:

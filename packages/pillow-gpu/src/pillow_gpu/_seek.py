@@ -34,11 +34,14 @@ class _Reader:
     """The Pillow image a handle seeks in, the opened file's node it reads, and the node of
     the frame the last seek made (what the handle points at until edited in place)."""
 
-    __slots__ = ("file", "frame", "image")
+    __slots__ = ("file", "frame", "image", "text")
 
     def __init__(self, file: Node, image: PILImage.Image | None = None) -> None:
         self.file = file
         self.frame: Node | None = None
+        # A PNG's text chunks as Pillow's image holds them right after the seek, before the
+        # sought frame loads (its ``text`` until the handle's next use), else None.
+        self.text: dict[str, Any] | None = None
         if image is None:  # read whole: the reader then holds no file handle
             image = _cpu.open_whole(file.params)
         self.image = image
@@ -62,6 +65,7 @@ class Seekable:
     _palette: Any
     _tags: Any
     _file_format: Any
+    _used: bool
 
     def _file(self) -> Node:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
@@ -128,9 +132,19 @@ class Seekable:
         lend_state(reader.image, cast("Any", self))  # the handed Exif, a TIFF's directories
         tags = self._tags
         before, palette = reader.image.tell(), reader.image.palette
-        reader.image.seek(frame)  # Pillow's checks, errors and frame logic
+        try:
+            reader.image.seek(frame)  # Pillow's checks, errors and frame logic
+        except EOFError:
+            raise  # outside the sequence: Pillow checks before it loads anything
+        except Exception:
+            # Pillow's plugins load the current frame before reading the next: a use
+            self._used = self._used or frame != before  # type: ignore[misc]  # Image's slot
+            raise
         if reader.image.tell() == before:
             return  # Pillow read nothing: the current frame stays as it is (not loaded)
+        read = getattr(reader.image, "_text", None)  # what the frames before it read (a dict
+        reader.text = None if read is None else dict(read)  # the next loads add to in place)
+        self._used = False  # type: ignore[misc]  # Pillow's image has not loaded this frame
         self._node = reader.frame = pil_node(reader.image)  # loads it, as its first use would
         self._exif_watch = None  # type: ignore[misc]  # loaded (by Pillow's reader)
         if tags is not None:  # tag_v2 the same object, tag a new one
