@@ -243,8 +243,12 @@ def _probe_transposed(
         probe._exif = handed  # Pillow's own cache: the probe answers with the caller's Exif
         PILImageOps.exif_transpose(probe, in_place=True)
         return cast("Mapping[str, Any]", probe.info), None
-    if handed is not None:
-        probe.getexif()[ORIENTATION] = orientation  # only the turn is read from the handed Exif
+    if probe._exif is None:
+        # Only the turn is read from the image's own Exif (the result parses ``info`` again):
+        # the probe is handed one holding just the turn, and ``info`` is parsed once.
+        probe._exif = PILImage.Exif()
+        probe._exif._loaded = True
+    probe._exif[ORIENTATION] = orientation
     transposed = PILImageOps.exif_transpose(probe)
     return cast("Mapping[str, Any]", transposed.info), transposed._exif
 
