@@ -125,10 +125,23 @@ class Image(
 
     @property
     def _node(self) -> Node:
-        # A use, where Pillow's image loads. Pixels drawn since the graph was last read become
-        # a leaf now (pillow_gpu.ImageDraw); an edited ``info`` relabels the node the handle
-        # points at.
-        self._used = True
+        self._used = True  # a use, where Pillow's image loads
+        return self._synced()
+
+    @_node.setter
+    def _node(self, node: Node) -> None:
+        self._graph = node
+        self._drawing = None
+        info = self._info
+        if info is not None:  # Pillow's in-place edits keep the image's own dict
+            reported = self._reported_info()
+            info.clear()
+            info.update(handed_out(reported))
+            self._info_base = dict(reported)
+
+    def _synced(self) -> Node:
+        # Pixels drawn since the graph was last read become a leaf now (pillow_gpu.ImageDraw);
+        # an edited ``info`` relabels the node the handle points at.
         drawing = self._drawing
         if drawing is not None:
             self._graph = drawing.snapshot()
@@ -149,31 +162,18 @@ class Image(
             self._graph = realized(self._graph, palette[0])
         return self._graph
 
-    @_node.setter
-    def _node(self, node: Node) -> None:
-        self._graph = node
-        self._drawing = None
-        info = self._info
-        if info is not None:  # Pillow's in-place edits keep the image's own dict
-            reported = self._reported_info()
-            info.clear()
-            info.update(handed_out(reported))
-            self._info_base = dict(reported)
-
     def _peek_node(self) -> Node:
         """``_node`` for a read where Pillow's image loads nothing (metadata, ``repr``): an
         opened TIFF still follows the handed Exif afterwards (pillow_gpu._handed_exif), and a
         handed dirty palette waits for a use (pillow_gpu._palettes)."""
-        watch, palette, used = self._exif_watch, self._palette, self._used
+        watch, palette = self._exif_watch, self._palette
         if watch is None and palette is None:
-            node = self._node
-            self._used = used
-            return node
+            return self._synced()
         self._exif_watch = self._palette = None
         try:
-            node = self._node
+            node = self._synced()
         finally:
-            self._exif_watch, self._palette, self._used = watch, palette, used
+            self._exif_watch, self._palette = watch, palette
         if watch is not None:
             self._graph, self._exif_watch = follow_orientation(node, self._exif, watch, use=False)
         return self._graph

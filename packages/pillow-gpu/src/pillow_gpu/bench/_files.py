@@ -72,7 +72,7 @@ class FilesBenchConfig:
 _Result = tuple[str, tuple[int, int], bytes]
 
 
-def _result(image: PILImage.Image) -> _Result:
+def _result(image: PILImage.Image | LazyImage.Image) -> _Result:
     return image.mode, image.size, image.tobytes()
 
 
@@ -107,8 +107,7 @@ def _windows(
     def ours_cpu() -> int:
         results = {}
         for path in paths:
-            image = chain.apply(LazyImage.open(path))
-            results[str(path)] = (image.mode, image.size, image.tobytes())
+            results[str(path)] = _result(chain.apply(LazyImage.open(path)))
         found["ours_cpu"] = results
         return len(results)
 
