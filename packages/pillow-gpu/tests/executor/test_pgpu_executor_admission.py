@@ -228,6 +228,26 @@ def test_invalid_keys_rejected(make_executor: Factory, key: object, error: type)
     results.close()
 
 
+@pytest.mark.parametrize(
+    ("make_input", "observed"),
+    [
+        (_inverted, "type Image"),
+        (lambda: ("k", _inverted(), "extra"), "type tuple"),
+        (lambda: None, "type NoneType"),
+    ],
+    ids=["bare-image", "triple", "none"],
+)
+def test_inputs_that_are_not_pairs_are_rejected(
+    make_executor: Factory, make_input: Callable[[], object], observed: str
+) -> None:
+    # A lazy image passed where run() reads (input_key, lazy_image): the error says so.
+    executor = make_executor()
+    results = executor.run([("ok", _inverted()), make_input(), ("never", _inverted())])
+    with pytest.raises(TypeError, match=f"pairs; observed an input of {observed}.*enumerate"):
+        list(results)
+    results.close()
+
+
 @pytest.mark.parametrize("key", ["", "a/b.png", 0, MAX_JOB_ID], ids=["empty", "str", "0", "max"])
 def test_valid_keys_round_trip(make_executor: Factory, key: str | int) -> None:
     executor = make_executor()

@@ -32,7 +32,7 @@ from pillow_gpu.executor._errors import (
     for_job,
 )
 from pillow_gpu.executor._fence import check_wgpu_internals, device_lost
-from pillow_gpu.executor._identity import JobIds, validate_key
+from pillow_gpu.executor._identity import JobIds, job_pair, validate_key
 from pillow_gpu.executor._job import Job
 from pillow_gpu.executor._metadata import snapshot_info
 from pillow_gpu.executor._prefetch import decode_threads as checked_decode_threads
@@ -440,7 +440,7 @@ class GpuBatchExecutor(WorkQueues):
                         stream.source = None
                         raise
                 try:
-                    key, image = stream.item
+                    key, image = job_pair(stream.item)
                     job = self._prepare(image, validate_key(key), stream.output)
                 except BatchError as error:
                     if stream.errors == "deliver" and _delivers(error):

@@ -1,12 +1,14 @@
-"""Job identity: monotonic unsigned 64-bit job IDs and input-key validation."""
+"""Job identity: monotonic unsigned 64-bit job IDs, run() inputs and input-key validation."""
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
+from typing import cast
 
 from pillow_gpu.executor._errors import BatchLimit
 
-__all__ = ["MAX_JOB_ID", "JobIds", "validate_key"]
+__all__ = ["MAX_JOB_ID", "JobIds", "job_pair", "validate_key"]
 
 #: Largest job ID (and largest integer input key): unsigned 64-bit.
 MAX_JOB_ID = (1 << 64) - 1
@@ -37,6 +39,23 @@ class JobIds:
             )
         self._next = job_id + 1
         return job_id
+
+
+def job_pair(item: object) -> tuple[object, object]:
+    """Return one ``run()`` input as its ``(input_key, lazy_image)``; raise TypeError otherwise."""
+    if type(item) is tuple and len(item) == 2:  # the common input, returned as it is
+        return item
+    try:
+        key, image = cast("Iterable[object]", item)
+    except (TypeError, ValueError):
+        msg = (
+            "why: run() reads (input_key, lazy_image) pairs; "
+            f"observed an input of type {type(item).__name__}; "
+            "fix: pass pairs, e.g. executor.run(enumerate(images)) or "
+            "executor.run(zip(names, images))"
+        )
+        raise TypeError(msg) from None
+    return key, image
 
 
 def validate_key(key: object) -> str | int:
