@@ -36,16 +36,18 @@
 #                                                                         executor-profile.json
 #  5b. pillow_gpu.bench.files photos, with and without worker decoding -> performance.log,
 #                                                                         files-bench.json/.md
+#  5c. the same with 24 MP photos (6000x4000) and a full-size blur      -> performance.log,
+#                                                                         files-bench-24mp.json/.md
 #   6. pixtreme-infer       pytest -m 'gpu and performance' -s         -> performance.log
 #   7. cuda_graph_bench.py  copy/replay table and JSON                 -> performance.log,
 #                                                                         cuda_graph_bench.json
 # and writes summary.txt (machine, each step's status and time, the figures). That is at most
-# 11 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
+# 13 files under $OUT (without $OUT: out/device-check/). Exit status 1 when any step failed or a
 # GPU step ran on a CPU adapter; 0 otherwise (--dry-run: skips are expected, not failures).
 #
-# DEVICE_CHECK_ONLY=pillow-gpu-bench,executor-profile,files-bench (step names as the summary prints them,
-# comma-separated) runs only those steps, for a session with little device time; the others are
-# reported as not selected.
+# DEVICE_CHECK_ONLY=pillow-gpu-bench,executor-profile,files-bench,files-bench-24mp (step names as
+# the summary prints them, comma-separated) runs only those steps, for a session with little
+# device time; the others are reported as not selected.
 set -uo pipefail
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -409,6 +411,12 @@ step executor-profile 90 "$performance" append "$python" tools/executor_profile.
 step files-bench 90 "$performance" append "$python" -m pillow_gpu.bench.files \
     --files 48 --repeats 3 --output "$out/files-bench"
 
+# 5c. Camera-sized photos (24 MP) blurred at full size before the thumbnail: the GPU route for
+#     images past 4096 x 4096 (lavapipe, 2 cores: docs/bench-files-24mp-lavapipe-2core.md).
+step files-bench-24mp 120 "$performance" append "$python" -m pillow_gpu.bench.files \
+    --size 6000x4000 --files 4 --repeats 2 \
+    --chain exif_transpose,gaussian_blur:1,thumbnail:1600x1600 --output "$out/files-bench-24mp"
+
 # 6. pixtreme-infer performance cases (median and p90, no thresholds).
 step pixtreme-infer-performance 90 "$performance" append "$python" "${pytest_args[@]}" \
     packages/pixtreme-infer/tests -m 'gpu and performance' -s -rA
@@ -435,7 +443,7 @@ fi
     grep -hE '^\[cuda-graph|^target |^replay of |^# ' "$performance" 2>/dev/null
     grep -hE '^(invert|[a-z_0-9]+ (L|RGB|RGBA) )|^    [a-z_-]+: [0-9.]+ img/s' "$performance" \
         2>/dev/null | head -40
-    grep -hE '^files benchmark: |^\| (pillow|ours)' "$performance" 2>/dev/null | head -12
+    grep -hE '^files benchmark: |^\| (pillow|ours)' "$performance" 2>/dev/null | head -24
 } >>"$summary"
 echo "=== summary ($out)"
 cat "$summary"

@@ -107,7 +107,7 @@ _SCRIPT = textwrap.dedent(
     """
 )
 
-_PIXEL_BOUND = "the image exceeds the per-graph pixel bound (4096 x 4096)"
+_PIXEL_BOUND = "the image exceeds the per-graph pixel bound (8192 x 8192)"
 
 #: case -> (recorded size or None when only the refusal is checked, planner refusal).
 EXPECTED: dict[str, tuple[tuple[int, int] | None, tuple[str, str, str]]] = {
@@ -160,7 +160,7 @@ def test_recording_allocates_o1_and_admission_refuses(
     if size is not None:
         assert tuple(row["size"]) == size
     else:
-        assert row["size"][0] * row["size"][1] > 4096 * 4096
+        assert row["size"][0] * row["size"][1] > 8192 * 8192
     assert tuple(row["plan_error"]) == refusal
 
 

@@ -146,8 +146,8 @@ class PillowGpuMapper:
         quality: int | None = None,
         key: str = "path",
         max_jobs: int = 64,
-        gpu_bytes: int = 512 << 20,
-        host_bytes: int = 256 << 20,
+        gpu_bytes: int = 1 << 30,
+        host_bytes: int = 1 << 30,
         max_in_flight: int = 2,
         decode_threads: int | None = None,
     ) -> None:

@@ -2,7 +2,7 @@
 
 The folder holds what a user's photo folder holds: JPEGs with and without an EXIF orientation,
 a palette PNG, a grayscale PNG, an RGBA PNG, an animated GIF, a 16-bit PNG, a truncated JPEG
-and one image over the GPU's 4096 x 4096 pixel bound. Every file goes through Pillow's
+and one image over the GPU's 8192 x 8192 pixel bound. Every file goes through Pillow's
 ``exif_transpose -> convert("RGB") -> thumbnail((64, 64)) -> GaussianBlur(2)``, written
 ``exif_transpose,convert:RGB,thumbnail:64x64,gaussian_blur:2``. Which files the GPU admits is
 the planner's business (its convert matrix grows), so the files it refuses are found by
@@ -36,8 +36,8 @@ from pillow_gpu.gpu._planner import plan_graph
 CHAIN = "exif_transpose,convert:RGB,thumbnail:64x64,gaussian_blur:2"
 #: Files the GPU path must run (RGB and L files: convert:RGB is a copy of an RGB file).
 ON_GPU = ("gray.png", "oriented.jpg", "plain.jpg")
-#: 4097 x 4096 pixels: one row past the GPU's pixel bound, a Limit at admission.
-HUGE = (4097, 4096)
+#: 8193 x 8192 pixels: one column past the GPU's pixel bound, a Limit at admission.
+HUGE = (8193, 8192)
 
 
 def _pillow(path: Path) -> PILImage.Image:

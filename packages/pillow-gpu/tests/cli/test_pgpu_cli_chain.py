@@ -247,7 +247,7 @@ ADMISSION = {
     "contrast-every-mode": ("contrast:0.5,contrast:-1", NATIVE_MODES),
     "equalize-L-RGB-only": ("equalize,equalize", ("L", "RGB")),
     "median-9-none": ("median:9", ()),
-    "resize-over-pixel-bound": ("resize:5000x5000", ()),
+    "resize-over-pixel-bound": ("resize:9000x9000", ()),
     "crop-wider-than-the-small-probe": ("crop:40", NATIVE_MODES),
     "expand-past-the-bound-of-the-large-probe": ("expand:2000", NATIVE_MODES),
 }
@@ -270,7 +270,7 @@ def test_admitted_modes_follow_the_planner(name: str) -> None:
 def test_refusal_names_the_planner_reason() -> None:
     admission = admitted_modes(parse_chain("median:9"))
     assert admission.refused["RGB"] == "Unsupported: rank filter size 9 exceeds 7"
-    admission = admitted_modes(parse_chain("resize:5000x5000"))
+    admission = admitted_modes(parse_chain("resize:9000x9000"))
     assert admission.refused["L"].startswith("Limit: ")
 
 

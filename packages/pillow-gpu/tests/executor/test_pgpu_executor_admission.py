@@ -37,7 +37,7 @@ def test_defaults(make_executor: Factory) -> None:
     assert executor.max_in_flight == 2
     assert executor.max_submission_work == 2_000_000_000
     caps = executor._credits.caps
-    assert (caps.gpu_bytes, caps.host_bytes, caps.jobs) == (512 << 20, 256 << 20, 64)
+    assert (caps.gpu_bytes, caps.host_bytes, caps.jobs) == (1 << 30, 1 << 30, 64)
     assert dict(executor.stats) == {
         "gpu_bytes": 0,
         "host_bytes": 0,

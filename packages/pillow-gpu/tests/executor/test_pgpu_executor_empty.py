@@ -234,8 +234,8 @@ def test_a_result_over_the_pixel_bound_is_not_made_at_the_call(
     assert huge.node.op == "resize"  # recorded, not completed
     [failure] = make_executor().run([("huge", huge)], errors="deliver")
     assert isinstance(failure.error, Unsupported)
-    assert "fits the pixel bound of 4096 x 4096" in str(failure.error)
-    small = empty.resize((4096, 4096))  # at the bound: made at the call, then on the GPU
+    assert "fits the pixel bound of 8192 x 8192" in str(failure.error)
+    small = empty.resize((4096, 4096))  # within the bound: made at the call, then on the GPU
     assert small.node.op == "pil"
     [result] = make_executor().run([("small", small)])
     assert_image_equal(result.image, PILImage.new("L", (4096, 4096)))

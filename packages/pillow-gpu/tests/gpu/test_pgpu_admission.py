@@ -121,10 +121,10 @@ def test_palette_file_is_rejected_without_decoding(tmp_path: Path) -> None:
     assert opened.node.cache.get() is None
 
 
-def test_more_than_4096_squared_pixels_is_a_limit(device: SharedDevice) -> None:
+def test_more_than_8192_squared_pixels_is_a_limit(device: SharedDevice) -> None:
     created = device.buffers_created
-    with pytest.raises(Limit) as caught:
-        evaluate(ImageChops.invert(Image.new("L", (4097, 4096))))
+    with pytest.raises(Limit, match=r"pixel bound \(8192 x 8192\)") as caught:
+        evaluate(ImageChops.invert(Image.new("L", (8193, 8192))))
     assert (caught.value.kind, caught.value.stage) == ("Limit", "admission")
     assert isinstance(caught.value, RuntimeError)
     assert device.buffers_created == created

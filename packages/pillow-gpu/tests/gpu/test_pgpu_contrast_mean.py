@@ -25,9 +25,33 @@ def _pillow_mean(total: int, count: int) -> int:
     return int(total / count + 0.5)
 
 
-def test_the_u32_sum_cannot_overflow_within_the_pixel_bound() -> None:
+def test_the_two_word_sum_and_its_division_cover_the_pixel_bound() -> None:
     assert MAX_PIXELS <= MAX_SUM_PIXELS
-    assert 255 * MAX_SUM_PIXELS < 2**32
+    assert 255 * MAX_SUM_PIXELS < 2**64  # total[0] + total[1] * 2**32, no wrap of total[1]
+    assert MAX_SUM_PIXELS < 2**31  # divide_small: count << 7 fits two words, 2r fits one
+
+
+def _divide_small(hi: int, lo: int, count: int) -> tuple[int, int]:
+    """contrast.wgsl's divide_small, step for step in u32 arithmetic."""
+    q = 0
+    for step in range(8):
+        s = 7 - step
+        d_lo = (count << s) & 0xFFFFFFFF
+        d_hi = count >> (32 - s) if s > 0 else 0
+        if hi > d_hi or (hi == d_hi and lo >= d_lo):
+            hi = (hi - d_hi - (1 if lo < d_lo else 0)) & 0xFFFFFFFF
+            lo = (lo - d_lo) & 0xFFFFFFFF
+            q |= 1 << s
+    return q, lo
+
+
+@pytest.mark.parametrize("count", [1, 2, 255, 4096 * 4096, 6000 * 4000, MAX_SUM_PIXELS])
+def test_restoring_division_is_divmod_for_every_reachable_sum(count: int) -> None:
+    rng = np.random.default_rng(count)
+    edges = [q * count + r for q in range(256) for r in (0, count // 2, count - 1)]
+    for drawn in [*edges, *rng.integers(0, 255 * count + 1, 2000).tolist()]:
+        total = min(int(drawn), 255 * count)
+        assert _divide_small(total >> 32, total & 0xFFFFFFFF, count) == divmod(total, count)
 
 
 def test_numpy_division_is_pythons_correctly_rounded_division() -> None:

@@ -155,7 +155,7 @@ def test_plan_keeps_the_statistic_on_the_device(mode: str, shaders: list[str]) -
     plan = plan_graph(ImageEnhance.Contrast(Image.new(mode, (40, 30), 9)).enhance(0.5))
     assert [d.shader for d in plan.program.dispatches] == ["fill", *shaders]
     summed = plan.program.dispatches[1 if mode == "L" else 2]
-    assert plan.program.buffers[summed.bindings[1]].nbytes == 4  # one u32 accumulator
+    assert plan.program.buffers[summed.bindings[1]].nbytes == 8  # two u32 words: low, carries
 
 
 def test_recording_reads_no_pixels(tmp_path: Path, device: SharedDevice) -> None:

@@ -213,9 +213,10 @@ def test_recording_reads_no_pixels(tmp_path: Path, device: SharedDevice) -> None
     assert device.buffers_created == created
 
 
-def test_equalize_at_the_pixel_bound() -> None:
-    # 4096 x 4096 = 2**24 pixels in two bins, filled on the device (no upload): the largest
-    # bin counts, step = 2**23 // 255 and n = step // 2 + 2**23 the kernel ever sees.
+def test_equalize_of_two_to_the_24_pixels_filled_on_the_device() -> None:
+    # 4096 x 4096 = 2**24 pixels in two bins, filled on the device (no upload): bin counts
+    # of 2**23, step = 2**23 // 255 and n = step // 2 + 2**23 (test_pgpu_parity_large.py
+    # counts 2**25 pixels, uploaded).
     size, half = (4096, 4096), (4096, 2048)
     lazy = Image.new("RGB", size, (255, 0, 7))
     lazy.paste((254, 1, 9), (0, 0, *half))  # a colour fill: Image.new pasted, in place

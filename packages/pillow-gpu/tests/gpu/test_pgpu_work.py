@@ -144,8 +144,9 @@ CASES: dict[str, tuple[Callable[[], Image.Image], list[tuple[int, int]]]] = {
         [(PIXELS, 2 * 9 * 4), CONVERT, (PIXELS, 4 + 4), CHOP],
     ),
     "contrast-rgba": (  # convert to L, the atomic sum (a sample + an atomic), the blend
+        # (the mean's 8 division steps and the per-byte loop)
         lambda: ImageEnhance.Contrast(_rgba()).enhance(1.5),
-        [CONVERT, (PIXELS, 2), (PIXELS, 4)],
+        [CONVERT, (PIXELS, 2), (PIXELS, 8 + 4)],
     ),
     # histogram (clear, local atomic and flush per band), the table build (4 invocations
     # scanning 256 bins twice), the lut reading it

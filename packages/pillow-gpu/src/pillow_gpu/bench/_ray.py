@@ -78,8 +78,8 @@ class RayBenchConfig:
     gpus_per_actor: float = -1.0
     max_jobs: int = 64
     max_in_flight: int = 2
-    gpu_bytes: int = 512 << 20
-    host_bytes: int = 256 << 20
+    gpu_bytes: int = 1 << 30
+    host_bytes: int = 1 << 30
     seed: int = 0
     warmup: bool = True
 

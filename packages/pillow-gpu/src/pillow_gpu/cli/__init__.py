@@ -204,8 +204,8 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--max-jobs", type=int, default=64, help="executor max_jobs (64)")
     parser.add_argument("--max-in-flight", type=int, default=2, help="executor max_in_flight (2)")
-    parser.add_argument("--gpu-mib", type=int, default=512, help="executor gpu_bytes in MiB")
-    parser.add_argument("--host-mib", type=int, default=256, help="executor host_bytes in MiB")
+    parser.add_argument("--gpu-mib", type=int, default=1024, help="executor gpu_bytes in MiB")
+    parser.add_argument("--host-mib", type=int, default=1024, help="executor host_bytes in MiB")
     parser.add_argument(
         "--decode-threads",
         type=int,

@@ -85,7 +85,7 @@ def _explain(error: BaseException, stage: str) -> str:
         why = "the file declares more pixels than Pillow's decompression-bomb bound allows"
         fix = (
             "leave the file out; if it is trusted, shrink it first (the GPU path admits at "
-            "most 4096x4096 pixels anyway)"
+            "most 8192x8192 pixels anyway)"
         )
     elif isinstance(error, MemoryError):
         why = "the host ran out of memory for this file"

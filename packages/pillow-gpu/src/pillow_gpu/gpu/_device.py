@@ -197,6 +197,16 @@ def _quiet_runtime_dir() -> None:
         os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="pillow-gpu-runtime-")
 
 
+#: Limits asked of the device at the adapter's own values instead of WebGPU's defaults (a
+#: 128 MiB storage binding holds 2**25 words: a 33 MP image). With the adapter's, an 8192 x
+#: 8192 image (the planner's bound: 256 MiB of words) binds wherever the adapter allows it.
+_BUFFER_LIMITS = ("max-storage-buffer-binding-size", "max-buffer-size")
+
+
+def _buffer_limits(adapter_limits: Any) -> dict[str, int]:
+    return {name: int(adapter_limits[name]) for name in _BUFFER_LIMITS if name in adapter_limits}
+
+
 def get_device() -> SharedDevice:
     """Return the process-wide device, creating it on first use."""
     global _shared  # noqa: PLW0603 - one device per process by design
@@ -207,7 +217,9 @@ def get_device() -> SharedDevice:
 
             try:
                 adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
-                device = adapter.request_device_sync(label="pillow-gpu")
+                device = adapter.request_device_sync(
+                    label="pillow-gpu", required_limits=_buffer_limits(adapter.limits)
+                )
             except RuntimeError as error:
                 raise DeviceError(
                     "no wgpu adapter/device could be created",

@@ -40,6 +40,7 @@ from typing import Any
 from pillow_gpu._empty import is_empty
 from pillow_gpu._graph import Node, walk
 from pillow_gpu.errors import Limit
+from pillow_gpu.gpu._aliasing import alias
 from pillow_gpu.gpu._device import DeviceLimits
 from pillow_gpu.gpu._layout import (
     INDEXED_MODES,
@@ -76,10 +77,15 @@ from pillow_gpu.gpu.lowering.indexed import (
 from pillow_gpu.gpu.lowering.limited import check_limited
 from pillow_gpu.gpu.lowering.wide import check_wide
 
-__all__ = ["MAX_PIXELS", "plan_graph"]
+__all__ = ["MAX_PIXELS", "MAX_PIXELS_TEXT", "plan_graph"]
 
-#: Peak pixels of any image in a graph (the workspace bound of the spec).
-MAX_PIXELS = 4096 * 4096
+#: Peak pixels of any image in a graph (the spec's workspace bound): 8192 x 8192 = 2**26, so a
+#: 24, 48 or 61 MP camera photo is planned. Every size-dependent proof (the sums of ``sum_l``,
+#: ``histogram`` bins, ``equalize_lut``, the Contrast mean) is written for this bound; the
+#: device's buffer limits may refuse smaller images first (lavapipe binds 128 MiB: 2**25 words).
+MAX_PIXELS = 1 << 26
+#: The bound as the errors name it.
+MAX_PIXELS_TEXT = "8192 x 8192"
 
 
 def _check_image(node: Node, limits: DeviceLimits | None, *, empty: bool = False) -> None:
@@ -107,12 +113,12 @@ def _check_image(node: Node, limits: DeviceLimits | None, *, empty: bool = False
             node,
             "an empty image is planned only as a graph's result made by Image.new, from_pil "
             "or Pillow (the lazy API completes an operation on an empty image when it is "
-            "recorded, where its result fits the pixel bound of 4096 x 4096; an opened "
+            f"recorded, where its result fits the pixel bound of {MAX_PIXELS_TEXT}; an opened "
             "file's empty image is never decoded on this route)",
         )
     if width * height > MAX_PIXELS:
         raise Limit(
-            "the image exceeds the per-graph pixel bound (4096 x 4096)",
+            f"the image exceeds the per-graph pixel bound ({MAX_PIXELS_TEXT})",
             observed=f"{width}x{height} = {width * height} pixels in operation {node.op!r}",
             fix="split the image into tiles or evaluate it with to_pil()",
             stage="admission",
@@ -272,6 +278,7 @@ def plan_graph(
     else:
         terminal = record_terminal(program, root, buffers.unpacked(root))
     program.prune(terminal)  # inversions a rank filter folded in
+    terminal = alias(program, terminal, [upload.buffer for upload in uploads])
     _check_loop_steps(root, program, limits)
     if program.work > max_work:
         raise over_bound(root, program.work, max_work)

@@ -76,12 +76,14 @@ class BufferSpec:
     A ``"resident"`` buffer is a per-device read-only table (``name``, built once by
     ``build``) that the device keeps for every plan; plans bind it but neither own nor
     charge it (see :meth:`Program.resident`). A ``"pruned"`` buffer was the output of a
-    dispatch :meth:`Program.prune` dropped: nothing binds it, so no plan creates or charges it.
+    dispatch :meth:`Program.prune` dropped, an ``"aliased"`` one an image that shares another's
+    buffer (:mod:`pillow_gpu.gpu._aliasing`): nothing binds either, so no plan creates or
+    charges them.
     """
 
     index: int
     nbytes: int
-    role: str  # "image", "table", "params", "resident" or "pruned"
+    role: str  # "image", "table", "params", "resident", "pruned" or "aliased"
     data: bytes | None = None
     name: str = ""
     build: Callable[[], bytes] | None = None
@@ -123,7 +125,7 @@ class Program:
         default=None, init=False, repr=False, compare=False
     )
 
-    def _changed(self) -> None:
+    def changed(self) -> None:
         """Forget the memos (constants, totals): a buffer or dispatch was added or dropped."""
         self._constants = None
         self._totals = None
@@ -138,9 +140,9 @@ class Program:
                 sum(
                     aligned(spec.nbytes)
                     for spec in self.buffers
-                    # per-device tables are outside every plan's reservation; pruned ones
-                    # are never made
-                    if spec.role not in ("resident", "pruned")
+                    # per-device tables are outside every plan's reservation; pruned and
+                    # aliased ones are never made
+                    if spec.role not in ("resident", "pruned", "aliased")
                 ),
             )
         return self._totals
@@ -177,7 +179,7 @@ class Program:
         return self._constants
 
     def _add(self, nbytes: int, role: str, data: bytes | None = None) -> int:
-        self._changed()
+        self.changed()
         index = len(self.buffers)
         self.buffers.append(BufferSpec(index=index, nbytes=max(4, nbytes), role=role, data=data))
         return index
@@ -251,7 +253,7 @@ class Program:
             words = (*words, gx)
         else:
             groups = (-(-grid[0] // WORKGROUP), -(-grid[1] // WORKGROUP))
-        self._changed()
+        self.changed()
         padded = tuple(words) + (0,) * (-len(words) % 4)
         params = self._add(
             4 * len(padded),
@@ -291,7 +293,7 @@ class Program:
                 spec = self.buffers[dst]
                 if spec.role == "image":
                     self.buffers[dst] = BufferSpec(index=dst, nbytes=spec.nbytes, role="pruned")
-                self._changed()
+                self.changed()
 
     @property
     def work(self) -> int:

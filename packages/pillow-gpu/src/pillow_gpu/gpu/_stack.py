@@ -107,6 +107,7 @@ STACKED_SHADERS: Mapping[str, int] = MappingProxyType(
         "unpack": 2,
         "unsharp": 3,
         "wide16_bytes": 2,
+        "zero": 1,
     }
 )
 
@@ -280,7 +281,7 @@ def _create_slot(shared: SharedDevice, program: Program, lanes: int, uploads: se
     clear: list[Any] = []
     strides: dict[int, int] = {}
     for spec in program.buffers:
-        if spec.index in offsets or spec.role == "pruned":  # in the constants / unbound
+        if spec.index in offsets or spec.role in ("pruned", "aliased"):  # constants / unbound
             resources.append({})
             continue
         if spec.build is not None:  # a resident table: the device's, bound, never owned

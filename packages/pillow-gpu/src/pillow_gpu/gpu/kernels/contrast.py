@@ -8,28 +8,29 @@ Pillow (``PIL/ImageEnhance.py``, Pillow 13.0.0)::
 
 ``ImageStat`` computes ``mean = sum / count`` with Python's true division of two integers
 (correctly rounded to a double), then adds 0.5 in double precision and truncates. The
-``contrast`` kernel computes the same value in integers from the device-side sum:
-``q, r = divmod(sum, count)`` and ``mean = q + (2 * r >= count)``.
+``contrast`` kernel computes the same value in integers from the device-side sum (two words,
+see :mod:`pillow_gpu.gpu.kernels.sum_l`): ``q, r = divmod(sum, count)`` by an 8-step restoring
+division, and ``mean = q + (2 * r >= count)``.
 
-Proof that both agree for every image the planner admits (count = pixels <= 2**24, so
+Proof that both agree for every image the planner admits (count = pixels <= 2**26, so
 0 <= sum <= 255 * count and q <= 255). Let x = sum / count = q + r / count exactly, d the
 double nearest x, e = fl(d + 0.5), and note Python's ``int`` of e >= 0 is floor(e). All of
 q, q + 0.5 and q + 1 are exact doubles, and rounding is monotone. For x < 256 one ulp is at
 most 2**-45, so |d - x| <= 2**-46, while any x that is not exactly q + 0.5 lies at least
-1 / (2 * count) >= 2**-25 away from q + 0.5 (r / count - 1/2 = (2r - count) / (2 count)).
+1 / (2 * count) >= 2**-27 away from q + 0.5 (r / count - 1/2 = (2r - count) / (2 count)).
 
 * 2r == count (exact half): x = q + 0.5 is a double, d = x, d + 0.5 = q + 1 exactly, so the
   mean is q + 1, as the integer rule says.
 * 2r > count: d >= x - 2**-46 > q + 0.5, so d + 0.5 > q + 1 and e >= q + 1 (monotone); and
   d < q + 1 (x < q + 1 by at least 1/count, far more than the error), so d + 0.5 < q + 1.5
   and e <= q + 1.5: floor(e) = q + 1.
-* 2r < count: q <= d <= x + 2**-46 < q + 0.5 - 2**-25 + 2**-46, so d + 0.5 lies below q + 1
-  by more than 2**-26, far more than half an ulp there (values below 512 have ulps of at
+* 2r < count: q <= d <= x + 2**-46 < q + 0.5 - 2**-27 + 2**-46, so d + 0.5 lies below q + 1
+  by more than 2**-28, far more than half an ulp there (values below 512 have ulps of at
   most 2**-44): e < q + 1, and e >= q (monotone), so floor(e) = q.
 
 ``tests/gpu/test_pgpu_contrast_mean.py`` checks this exhaustively for every (sum, count) with
-small counts, at the half-way boundaries for large counts up to 2**24, and against
-``ImageStat`` on images.
+small counts, at the half-way boundaries for large counts up to 2**26, and against
+``ImageStat`` on images; the GPU parity tests run it on images whose sum passes 2**32.
 """
 
 from __future__ import annotations
@@ -93,6 +94,6 @@ def lower(
         words=(*size, size[0] * size[1], 0, *selectors, *constants),
         bindings=(src, total, dst, lookup),
         grid=size,
-        invocation_work=4,  # the per-byte loop
+        invocation_work=12,  # the division's 8 steps and the per-byte loop
     )
     return dst

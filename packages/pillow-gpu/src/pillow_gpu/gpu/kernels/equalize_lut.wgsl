@@ -13,7 +13,7 @@
 //             for i in range(256): lut.append(n // step); n = n + h[i + b]
 //
 // then image.point(lut), which clips every entry to 0..255 (CLIP8); entries are never < 0.
-// Bounds: total <= 2^24 pixels, so step <= 2^24 / 255 and n <= step / 2 + total < 2^25 < 2^32.
+// Bounds: total <= 2^26 pixels, so step <= 2^26 / 255 and n <= step / 2 + total < 2^27 < 2^32.
 struct Params { bands: u32, groups_x: u32, _pad0: u32, _pad1: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;

@@ -6,8 +6,8 @@ from pillow_gpu.gpu._program import Program
 
 __all__ = ["MAX_BANDS", "MAX_HISTOGRAM_PIXELS", "histogram"]
 
-#: Most pixels whose bin counts fit u32 with room to spare (the planner's 4096 x 4096 bound).
-MAX_HISTOGRAM_PIXELS = 1 << 24
+#: Most pixels counted (the planner's 8192 x 8192 bound): every bin fits u32 with room to spare.
+MAX_HISTOGRAM_PIXELS = 1 << 26
 #: Most bands one dispatch counts (stored bytes 0..bands-1).
 MAX_BANDS = 4
 
@@ -28,7 +28,7 @@ def histogram(
     whose mask byte is non-zero are counted, as Pillow's ``Image.histogram(mask)``.
     """
     pixels = size[0] * size[1]
-    if pixels > MAX_HISTOGRAM_PIXELS:  # the planner's 4096 x 4096 bound keeps this unreachable
+    if pixels > MAX_HISTOGRAM_PIXELS:  # the planner's pixel bound keeps this unreachable
         msg = f"histogram() counts at most {MAX_HISTOGRAM_PIXELS} pixels; observed {pixels}"
         raise ValueError(msg)
     if not 1 <= bands <= MAX_BANDS:

@@ -6,8 +6,8 @@
 // Each workgroup counts its 256 pixels into workgroup-local atomic bins, then adds every
 // non-zero local bin into the global bin with one atomicAdd. hist must be zero when the
 // dispatch starts: it is a working buffer, zeroed by the plan in the same submission.
-// Bounds: a graph image has at most 4096^2 = 2^24 pixels, so every bin (local: <= 256,
-// global: <= 2^24) stays far below 2^32 (no u32 overflow).
+// Bounds: a graph image has at most 8192^2 = 2^26 pixels, so every bin (local: <= 256,
+// global: <= 2^26) stays far below 2^32 (no u32 overflow).
 struct Params { pixels: u32, bands: u32, masked: u32, groups_x: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;

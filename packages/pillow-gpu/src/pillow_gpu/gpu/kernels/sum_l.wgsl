@@ -1,8 +1,10 @@
-// Exact integer sum of an L working image (byte 0 of each word) into total[0], on the device.
-// Each workgroup adds its 256 samples into a workgroup atomic (at most 256 * 255), then one
-// invocation adds that partial into the global atomic. Bounds: an image has at most 4096^2 =
-// 2^24 pixels, so the total is at most 255 * 2^24 = 4_278_190_080 < 2^32 (no u32 overflow).
-// total[0] must be zero when the dispatch starts: it is a working buffer, zeroed by the plan
+// Exact integer sum of an L working image (byte 0 of each word) on the device, as two words:
+// total[0] = sum mod 2^32 and total[1] = sum >> 32. Each workgroup adds its 256 samples into a
+// workgroup atomic (at most 256 * 255), then one invocation adds that partial into total[0]
+// and, when the add wraps (the value before it exceeds 2^32 - 1 - partial), one carry into
+// total[1]. atomicAdd returns the value it added to, so every wrap is counted exactly once.
+// Bounds: an image has at most 8192^2 = 2^26 pixels, so the sum is below 2^34.
+// Both words must be zero when the dispatch starts: it is a working buffer, zeroed by the plan
 // in the same submission (fresh buffers are zero-initialised, reused ones cleared).
 struct Params { pixels: u32, groups_x: u32, _pad0: u32, _pad1: u32 }
 
@@ -30,6 +32,11 @@ fn main(
     }
     workgroupBarrier();
     if (lid == 0u) {
-        atomicAdd(&total[lane_start(arrayLength(&total), wid.z, groups.z)], atomicLoad(&partial));
+        let base = lane_start(arrayLength(&total), wid.z, groups.z);
+        let part = atomicLoad(&partial);
+        let before = atomicAdd(&total[base], part);
+        if (before > 0xFFFFFFFFu - part) {
+            atomicAdd(&total[base + 1u], 1u);
+        }
     }
 }

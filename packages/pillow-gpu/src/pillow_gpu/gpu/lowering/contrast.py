@@ -2,10 +2,10 @@
 
 Kept beside :mod:`pillow_gpu.gpu._planner`, which registers it. Three dispatches in the
 graph's one submission: the proven ``convert`` to L (skipped for L sources), ``sum_l`` (the
-exact integer sum into a zeroed one-word working buffer, u32 atomics), and ``contrast`` (the
-mean rounded as ``ImageStat`` does, the degenerate word Pillow's ``Image.new("L").convert``
-stores, and Pillow's float32 blend through the host 256x256 blend table). Each Contrast node
-gets its own sum buffer, so graphs or batch jobs never share one.
+exact integer sum into a zeroed two-word working buffer, u32 atomics with a carry word), and
+``contrast`` (the mean rounded as ``ImageStat`` does, the degenerate word Pillow's
+``Image.new("L").convert`` stores, and Pillow's float32 blend through the host 256x256 blend
+table). Each Contrast node gets its own sum buffer, so graphs or batch jobs never share one.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ ROUTES = (
         modes=(*CONTRAST_MODES, "YCbCr", "HSV"),
         kernel="convert+sum_l+contrast",
         contexts=(
-            "any factor; mean of convert(L) summed on the device (u32 atomics) and rounded as "
+            "any factor; mean of convert(L) summed on the device (u32 atomics, a carry word) and "
+            "rounded as "
             "ImageStat; degenerate as Image.new(L).convert(mode); alpha unchanged; YCbCr and "
             "HSV recorded as Pillow computes them: Contrast of convert(L) at 0.0, converted to "
             "the mode, Image.blend (La, RGBa, LAB: Pillow raises, and so does the recording)"
