@@ -40,6 +40,7 @@ from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._outputs import QUALITY_FORMATS
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.executor import BatchFailure, GpuBatchExecutor
+from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
 __all__ = ["ERROR_COLUMNS", "NUMPY", "PillowGpuMapper", "to_pil"]
 
@@ -134,7 +135,8 @@ class PillowGpuMapper:
     ``"jpeg"``, ...) for encoded ``bytes``, ``"numpy"`` for raw ``pixels``, or None to read
     it per row from a ``format`` column. ``quality`` is passed to JPEG and WebP saves.
     ``key`` names the input column copied to the output. ``max_jobs``, ``gpu_bytes``,
-    ``host_bytes`` and ``max_in_flight`` are the executor's credits (per actor);
+    ``host_bytes`` and ``max_in_flight`` are the executor's credits (per actor),
+    ``max_submission_work`` its shader-work bound per submission;
     ``decode_threads`` its worker decoders (per actor; default: the CPUs less one, at most 8).
     """
 
@@ -149,6 +151,7 @@ class PillowGpuMapper:
         gpu_bytes: int = 1 << 30,
         host_bytes: int = 1 << 30,
         max_in_flight: int = 2,
+        max_submission_work: int = MAX_SUBMISSION_WORK,
         decode_threads: int | None = None,
     ) -> None:
         self._build, self.chain = _builder(chain)
@@ -163,6 +166,7 @@ class PillowGpuMapper:
             gpu_bytes=gpu_bytes,
             host_bytes=host_bytes,
             max_in_flight=max_in_flight,
+            max_submission_work=max_submission_work,
             decode_threads=decode_threads,
         )
 

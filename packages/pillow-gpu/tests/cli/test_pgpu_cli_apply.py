@@ -225,6 +225,25 @@ def test_invalid_executor_setting_exits_2_before_reading(
     assert not out.exists()
 
 
+def test_max_submission_work_bounds_each_file_and_is_checked_before_reading(
+    inputs: Path, tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The shader-work bound is the executor's: a tiny one refuses every file at admission
+    # (named on stderr, nothing written), a usable one writes them, zero is a usage error.
+    out = tmp_path / "out"
+    argv = ["apply", "gaussian_blur:2", str(inputs), "-o", str(out)]
+    assert main([*argv, "--max-submission-work", "0"]) == 2
+    assert "max_submission_work must be at least 1" in capsys.readouterr().err
+    assert not out.exists()
+    assert main([*argv, "--max-submission-work", "1000"]) == 1
+    err = capsys.readouterr().err
+    assert "shader work exceeds the per-submission bound" in err
+    assert not out.exists() or not any(out.iterdir())
+    assert main([*argv, "--max-submission-work", str(10**10)]) == 0
+    files = sorted(path for path in inputs.iterdir() if path.is_file())
+    assert sorted(path.name for path in out.iterdir()) == [path.name for path in files]
+
+
 def test_a_size_dependent_step_fails_only_the_files_it_does_not_fit(
     tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
 ) -> None:

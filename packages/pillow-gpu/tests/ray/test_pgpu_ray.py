@@ -259,6 +259,25 @@ def test_mapper_refuses_bad_decode_threads() -> None:
         PillowGpuMapper("invert", decode_threads=-2)
 
 
+def test_mapper_passes_its_work_bound_to_the_executor(mixed: Path) -> None:
+    """A tiny shader-work bound refuses the rows (error rows, nothing raised); zero is refused
+    when the mapper is made."""
+    with pytest.raises(ValueError, match="max_submission_work must be at least 1"):
+        PillowGpuMapper("invert", max_submission_work=0)
+    mapper = PillowGpuMapper("gaussian_blur:2", format="numpy", max_submission_work=1000)
+    try:
+        out = mapper(
+            {
+                "path": np.array(["plain.jpg"], dtype=object),
+                "bytes": np.array([(mixed / "plain.jpg").read_bytes()], dtype=object),
+            }
+        )
+    finally:
+        mapper.close()
+    assert out["error_kind"][0] == "Unsupported"
+    assert "shader work exceeds the per-submission bound" in out["error_message"][0]
+
+
 # -- apply --ray ------------------------------------------------------------------------------
 
 

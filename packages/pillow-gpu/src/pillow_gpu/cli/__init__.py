@@ -25,6 +25,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from pillow_gpu.cli._chain import ChainError, describe_steps, parse_chain
 from pillow_gpu.errors import GpuError
+from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
 __all__ = ["VERBOSE_ENV", "build_parser", "main"]
 
@@ -206,6 +207,14 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--max-in-flight", type=int, default=2, help="executor max_in_flight (2)")
     parser.add_argument("--gpu-mib", type=int, default=1024, help="executor gpu_bytes in MiB")
     parser.add_argument("--host-mib", type=int, default=1024, help="executor host_bytes in MiB")
+    parser.add_argument(
+        "--max-submission-work",
+        type=int,
+        default=MAX_SUBMISSION_WORK,
+        help="executor max_submission_work: the shader-work units one submission may hold "
+        f"(default {MAX_SUBMISSION_WORK:.0e}, sized for a 2-core software adapter under a GPU "
+        "watchdog; raise it on a fast GPU for heavy steps on large photos)",
+    )
     parser.add_argument(
         "--decode-threads",
         type=int,

@@ -284,6 +284,7 @@ def _executor(args: argparse.Namespace) -> Any:
         max_in_flight=args.max_in_flight,
         gpu_bytes=args.gpu_mib << 20,
         host_bytes=args.host_mib << 20,
+        max_submission_work=args.max_submission_work,
         decode_threads=args.decode_threads,
     )
 

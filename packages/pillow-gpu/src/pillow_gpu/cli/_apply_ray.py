@@ -61,7 +61,15 @@ _MESSAGE = re.compile(r"why: (?P<why>.*?); observed: (?P<observed>.*?); fix: (?P
 
 def _settings_problem(args: argparse.Namespace) -> str | None:
     """The usage error of the executor and Ray settings, or None (checked without a GPU)."""
-    for name in ("max_jobs", "max_in_flight", "gpu_mib", "host_mib", "ray_actors", "batch_size"):
+    for name in (
+        "max_jobs",
+        "max_in_flight",
+        "gpu_mib",
+        "host_mib",
+        "max_submission_work",
+        "ray_actors",
+        "batch_size",
+    ):
         value = getattr(args, name)
         if value is not None and value < 1:
             option = "--" + name.replace("_", "-")
@@ -186,6 +194,7 @@ def _drive(run: _Run, rows: list[dict[str, Any]], args: argparse.Namespace, mapp
                 "max_in_flight": args.max_in_flight,
                 "gpu_bytes": args.gpu_mib << 20,
                 "host_bytes": args.host_mib << 20,
+                "max_submission_work": args.max_submission_work,
                 "decode_threads": args.decode_threads,
             },
             batch_size=batch_size,
