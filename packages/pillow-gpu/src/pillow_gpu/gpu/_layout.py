@@ -28,7 +28,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu._copy import MIN_SPLIT_BYTES
 from pillow_gpu._palette_state import PaletteState
-from pillow_gpu._pillow_memory import STORED_UPLOADS, fill_storage, stored_view
+from pillow_gpu._pillow_memory import STORED_UPLOADS, fill_storage, pasted_copy, stored_view
 
 __all__ = [
     "BAND_TWINS",
@@ -219,13 +219,18 @@ def upload_bytes(image: PILImage.Image) -> bytes | memoryview:
     Packed modes (:data:`PACKED_UPLOADS`) are widened by the ``unpack`` kernel; the others are
     already one little-endian word per pixel (RGB and YCbCr with their padding byte, I and F
     native). Where those bytes are Pillow's storage itself and need no padding, this is a
-    read-only view of the image's memory (:mod:`~pillow_gpu._pillow_memory`), not a copy.
+    read-only view of the image's memory (:mod:`~pillow_gpu._pillow_memory`), not a copy; an
+    image whose rows lie in several blocks is copied once by Pillow's paste.
     """
     mode = image.mode
     if mode in STORED_UPLOADS and sys.byteorder == "little":
         view = stored_view(image)
         if view is not None and view.nbytes % 4 == 0:
             return view
+        if view is None:  # rows in several blocks: one copy by Pillow's paste
+            pasted = pasted_copy(image)
+            if pasted is not None:
+                return pasted
     if mode in _WORD_RAWMODES:
         return image.tobytes("raw", _WORD_RAWMODES[mode])
     if mode in _PASTED_MODES:
