@@ -207,6 +207,17 @@ def _buffer_limits(adapter_limits: Any) -> dict[str, int]:
     return {name: int(adapter_limits[name]) for name in _BUFFER_LIMITS if name in adapter_limits}
 
 
+def _request_device(adapter: Any) -> Any:
+    """The adapter's device with its own buffer limits; with WebGPU's defaults where a driver
+    refuses those (the planner then checks every graph against the smaller limits granted)."""
+    try:
+        return adapter.request_device_sync(
+            label="pillow-gpu", required_limits=_buffer_limits(adapter.limits)
+        )
+    except RuntimeError:
+        return adapter.request_device_sync(label="pillow-gpu")
+
+
 def get_device() -> SharedDevice:
     """Return the process-wide device, creating it on first use."""
     global _shared  # noqa: PLW0603 - one device per process by design
@@ -217,9 +228,7 @@ def get_device() -> SharedDevice:
 
             try:
                 adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
-                device = adapter.request_device_sync(
-                    label="pillow-gpu", required_limits=_buffer_limits(adapter.limits)
-                )
+                device = _request_device(adapter)
             except RuntimeError as error:
                 raise DeviceError(
                     "no wgpu adapter/device could be created",
