@@ -25,7 +25,7 @@ of these outcomes; anything else fails the test and is listed by file and pipeli
     copies the graph's ``info``. Reported per case.
 ``refused:Unsupported`` / ``refused:Limit``
     A documented refusal (``errors.Unsupported``/``Limit``, ``BatchUnsupported``/``BatchLimit``
-    from the executor): no proven route, the shader-work bound, the 4096 x 4096 bound
+    from the executor): no proven route, the shader-work bound, the 8192 x 8192 bound
     (``gpu._planner.MAX_PIXELS``; larger files must be refused before anything decodes) or a
     cap, raised at recording or admission. Pillow is not run for those cases.
 ``refused:Decode``

@@ -107,9 +107,10 @@ def test_contrast_when_the_mean_is_exactly_half_way(
     assert_image_equal(_gpu_contrast(source, factor), _pil_contrast(source, factor))
 
 
-def test_contrast_at_the_pixel_bound_with_a_half_way_mean() -> None:
-    # 4096 x 4096, half 255 and half 254: sum = 254.5 * 2**24, near the u32 limit, and the
-    # mean is exactly 254.5 (Pillow rounds it up to 255). Filled on the device: no upload.
+def test_contrast_of_two_to_the_24_pixels_with_a_half_way_mean() -> None:
+    # 4096 x 4096, half 255 and half 254: sum = 254.5 * 2**24, just below 2**32 (the carry
+    # word stays 0; test_pgpu_parity_large.py passes it), and the mean is exactly 254.5
+    # (Pillow rounds it up to 255). Filled on the device: no upload.
     size, half = (4096, 4096), (4096, 2048)
     lazy = Image.new("L", size, 255)
     lazy.paste(254, (0, 0, *half))  # a colour fill: Image.new pasted, in place
