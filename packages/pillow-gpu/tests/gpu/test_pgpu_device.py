@@ -18,31 +18,52 @@ def test_the_device_has_the_adapters_buffer_limits(device: SharedDevice) -> None
     assert device.limits.max_buffer_size == int(adapter.limits["max-buffer-size"])
 
 
+class _Device:
+    def __init__(self, limits: dict[str, int]) -> None:
+        self.limits = limits
+
+
 class _Adapter:
-    """An adapter whose device request with required limits fails as a driver's may."""
+    """An adapter whose device request with required limits fails, or grants less, as a
+    driver's (or a binding's) may."""
 
     limits: ClassVar[dict[str, int]] = {
         "max-storage-buffer-binding-size": 1 << 31,
         "max-buffer-size": 1 << 40,
     }
+    defaults: ClassVar[dict[str, int]] = {
+        "max-storage-buffer-binding-size": 1 << 27,
+        "max-buffer-size": 1 << 28,
+    }
 
-    def __init__(self, refuse: bool) -> None:
-        self.refuse = refuse
+    def __init__(self, outcome: str) -> None:
+        self.outcome = outcome
         self.asked: list[dict[str, Any]] = []
 
-    def request_device_sync(self, **options: Any) -> str:
+    def request_device_sync(self, **options: Any) -> _Device:
         self.asked.append(options)
-        if self.refuse and "required_limits" in options:
+        if "required_limits" not in options:
+            return _Device(self.defaults)
+        if self.outcome == "refused":
             msg = "Limit 'max_buffer_size' value 1099511627776 is better than allowed"
             raise RuntimeError(msg)
-        return "device"
+        if self.outcome == "truncated":
+            return _Device({**self.limits, "max-storage-buffer-binding-size": 0})
+        return _Device(dict(self.limits))
 
 
-@pytest.mark.parametrize("refuse", [False, True], ids=["granted", "refused"])
-def test_a_refused_limit_request_falls_back_to_the_defaults(refuse: bool) -> None:
-    adapter = _Adapter(refuse)
-    assert _device._request_device(adapter) == "device"
+@pytest.mark.parametrize(
+    ("outcome", "granted"),
+    [
+        ("granted", _Adapter.limits),
+        ("refused", _Adapter.defaults),
+        ("truncated", _Adapter.defaults),
+    ],
+)
+def test_a_limit_request_refused_or_cut_falls_back_to_the_defaults(
+    outcome: str, granted: dict[str, int]
+) -> None:
+    adapter = _Adapter(outcome)
+    assert _device._request_device(adapter).limits == granted
     assert adapter.asked[0]["required_limits"] == _Adapter.limits
-    assert len(adapter.asked) == (2 if refuse else 1)
-    if refuse:
-        assert "required_limits" not in adapter.asked[1]
+    assert len(adapter.asked) == (1 if outcome == "granted" else 2)

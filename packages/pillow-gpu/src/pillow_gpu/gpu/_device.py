@@ -209,13 +209,16 @@ def _buffer_limits(adapter_limits: Any) -> dict[str, int]:
 
 def _request_device(adapter: Any) -> Any:
     """The adapter's device with its own buffer limits; with WebGPU's defaults where a driver
-    refuses those (the planner then checks every graph against the smaller limits granted)."""
+    refuses those or grants less (wgpu-py 0.31 truncates a binding size past 32 bits to its
+    low word: 2**40 is granted as 0). The planner checks every graph against what it got."""
+    wanted = _buffer_limits(adapter.limits)
     try:
-        return adapter.request_device_sync(
-            label="pillow-gpu", required_limits=_buffer_limits(adapter.limits)
-        )
+        device = adapter.request_device_sync(label="pillow-gpu", required_limits=wanted)
     except RuntimeError:
         return adapter.request_device_sync(label="pillow-gpu")
+    if all(int(device.limits[name]) >= value for name, value in wanted.items()):
+        return device
+    return adapter.request_device_sync(label="pillow-gpu")
 
 
 def get_device() -> SharedDevice:
