@@ -238,6 +238,7 @@ def test_max_submission_work_bounds_each_file_and_is_checked_before_reading(
     assert main([*argv, "--max-submission-work", "1000"]) == 1
     err = capsys.readouterr().err
     assert "shader work exceeds the per-submission bound" in err
+    assert "or raise --max-submission-work on a fast GPU" in err  # the option, not the class
     assert not out.exists() or not any(out.iterdir())
     assert main([*argv, "--max-submission-work", str(10**10)]) == 0
     files = sorted(path for path in inputs.iterdir() if path.is_file())

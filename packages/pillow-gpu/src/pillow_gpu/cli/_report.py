@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from PIL import Image as PILImage
 
 from pillow_gpu.errors import GpuError
+from pillow_gpu.gpu._work import RAISE_BOUND
 
 __all__ = ["TOP_REASONS", "Failure", "Tally", "is_refusal"]
 
@@ -125,7 +126,8 @@ class Failure:
             refusal=True,
             message=f"why: the GPU refuses this file's job: {error.why}; observed: "
             f"{error.observed}; fix: pass --cpu-fallback to write refused files with live "
-            f"Pillow, or change the chain (the planner's advice: {error.fix})",
+            "Pillow, or change the chain (the planner's advice: "
+            f"{error.fix.replace(RAISE_BOUND, '--max-submission-work')})",
         )
 
     def __str__(self) -> str:

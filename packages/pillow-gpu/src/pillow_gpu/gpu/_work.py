@@ -23,7 +23,7 @@ from __future__ import annotations
 from pillow_gpu._graph import Node
 from pillow_gpu.errors import Unsupported
 
-__all__ = ["INVOCATION_OVERHEAD", "MAX_SUBMISSION_WORK", "over_bound"]
+__all__ = ["INVOCATION_OVERHEAD", "MAX_SUBMISSION_WORK", "RAISE_BOUND", "over_bound"]
 
 #: Units every invocation costs besides its inner loop (index math, bounds check, the store).
 #: Measured: straight-line kernels (lut, remap) take 8-9 ns per invocation on lavapipe.
@@ -42,6 +42,10 @@ INVOCATION_OVERHEAD = 8
 MAX_SUBMISSION_WORK = 2_000_000_000
 
 
+#: How :func:`over_bound`'s fix names the setting (the command line names its option instead).
+RAISE_BOUND = "GpuBatchExecutor(max_submission_work=...)"
+
+
 def over_bound(root: Node, work: int, bound: int) -> Unsupported:
     """The admission error for a graph whose shader work ``work`` exceeds ``bound``."""
     width, height = root.size
@@ -50,6 +54,6 @@ def over_bound(root: Node, work: int, bound: int) -> Unsupported:
         observed=f"{work} shader-work units for a {root.mode} {width}x{height} graph; "
         f"bound {bound}",
         fix="use a smaller image (or tiles), a smaller filter/radius or fewer operations, "
-        "or raise GpuBatchExecutor(max_submission_work=...) on a fast GPU",
+        f"or raise {RAISE_BOUND} on a fast GPU",
         stage="admission",
     )
