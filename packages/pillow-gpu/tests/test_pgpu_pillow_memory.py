@@ -113,23 +113,18 @@ def test_an_image_over_the_default_block_size_is_copied_by_paste() -> None:
     assert bytes(data) == image.tobytes()
 
 
-def test_a_bilevel_image_in_several_blocks_keeps_its_stored_bytes() -> None:
+def test_a_bilevel_image_in_several_blocks_keeps_its_stored_bytes(small_blocks: None) -> None:
     """A 1 image's stored bytes (any value a point table gave) survive the upload and the
     terminal where Pillow stores the image in several blocks (no Arrow export)."""
-    block = PILImage.core.get_block_size()
-    PILImage.core.set_block_size(4096)  # a 97 x 100 image then takes three blocks
-    try:
-        gray = PILImage.linear_gradient("L").resize((97, 100))
-        image = gray.point(lambda v: v // 64, "1")  # stores 0..3
-        assert stored_view(image) is None
-        stored = _layout.bilevel_bytes(image)
-        assert set(stored) == {0, 1, 2, 3}
-        assert stored[::97] == bytes(image.getpixel((0, y)) for y in range(100))
-        rebuilt = _layout.image_from_terminal("1", image.size, stored)
-        assert stored_view(rebuilt) is None
-        assert _layout.bilevel_bytes(rebuilt) == stored
-    finally:
-        PILImage.core.set_block_size(block)
+    gray = PILImage.linear_gradient("L").resize((97, 100))
+    image = gray.point(lambda v: v // 64, "1")  # stores 0..3
+    assert stored_view(image) is None
+    stored = _layout.bilevel_bytes(image)
+    assert set(stored) == {0, 1, 2, 3}
+    assert stored[::97] == bytes(image.getpixel((0, y)) for y in range(100))
+    rebuilt = _layout.image_from_terminal("1", image.size, stored)
+    assert stored_view(rebuilt) is None
+    assert _layout.bilevel_bytes(rebuilt) == stored
 
 
 def test_an_empty_image_has_no_view() -> None:

@@ -105,11 +105,8 @@ def assert_image_equal(actual: PILImage.Image, expected: PILImage.Image) -> None
             )
     # tobytes() packs "not zero"; getpixel and point read the byte (an empty image has none)
     if actual.mode == "1" and actual.width and actual.height:
-        assert _stored(actual) == _stored(expected), "stored bytes of the 1 image differ"
-
-
-def _stored(image: PILImage.Image) -> bytes:
-    return bilevel_bytes(image)  # rows in several blocks included
+        message = "stored bytes of the 1 image differ"  # rows in several blocks included
+        assert bilevel_bytes(actual) == bilevel_bytes(expected), message
 
 
 def rebuilt(image: Any) -> Any:

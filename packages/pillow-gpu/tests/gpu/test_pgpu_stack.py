@@ -463,7 +463,7 @@ def test_runs_are_split_at_the_stack_bound(
 ) -> None:
     lazy, pil = CHAINS["invert_median3"]
     sources = [make_image("RGBA", (16, 16), seed) for seed in range(5)]
-    lane = _stack._lane_bytes(plan_graph(lazy(Image.from_pil(sources[0]))).program)
+    lane = plan_graph(lazy(Image.from_pil(sources[0]))).program.image_bytes()
     monkeypatch.setattr(_stack, "STACK_BYTES", 2 * lane)
     found, stats = _batch([lazy(Image.from_pil(source)) for source in sources])
     calls = stats["dispatch_calls"]

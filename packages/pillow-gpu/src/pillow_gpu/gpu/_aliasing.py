@@ -39,10 +39,9 @@ def alias(program: Program, terminal: int, uploads: Collection[int]) -> int:
     ``uploads`` are the buffers written before the dispatches. A buffer that took another's
     place becomes ``"aliased"``: nothing binds it, so no plan creates or charges it.
     """
-    buffers = program.buffers
-    images = [spec.index for spec in buffers if spec.role == "image"]
-    if sum(aligned(buffers[index].nbytes) for index in images) < ALIAS_BYTES:
+    if program.image_bytes() < ALIAS_BYTES:
         return terminal
+    buffers = program.buffers
     first: dict[int, int] = dict.fromkeys(uploads, -1)
     last: dict[int, int] = dict.fromkeys(uploads, -1)
     for step, dispatch in enumerate(program.dispatches):

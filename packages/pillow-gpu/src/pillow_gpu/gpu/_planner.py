@@ -35,6 +35,7 @@ device. Each node gets its own buffers and each dispatch its own parameters.
 
 from __future__ import annotations
 
+from math import isqrt
 from typing import Any
 
 from pillow_gpu._empty import is_empty
@@ -83,9 +84,9 @@ __all__ = ["MAX_PIXELS", "MAX_PIXELS_TEXT", "plan_graph"]
 #: 24, 48 or 61 MP camera photo is planned. Every size-dependent proof (the sums of ``sum_l``,
 #: ``histogram`` bins, ``equalize_lut``, the Contrast mean) is written for this bound; the
 #: device's buffer limits may refuse smaller images first (lavapipe binds 128 MiB: 2**25 words).
-MAX_PIXELS = 1 << 26
+MAX_PIXELS = 8192 * 8192
 #: The bound as the errors name it.
-MAX_PIXELS_TEXT = "8192 x 8192"
+MAX_PIXELS_TEXT = f"{isqrt(MAX_PIXELS)} x {isqrt(MAX_PIXELS)}"
 
 
 def _check_image(node: Node, limits: DeviceLimits | None, *, empty: bool = False) -> None:

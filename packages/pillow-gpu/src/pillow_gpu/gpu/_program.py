@@ -303,3 +303,7 @@ class Program:
     def bytes_of(self, role: str) -> int:
         """Total bytes of the buffers with ``role``."""
         return sum(spec.nbytes for spec in self.buffers if spec.role == role)
+
+    def image_bytes(self) -> int:
+        """Bytes of the working images, each rounded up to 256 (one lane of a stack)."""
+        return sum(aligned(spec.nbytes) for spec in self.buffers if spec.role == "image")

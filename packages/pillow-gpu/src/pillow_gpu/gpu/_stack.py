@@ -134,10 +134,6 @@ def slot_key(plan: Plan) -> Hashable:
     return key
 
 
-def _lane_bytes(program: Program) -> int:
-    return sum(aligned(spec.nbytes) for spec in program.buffers if spec.role == "image")
-
-
 def stacked_pipeline(dispatch: Dispatch) -> str:
     """The pipeline that runs ``dispatch`` over every lane of a stack (``STACKED = 1``)."""
     return _stacked_name(dispatch.pipeline)
@@ -195,7 +191,7 @@ def allocate_together(
             flush()
         if not run:
             key = plan_key
-            lanes = max(1, min(most, STACK_BYTES // max(1, _lane_bytes(plan.program))))
+            lanes = max(1, min(most, STACK_BYTES // max(1, plan.program.image_bytes())))
         run.append((plan, pixels))
     flush()
     return failed
