@@ -12,6 +12,7 @@ The batch executor adds its own subclasses (QueueFull, ResultBackpressure) on to
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 __all__ = ["DecodeError", "DeviceError", "GpuError", "Limit", "Unsupported"]
 
@@ -39,6 +40,19 @@ class GpuError(Exception):
         self.input_key = input_key
         super().__init__(f"why: {why}; observed: {observed}; fix: {fix}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exceptions pickle as ``cls(*args)``, which a keyword-only constructor refuses: an
+        # error raised in a worker process (multiprocessing, concurrent.futures) would never
+        # reach the parent. Rebuilt from its fields, then its other attributes (``kind``).
+        fields = {
+            "observed": self.observed,
+            "fix": self.fix,
+            "stage": self.stage,
+            "job_id": self.job_id,
+            "input_key": self.input_key,
+        }
+        return (_restored, (type(self), self.why, fields), self.__dict__)
+
     def with_job(self, job_id: int | None, input_key: Hashable | None) -> GpuError:
         """Return a copy of this error that names the job it belongs to."""
         copy = type(self)(
@@ -51,6 +65,11 @@ class GpuError(Exception):
         )
         copy.__cause__ = self.__cause__
         return copy
+
+
+def _restored(cls: type[GpuError], why: str, fields: dict[str, Any]) -> GpuError:
+    """An unpickled :class:`GpuError` (``__setstate__`` then sets its other attributes)."""
+    return cls(why, **fields)
 
 
 class Unsupported(GpuError, ValueError):
