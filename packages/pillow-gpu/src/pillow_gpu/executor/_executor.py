@@ -39,7 +39,7 @@ from pillow_gpu.executor._prefetch import decode_threads as checked_decode_threa
 from pillow_gpu.executor._queues import WorkQueues
 from pillow_gpu.executor._results import ERRORS, BatchFailure, BatchResult, Results, Stream
 from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS
-from pillow_gpu.gpu._device import get_device
+from pillow_gpu.gpu._device import forked_device_error, get_device
 from pillow_gpu.gpu._plan_cache import plan_cached
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
@@ -306,6 +306,9 @@ class GpuBatchExecutor(WorkQueues):
                 self._driver = None
 
     def _check_open(self) -> None:
+        if self._shared.forked_from is not None:
+            self._abandon_forked()
+            raise forked_device_error(self._shared, "this executor", ExecutionError)
         if self._failed is None and not self._closed and device_lost():
             lost = ExecutionError(
                 "the GPU device was lost",

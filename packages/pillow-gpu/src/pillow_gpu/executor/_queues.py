@@ -26,7 +26,7 @@ from pillow_gpu.executor._resident import GpuImage, ResidentLease
 from pillow_gpu.executor._results import BatchResult, Stream
 from pillow_gpu.executor._stats import Counters, Outcomes
 from pillow_gpu.executor._submission import MAX_SUBMISSION_OPS, Submission
-from pillow_gpu.gpu._device import SharedDevice
+from pillow_gpu.gpu._device import SharedDevice, forked_device_error
 from pillow_gpu.gpu._plan_cache import plan_cached
 
 __all__ = ["WorkQueues"]
@@ -279,8 +279,12 @@ class WorkQueues:
         """Drop pending work, fence in-flight submissions, discard undelivered results.
 
         An interrupt while fencing leaves the executor closed but not settled; the next
-        ``close()`` continues from there.
+        ``close()`` continues from there. In a process forked after the device was created,
+        nothing is fenced (it never completes there): the work is abandoned.
         """
+        if self._shared.forked_from is not None:
+            self._abandon_forked()
+            return
         self._closed = True
         self._prefetch.close()
         owner = self._owner
@@ -313,11 +317,20 @@ class WorkQueues:
             self._credits.settle()
             self._settled = True
 
+    def _abandon_forked(self) -> None:
+        """In a process forked after the device was created: fail the executor, dropping its
+        work without a GPU call (its buffers are the parent's; idempotent)."""
+        if not self._settled:
+            self._fail(forked_device_error(self._shared, "this executor", ExecutionError))
+
     def _drop_ready(self) -> None:
         """Discard undelivered results (the credits are settled afterwards)."""
+        forked = self._shared.forked_from is not None
         arenas: dict[int, Submission] = {}
         for submission, job in self._ready:
-            if job.output == "cpu":
+            if forked:  # no GPU call: forget the buffers
+                submission.abandon()
+            elif job.output == "cpu":
                 arenas[id(submission)] = submission
             elif job.result is None:
                 submission.drop_gpu(job)

@@ -25,20 +25,22 @@ from pillow_gpu.executor._credits import ARMED, Credits, LeaseRecord
 from pillow_gpu.executor._errors import ExecutionError
 from pillow_gpu.executor._fence import MapFence, device_lost
 from pillow_gpu.executor._metadata import InfoSnapshot
-from pillow_gpu.gpu._device import SharedDevice
+from pillow_gpu.gpu._device import SharedDevice, forked_device_error
 from pillow_gpu.gpu._layout import image_from_terminal
 from pillow_gpu.gpu._mapped import read_view
-from pillow_gpu.gpu._resident_pool import ResidentPool
 
 __all__ = ["GpuImage", "ResidentLease"]
 
 
 def _release(
-    resident: Any, workspace: Any, pool: ResidentPool, credits: Credits, record: LeaseRecord
+    resident: Any, workspace: Any, shared: SharedDevice, credits: Credits, record: LeaseRecord
 ) -> None:
-    if record.state != ARMED:  # never handed out: the job still owns the buffers
+    # Never handed out (the job still owns the buffers), or the device of the process this one
+    # was forked from (no GPU call completes here; the buffers are that process's).
+    if record.state != ARMED or shared.forked_from is not None:
         credits.give_lease(record)
         return
+    pool = shared.resident_pool
     try:
         if workspace.map_state == "mapped":
             workspace.unmap()
@@ -95,12 +97,14 @@ class ResidentLease:
         self._timeout = timeout
         self._lock = threading.Lock()
         self._finalizer = weakref.finalize(
-            self, _release, resident, workspace, shared.resident_pool, credits, record
+            self, _release, resident, workspace, shared, credits, record
         )
 
     def download(self) -> PILImage.Image:
         """Copy the resident bytes through the reserved workspace into a new PIL image."""
         with self._lock:
+            if self._shared.forked_from is not None:
+                raise forked_device_error(self._shared, "GpuImage.download()", ExecutionError)
             if device_lost():
                 raise ExecutionError(
                     "a resident output needs a healthy device to download",

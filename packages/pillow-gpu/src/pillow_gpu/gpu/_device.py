@@ -6,6 +6,7 @@ Pipelines are compiled once per shader (llvmpipe compiles at first dispatch, 0.1
 
 from __future__ import annotations
 
+import ctypes
 import os
 import tempfile
 import threading
@@ -20,7 +21,13 @@ from pillow_gpu.gpu._program import parse_specialized
 from pillow_gpu.gpu._resident_pool import ResidentPool
 from pillow_gpu.gpu._slots import SlotPool
 
-__all__ = ["DeviceLimits", "SharedDevice", "get_device", "shader_source"]
+__all__ = [
+    "DeviceLimits",
+    "SharedDevice",
+    "forked_device_error",
+    "get_device",
+    "shader_source",
+]
 
 _KERNELS_PACKAGE = "pillow_gpu.gpu.kernels"
 
@@ -114,6 +121,9 @@ class SharedDevice:
         self.resident_pool = ResidentPool()
         #: Buffers created by plans on this device (tests check admission allocates none).
         self.buffers_created = 0
+        #: The pid of the process that created the device, in a process forked from it
+        #: after it was created (where no GPU call can complete); None in its own process.
+        self.forked_from: int | None = None
         self._lock = threading.Lock()
 
     def pipeline(self, name: str) -> Any:
@@ -221,10 +231,48 @@ def _request_device(adapter: Any) -> Any:
     return adapter.request_device_sync(label="pillow-gpu")
 
 
+def forked_device_error[E: DeviceError](shared: SharedDevice, what: str, error: type[E]) -> E:
+    """The ``error`` (a :class:`DeviceError` or a subclass) for ``what`` in a process forked
+    after ``shared`` was created."""
+    return error(
+        f"{what} needs the GPU device of process {shared.forked_from}, and this process was "
+        "forked from it after the device was created: wgpu's threads and locks stayed in that "
+        "process, so no GPU call can complete here (it would wait forever)",
+        observed=f"process {os.getpid()}, forked from process {shared.forked_from}",
+        fix="start worker processes with multiprocessing's 'spawn' or 'forkserver' method "
+        "(multiprocessing.get_context('spawn')), or make the first GPU call only in the "
+        "workers; CPU work (Pillow, to_pil(), save()) runs in a forked process as usual",
+        stage="device",
+    )
+
+
+def _after_fork_in_child() -> None:
+    """Mark a device created before this process was forked as its parent's, and keep it.
+
+    Nothing of it is ever released here: releasing the device waits on the parent's locks
+    (with plain wgpu-py, a forked process that exits normally hangs in that release).
+    """
+    shared = _shared
+    if shared is None or shared.forked_from is not None:
+        return  # no device, or already a parent's (a fork of a forked process)
+    shared.forked_from = os.getppid()
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(shared))
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def get_device() -> SharedDevice:
-    """Return the process-wide device, creating it on first use."""
+    """Return the process-wide device, creating it on first use.
+
+    In a process forked after its parent created the device, raise :class:`DeviceError`
+    (no GPU call can complete there).
+    """
     global _shared  # noqa: PLW0603 - one device per process by design
     with _shared_lock:
+        if _shared is not None and _shared.forked_from is not None:  # before any wgpu call
+            raise forked_device_error(_shared, "this call", DeviceError)
         if _shared is None:
             _quiet_runtime_dir()
             import wgpu  # type: ignore[import-untyped]
