@@ -73,3 +73,45 @@ def test_require_optional_passes_a_broken_install_through(
     assert not isinstance(info.value, OptionalDependencyError)
     assert info.value.name == "pxi_missing_inner_dependency"
     sys.modules.pop("pxi_broken_optional", None)
+
+
+def _every_error() -> list[InferError]:
+    from pixtreme.infer._cuda_graph._context import CudaGraphStateError
+    from pixtreme.infer.onnx import (
+        OnnxContractError,
+        OnnxExecutionError,
+        OnnxReferenceMismatchError,
+    )
+    from pixtreme.infer.recipe_identity import RecipeIdentityError
+
+    parts = {"why": "w", "what": "x", "how": "h"}
+    plain: list[type[InferError]] = [
+        ContractError,
+        RecordError,
+        TelemetryUnavailableError,
+        EvidenceUnavailable,
+        OnnxContractError,
+        OnnxExecutionError,
+        OnnxReferenceMismatchError,
+        CudaGraphStateError,
+    ]
+    return [
+        *(cls(**parts) for cls in plain),
+        OptionalDependencyError(**parts, module="onnx", extra="ort"),
+        ArchitectureNotInstalledError(**parts, distribution="pixtreme-infer-span"),
+        RecipeIdentityError(path="recipes[0]", detail="version must be positive"),
+    ]
+
+
+@pytest.mark.parametrize("error", _every_error(), ids=lambda error: type(error).__name__)
+def test_errors_survive_pickling(error: InferError) -> None:
+    """An error raised in a worker process reaches its parent as itself (the keyword-only
+    constructors cannot be called with the message, which is how exceptions pickle)."""
+    import copy
+    import pickle
+
+    for restored in (pickle.loads(pickle.dumps(error)), copy.copy(error)):
+        assert type(restored) is type(error)
+        assert str(restored) == str(error)
+        assert restored.args == error.args
+        assert vars(restored) == vars(error)

@@ -32,6 +32,19 @@ class InferError(Exception):
         self.what = what
         self.how = how
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Exceptions pickle as ``cls(*args)``, which the keyword-only constructors refuse: an
+        # error raised in a worker process would never reach the parent. Rebuilt from its
+        # message and attributes (``why``, ``what``, ``how`` and a subclass's own) instead.
+        return (_restored, (type(self), self.args), self.__dict__)
+
+
+def _restored(cls: type[InferError], args: tuple[object, ...]) -> InferError:
+    """An unpickled :class:`InferError` (``__setstate__`` then sets its attributes)."""
+    error = cls.__new__(cls)
+    error.args = args
+    return error
+
 
 class ContractError(InferError, ValueError):
     """A contract value, request or fact does not satisfy its declared contract."""
