@@ -64,6 +64,20 @@ def test_dropping_the_last_handle_releases_its_reservation(make_executor: Factor
     assert credits_now(executor) == ZERO
 
 
+def test_a_handle_refuses_pickling_and_keeps_its_reservation(make_executor: Factory) -> None:
+    import pickle
+
+    executor = make_executor()
+    (result,) = executor.run([(1, _blurred(make_image("L", (32, 32))))], output="gpu")
+    held = credits_now(executor)
+    with pytest.raises(TypeError, match=r"^why: a GpuImage is a handle on GPU memory .*download"):
+        pickle.dumps(result.image)
+    assert pickle.loads(pickle.dumps(result.image.download())).size == (32, 32)
+    assert credits_now(executor) == held
+    del result
+    assert credits_now(executor) == ZERO
+
+
 def test_a_handle_dropped_while_its_credits_are_locked_never_waits_nor_leaks(
     make_executor: Factory,
 ) -> None:

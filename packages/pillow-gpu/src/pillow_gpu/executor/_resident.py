@@ -159,5 +159,13 @@ class GpuImage:
     def __deepcopy__(self, memo: dict[int, Any]) -> GpuImage:
         return GpuImage(self._lease)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        msg = (
+            "why: a GpuImage is a handle on GPU memory of the process that ran its executor, "
+            f"which has no pickled form; observed: {self!r}; fix: pickle image.download(), or "
+            "run with output='cpu'"
+        )
+        raise TypeError(msg)
+
     def __repr__(self) -> str:
         return f"<pillow_gpu.GpuImage mode={self.mode} size={self.size[0]}x{self.size[1]}>"
