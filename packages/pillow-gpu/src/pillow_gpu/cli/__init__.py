@@ -333,4 +333,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GpuError as error:  # e.g. no adapter: say why instead of a traceback
         print(f"pillow-gpu: error: {error.kind} at {error.stage}: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader of the output went away (`pillow-gpu ... | head -1`): stop quietly, as
+        # other command-line tools do. Outputs already written stay; one being written is
+        # removed with its temporary file, as on any failure.
+        _silence_standard_streams()
+        return 1
     return result
+
+
+def _silence_standard_streams() -> None:
+    """Point stdout and stderr at the null device, so that the interpreter's last flush at
+    exit meets no closed pipe (a second BrokenPipeError, printed as "Exception ignored")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):  # no file descriptor (replaced)
+                os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)
