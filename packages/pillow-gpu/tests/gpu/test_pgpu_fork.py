@@ -21,7 +21,10 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.usefixtures("device")
+pytestmark = [
+    pytest.mark.usefixtures("device"),
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork exists on POSIX systems only"),
+]
 
 _PRELUDE = """
 import json, os, sys
