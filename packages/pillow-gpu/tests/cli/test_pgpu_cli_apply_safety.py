@@ -480,14 +480,22 @@ def test_help_and_readme_document_the_exit_statuses_and_the_collision_rule(
     assert caught.value.code == 0
     text = capsys.readouterr().out
     readme = README.read_text(encoding="utf-8")
-    for code in ("0", "1", "2", "130"):
+    for code in ("0", "1", "2", "130", "143"):
         assert re.search(rf"^  {code}\s+\S", text, re.MULTILINE), text
         assert f"| {code} |" in readme
     assert "OutputCollision" in text
     assert "OutputCollision" in readme
 
 
-def test_sigint_mid_run_keeps_every_output_whole_and_exits_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_a_stop_signal_mid_run_keeps_every_output_whole(
+    tmp_path: Path, stop: signal.Signals, status: int
+) -> None:
+    """SIGINT (Ctrl-C) and SIGTERM (kill, timeout, docker stop) stop a run the same way.
+    Before SIGTERM was handled, it killed the run mid-save: a temporary file was left and no
+    summary printed."""
     folder = tmp_path / "many"
     count = 300
     for index in range(count):
@@ -504,15 +512,15 @@ def test_sigint_mid_run_keeps_every_output_whole_and_exits_130(tmp_path: Path) -
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no output appeared"
             time.sleep(0.002)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         stdout, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
-    assert process.returncode == 130, stderr
+    assert process.returncode == status, stderr
     assert "Traceback" not in stderr
-    assert "pillow-gpu: interrupted (SIGINT): stopped after the file being saved" in stderr
+    assert f"pillow-gpu: interrupted ({stop.name}): stopped after the file being saved" in stderr
     found = re.search(
         r"(\d+) written, 0 failed, 0 refused, interrupted with (\d+) not processed", stdout
     )

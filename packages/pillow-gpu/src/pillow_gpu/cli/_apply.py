@@ -23,10 +23,12 @@ What a run guarantees (the README's "apply" section says the same for users):
 - Output names, atomic writes and symlinks: see :mod:`pillow_gpu.cli._outputs`. Every
   per-file problem (``MemoryError`` and Pillow's ``DecompressionBombError`` included) is a
   reported failure, and the run goes on.
-- The first SIGINT finishes the file being saved, discards the rest and prints the summary
-  so far (exit status 130); a second SIGINT stops at once, still without a partial output.
+- The first SIGINT (or SIGTERM: ``kill``, ``timeout``, ``docker stop``) finishes the file being
+  saved, discards the rest and prints the summary so far (exit status 130, SIGTERM 143); a
+  second signal stops at once, still without a partial output.
 
-Exit status: :data:`EXIT_OK`, :data:`EXIT_FAILED`, :data:`EXIT_USAGE`, :data:`EXIT_INTERRUPTED`.
+Exit status: :data:`EXIT_OK`, :data:`EXIT_FAILED`, :data:`EXIT_USAGE`, :data:`EXIT_INTERRUPTED`,
+:data:`EXIT_TERMINATED`.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_STATUSES",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "QUALITY_FORMATS",
     "TEMP_SUFFIX",
@@ -82,6 +85,9 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 #: Interrupted by SIGINT (Ctrl-C); the outputs written so far are complete.
 EXIT_INTERRUPTED = 130
+#: Stopped by SIGTERM (``kill``, ``timeout``, ``docker stop``); the outputs written so far are
+#: complete.
+EXIT_TERMINATED = 143
 
 #: The exit statuses as ``--help`` and the README list them.
 EXIT_STATUSES = (
@@ -96,37 +102,53 @@ EXIT_STATUSES = (
         "invalid chain, option or executor setting, or a chain the GPU refuses (nothing read)",
     ),
     (EXIT_INTERRUPTED, "interrupted by SIGINT/Ctrl-C; the outputs written so far are complete"),
+    (
+        EXIT_TERMINATED,
+        "stopped by SIGTERM (kill, timeout, docker stop); the outputs written so far are complete",
+    ),
 )
+
+#: The signals that stop a run as Ctrl-C does, and the exit status each ends it with.
+_STOP_SIGNALS = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: EXIT_TERMINATED}
 
 _RUN = "(no single input: the run)"
 
 
 class _Interrupt:
-    """SIGINT handling: the first signal asks the run to stop, a second one raises."""
+    """SIGINT and SIGTERM handling: the first signal asks the run to stop, a second raises.
+
+    ``name`` is the first signal's (SIGINT where a second Ctrl-C came before any handler).
+    """
 
     def __init__(self) -> None:
         self.requested = False
-        self._previous: Any = None
-        self._installed = False
+        self.name = "SIGINT"
+        self._previous: dict[int, Any] = {}
 
     def __call__(self) -> bool:
         return self.requested
 
+    @property
+    def exit_status(self) -> int:
+        """The exit status of a run this signal stopped."""
+        return _STOP_SIGNALS[signal.Signals[self.name]]
+
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.requested:
             raise KeyboardInterrupt
+        self.name = signal.Signals(signum).name
         self.requested = True
 
     def __enter__(self) -> _Interrupt:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
+            for number in _STOP_SIGNALS:
+                self._previous[number] = signal.signal(number, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._installed:
-            previous = self._previous if self._previous is not None else signal.SIG_DFL
-            signal.signal(signal.SIGINT, previous)
+        for number, previous in self._previous.items():
+            signal.signal(number, previous if previous is not None else signal.SIG_DFL)
+        self._previous = {}
 
 
 class _Quiet:
@@ -399,7 +421,7 @@ def discover_inputs(run: _Run, args: argparse.Namespace) -> Discovery:
 def exit_code(run: _Run) -> int:
     """The command's exit status once the run has ended."""
     if run.interrupt.requested:
-        return EXIT_INTERRUPTED
+        return run.interrupt.exit_status
     return EXIT_FAILED if run.tally.failures else EXIT_OK
 
 
@@ -410,9 +432,9 @@ def _summary(run: _Run, elapsed: float, duplicates: int) -> None:
     if run.interrupt.requested:
         left = len(run.inputs) - run.settled
         print(
-            "pillow-gpu: interrupted (SIGINT): stopped after the file being saved; every "
-            f"output written is complete; {left} input(s) not processed; run the command "
-            "again to process them (existing outputs are reported unless --overwrite)",
+            f"pillow-gpu: interrupted ({run.interrupt.name}): stopped after the file being "
+            f"saved; every output written is complete; {left} input(s) not processed; run the "
+            "command again to process them (existing outputs are reported unless --overwrite)",
             file=sys.stderr,
         )
         notes += f", interrupted with {left} not processed"
