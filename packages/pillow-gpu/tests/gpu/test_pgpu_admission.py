@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
 from pillow_gpu._testing import make_image
 from pillow_gpu.errors import DecodeError, GpuError, Limit, Unsupported
@@ -110,6 +111,26 @@ def test_a_source_that_fails_to_decode_raises_decode_error(tmp_path: Path) -> No
         evaluate(ImageChops.invert(opened))
     assert (caught.value.kind, caught.value.stage) == ("Decode", "decode")
     assert isinstance(caught.value, OSError)
+
+
+def test_a_file_removed_after_open_names_the_cause_and_load_reads_it_at_once(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "moved.png"
+    make_image("RGB", (16, 8)).save(path)
+    graph = ImageChops.invert(Image.open(path))
+    kept = Image.open(path)
+    kept.load()  # read now, as Pillow's load() reads it
+    kept_graph = ImageChops.invert(kept)
+    path.unlink()
+    with pytest.raises(DecodeError) as caught:
+        evaluate(graph)
+    assert isinstance(caught.value, OSError)
+    assert caught.value.why.startswith("the file was removed or renamed after Image.open()")
+    assert "FileNotFoundError" in caught.value.observed
+    assert "call load()" in caught.value.fix
+    expected = PILImageChops.invert(make_image("RGB", (16, 8)))
+    assert evaluate(kept_graph).tobytes() == expected.tobytes()
 
 
 def test_palette_file_is_rejected_without_decoding(tmp_path: Path) -> None:

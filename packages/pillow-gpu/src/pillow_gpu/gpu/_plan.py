@@ -279,6 +279,16 @@ def _host_pixels(node: Node) -> bytes | memoryview:
     # Whatever Pillow's decoder raises for this file (OSError and ValueError mostly; its AVIF
     # plugin a RuntimeError, a bomb DecompressionBombError, a plugin missing an info entry it
     # reads a KeyError) fails this job's decode, never the executor.
+    except FileNotFoundError as error:
+        raise DecodeError(
+            "the file was removed or renamed after Image.open() read its header: a lazy image "
+            "reads its pixels when they are first needed (Pillow's reads them at the first "
+            "operation)",
+            observed=f"{type(error).__name__}: {error}",
+            fix="keep the file in place until the result is evaluated, or call load() on the "
+            "opened image before moving it (its pixels are then read at once)",
+            stage="decode",
+        ) from error
     except Exception as error:
         raise DecodeError(
             "a source could not be decoded",
