@@ -173,3 +173,16 @@ def test_a_process_forked_before_the_device_was_created_uses_its_own() -> None:
     assert found["child"]["evaluate"] == ["ok", None, True]
     assert found["child"]["status"] == 0
     assert found["parent"] is True
+
+
+def test_the_device_lock_held_by_another_thread_at_the_fork_does_not_block_the_child() -> None:
+    found = _run(
+        """
+        from pillow_gpu.gpu import _device
+
+        with _device._shared_lock:  # as a thread creating the device holds it at the fork
+            child = in_child({"evaluate": lambda: evaluate(graph()).tobytes() == WANT})
+        print(json.dumps({"child": child}))
+        """
+    )
+    assert found["child"]["evaluate"] == ["ok", None, True]

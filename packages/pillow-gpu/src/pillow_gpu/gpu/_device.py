@@ -250,8 +250,11 @@ def _after_fork_in_child() -> None:
     """Mark a device created before this process was forked as its parent's, and keep it.
 
     Nothing of it is ever released here: releasing the device waits on the parent's locks
-    (with plain wgpu-py, a forked process that exits normally hangs in that release).
+    (with plain wgpu-py, a forked process that exits normally hangs in that release). The
+    module's lock is made anew: a thread of the parent may have held it at the fork.
     """
+    global _shared_lock  # noqa: PLW0603 - only the forking thread exists here
+    _shared_lock = threading.Lock()
     shared = _shared
     if shared is None or shared.forked_from is not None:
         return  # no device, or already a parent's (a fork of a forked process)
