@@ -26,6 +26,7 @@ import sys
 import tarfile
 import urllib.parse
 import warnings
+import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -92,8 +93,9 @@ def _unreachable(urls: str) -> str | None:
     return "; ".join(problems) or None
 
 
-def _download(version: str, into: Path) -> Path:
-    """``pip download`` Pillow ``version``'s sdist into ``into``; skip if unreachable."""
+def _download(requirement: str, archive: str, into: Path) -> Path:
+    """``pip download`` the sdist of ``requirement`` (``name==version``), whose file name
+    ``archive`` globs, into ``into``; skip if the index is unreachable."""
     into.mkdir(parents=True, exist_ok=True)
     command = [
         *_pip(),
@@ -101,7 +103,7 @@ def _download(version: str, into: Path) -> Path:
         "--no-deps",
         "--no-binary",
         ":all:",
-        f"pillow=={version}",
+        requirement,
         "-d",
         str(into),
     ]
@@ -127,9 +129,9 @@ def _download(version: str, into: Path) -> Path:
         if why is not None:
             pytest.skip(f"the package index could not be reached: {why}")
         pytest.fail(f"`{' '.join(command)}` failed ({done.returncode}):\n{output[-3000:]}")
-    archives = sorted(into.glob(f"[pP]illow-{version}.tar.gz"))
+    archives = sorted(into.glob(archive))
     if not archives:
-        pytest.fail(f"pip reported success but wrote no pillow-{version}.tar.gz:\n{output}")
+        pytest.fail(f"pip reported success but wrote no {archive}:\n{output}")
     return archives[0]
 
 
@@ -187,9 +189,57 @@ def pillow_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     images = base / f"pillow-{version}-images"
     if not (images / _COMPLETE).is_file():
         download = base / "download"
-        archive = _download(version, download)
+        archive = _download(f"pillow=={version}", f"[pP]illow-{version}.tar.gz", download)
         extract_images(archive, images)
         shutil.rmtree(download, ignore_errors=True)  # the extracted files are what is kept
+    return images
+
+
+#: The distribution whose sdist holds the camera photos (``tests/images``): piexif's test
+#: images, JPEGs from Canon, Casio, Olympus, Panasonic, Pentax, Ricoh, Sigma and Sony cameras
+#: with their maker notes, a TIFF with EXIF, and a few without any.
+CAMERA_SDIST = ("piexif", "1.1.3")
+
+
+def extract_camera_images(archive: Path, target: Path) -> int:
+    """Extract the regular files under ``tests/images/`` of the zip ``archive`` into
+    ``target`` (flat; no links, absolute paths or ``..``); returns the number written."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    count = 0
+    with zipfile.ZipFile(archive) as bundle:
+        for member in bundle.infolist():
+            parts = PurePosixPath(member.filename).parts
+            # piexif-1.1.3/tests/images/<name>: one level, plain names only.
+            if member.is_dir() or len(parts) != 4 or parts[1:3] != ("tests", "images"):
+                continue
+            name = parts[3]
+            if name in ("", ".", "..") or "\\" in name or (member.external_attr >> 28) == 0xA:
+                continue  # not a plain file name, or a symlink
+            with bundle.open(member) as source, open(target / name, "xb") as out:
+                shutil.copyfileobj(source, out)
+            count += 1
+    (target / _COMPLETE).write_text(f"{count}\n")
+    return count
+
+
+@pytest.fixture(scope="session")
+def camera_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder holding piexif's camera test images (cached across runs, as the corpus)."""
+    name, version = CAMERA_SDIST
+    cache = getattr(request.config, "cache", None)
+    base = (
+        Path(cache.mkdir("pillow-gpu-corpus"))
+        if cache is not None
+        else tmp_path_factory.mktemp("pillow-gpu-corpus")
+    )
+    images = base / f"{name}-{version}-images"
+    if not (images / _COMPLETE).is_file():
+        download = base / "download-cameras"
+        archive = _download(f"{name}=={version}", f"{name}-{version}.zip", download)
+        extract_camera_images(archive, images)
+        shutil.rmtree(download, ignore_errors=True)
     return images
 
 
