@@ -88,7 +88,7 @@ def _assert_forked_refusal(found: list[Any], error: str, what: str) -> None:
     kind, stage, message = found
     assert (kind, stage) == (error, "device"), found
     assert message.startswith(f"why: {what} needs the GPU device of process "), message
-    assert "forked from process" in message
+    assert "which this one was forked from" in message
     assert "multiprocessing.get_context('spawn')" in message
 
 

@@ -238,7 +238,8 @@ def forked_device_error[E: DeviceError](shared: SharedDevice, what: str, error: 
         f"{what} needs the GPU device of process {shared.forked_from}, and this process was "
         "forked from it after the device was created: wgpu's threads and locks stayed in that "
         "process, so no GPU call can complete here (it would wait forever)",
-        observed=f"process {os.getpid()}, forked from process {shared.forked_from}",
+        observed=f"process {os.getpid()}; the device was created by process "
+        f"{shared.forked_from}, which this one was forked from",
         fix="start worker processes with multiprocessing's 'spawn' or 'forkserver' method "
         "(multiprocessing.get_context('spawn')), or make the first GPU call only in the "
         "workers; CPU work (Pillow, to_pil(), save()) runs in a forked process as usual",
