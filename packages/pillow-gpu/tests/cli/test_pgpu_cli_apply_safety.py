@@ -480,7 +480,7 @@ def test_help_and_readme_document_the_exit_statuses_and_the_collision_rule(
     assert caught.value.code == 0
     text = capsys.readouterr().out
     readme = README.read_text(encoding="utf-8")
-    for code in ("0", "1", "2", "130", "143"):
+    for code in ("0", "1", "2", "129", "130", "143"):
         assert re.search(rf"^  {code}\s+\S", text, re.MULTILINE), text
         assert f"| {code} |" in readme
     assert "OutputCollision" in text
@@ -488,14 +488,16 @@ def test_help_and_readme_document_the_exit_statuses_and_the_collision_rule(
 
 
 @pytest.mark.parametrize(
-    ("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+    ("stop", "status"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)],
+    ids=["SIGINT", "SIGTERM", "SIGHUP"],
 )
 def test_a_stop_signal_mid_run_keeps_every_output_whole(
     tmp_path: Path, stop: signal.Signals, status: int
 ) -> None:
-    """SIGINT (Ctrl-C) and SIGTERM (kill, timeout, docker stop) stop a run the same way.
-    Before SIGTERM was handled, it killed the run mid-save: a temporary file was left and no
-    summary printed."""
+    """SIGINT (Ctrl-C), SIGTERM (kill, timeout, docker stop) and SIGHUP (the terminal closed)
+    stop a run the same way. Before SIGTERM and SIGHUP were handled, they killed the run
+    mid-save: a temporary file was left and no summary printed."""
     folder = tmp_path / "many"
     count = 300
     for index in range(count):
@@ -538,4 +540,40 @@ def test_a_stop_signal_mid_run_keeps_every_output_whole(
     )
     assert rerun.returncode == 1, rerun.stderr
     assert f"{left} written, {written} failed" in rerun.stdout
+    assert len(list(out.iterdir())) == count
+
+
+def _ignore_hangup() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup starts a command
+
+
+def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path) -> None:
+    """A run started under ``nohup`` (SIGHUP ignored) goes on when the terminal closes."""
+    folder = tmp_path / "many"
+    count = 60
+    for index in range(count):
+        _write(folder / f"{index:03d}.png", "L", (16, 16), seed=index)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "pillow_gpu", "apply", "invert", str(folder), "-o", str(out)]
+    process = subprocess.Popen(
+        [*command, "--no-progress", "--max-jobs", "1", "--max-in-flight", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ignore_hangup,  # noqa: PLW1509 - one signal call, before the exec
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not (out.is_dir() and any(path.suffix == ".png" for path in out.iterdir())):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no output appeared"
+            time.sleep(0.002)
+        process.send_signal(signal.SIGHUP)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, stderr
+    assert f"{count} written, 0 failed" in stdout
     assert len(list(out.iterdir())) == count

@@ -23,12 +23,13 @@ What a run guarantees (the README's "apply" section says the same for users):
 - Output names, atomic writes and symlinks: see :mod:`pillow_gpu.cli._outputs`. Every
   per-file problem (``MemoryError`` and Pillow's ``DecompressionBombError`` included) is a
   reported failure, and the run goes on.
-- The first SIGINT (or SIGTERM: ``kill``, ``timeout``, ``docker stop``) finishes the file being
-  saved, discards the rest and prints the summary so far (exit status 130, SIGTERM 143); a
-  second signal stops at once, still without a partial output.
+- The first SIGINT (or SIGTERM: ``kill``, ``timeout``, ``docker stop``; or SIGHUP: the terminal
+  closed) finishes the file being saved, discards the rest and prints the summary so far (exit
+  status 130, SIGTERM 143, SIGHUP 129); a second signal stops at once, still without a partial
+  output. A signal the command was started with ignored (``nohup``) stays ignored.
 
 Exit status: :data:`EXIT_OK`, :data:`EXIT_FAILED`, :data:`EXIT_USAGE`, :data:`EXIT_INTERRUPTED`,
-:data:`EXIT_TERMINATED`.
+:data:`EXIT_TERMINATED`, :data:`EXIT_HANGUP`.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from pillow_gpu.gpu._planner import plan_graph
 
 __all__ = [
     "EXIT_FAILED",
+    "EXIT_HANGUP",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_STATUSES",
@@ -83,6 +85,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 #: A usage error: an invalid or refused chain, option or executor setting; nothing was read.
 EXIT_USAGE = 2
+#: Stopped by SIGHUP (the terminal closed); the outputs written so far are complete.
+EXIT_HANGUP = 129
 #: Interrupted by SIGINT (Ctrl-C); the outputs written so far are complete.
 EXIT_INTERRUPTED = 130
 #: Stopped by SIGTERM (``kill``, ``timeout``, ``docker stop``); the outputs written so far are
@@ -101,6 +105,10 @@ EXIT_STATUSES = (
         EXIT_USAGE,
         "invalid chain, option or executor setting, or a chain the GPU refuses (nothing read)",
     ),
+    (
+        EXIT_HANGUP,
+        "stopped by SIGHUP (the terminal closed); the outputs written so far are complete",
+    ),
     (EXIT_INTERRUPTED, "interrupted by SIGINT/Ctrl-C; the outputs written so far are complete"),
     (
         EXIT_TERMINATED,
@@ -108,14 +116,18 @@ EXIT_STATUSES = (
     ),
 )
 
-#: The signals that stop a run as Ctrl-C does, and the exit status each ends it with.
-_STOP_SIGNALS = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: EXIT_TERMINATED}
+#: The signals that stop a run as Ctrl-C does, and the exit status each ends it with (SIGHUP
+#: where the platform has it).
+_STOP_SIGNALS = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: EXIT_TERMINATED} | (
+    {signal.SIGHUP: EXIT_HANGUP} if hasattr(signal, "SIGHUP") else {}
+)
 
 _RUN = "(no single input: the run)"
 
 
 class _Interrupt:
-    """SIGINT and SIGTERM handling: the first signal asks the run to stop, a second raises.
+    """SIGINT, SIGTERM and SIGHUP handling: the first signal asks the run to stop, a second
+    raises. A signal ignored when the run starts (``nohup``, ``trap '' TERM``) stays ignored.
 
     ``name`` is the first signal's (SIGINT where a second Ctrl-C came before any handler).
     """
@@ -142,7 +154,8 @@ class _Interrupt:
     def __enter__(self) -> _Interrupt:
         if threading.current_thread() is threading.main_thread():
             for number in _STOP_SIGNALS:
-                self._previous[number] = signal.signal(number, self._handle)
+                if signal.getsignal(number) is not signal.SIG_IGN:
+                    self._previous[number] = signal.signal(number, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
