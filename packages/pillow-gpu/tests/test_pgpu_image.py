@@ -72,6 +72,34 @@ def test_open_from_a_file_object() -> None:
     assert_image_equal(lazy.to_pil(), make_image("RGBA", (5, 4)))
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        lambda path: path,  # a directory
+        lambda path: path / "missing.png",
+        lambda path: str(path / "a\x00b.png"),
+        lambda path: io.BytesIO(b""),
+        lambda path: io.BytesIO(b"not an image at all"),
+        lambda path: (path / "text.txt").open(encoding="utf-8"),  # a text-mode file
+        lambda path: None,
+    ],
+    ids=["directory", "missing", "nul-byte", "empty", "not-an-image", "text-mode", "none"],
+)
+def test_open_raises_what_pillow_raises(source: Callable[[Path], Any], tmp_path: Path) -> None:
+    (tmp_path / "text.txt").write_text("not an image\n", encoding="utf-8")
+    errors = []
+    for module in (PILImage, Image):
+        argument = source(tmp_path)
+        with pytest.raises(Exception) as raised:  # noqa: PT011 - the type is the comparison
+            module.open(argument)
+        errors.append(raised.value)
+        if isinstance(argument, io.IOBase):
+            argument.close()
+    assert type(errors[1]) is type(errors[0])
+    if not isinstance(argument, io.IOBase):  # a file object's repr differs by its address
+        assert str(errors[1]) == str(errors[0])
+
+
 def test_to_pil_returns_independent_copies() -> None:
     lazy = Image.new("L", (3, 3), 5)
     first = lazy.to_pil()

@@ -100,6 +100,8 @@ def open_node(
         path = os.fspath(fp)
         source: Any = path
     else:
+        if isinstance(fp, io.TextIOBase):  # str, not bytes: Pillow identifies nothing in it
+            PILImage.open(fp, mode, formats).close()  # raises Pillow's own error
         data = fp.read()
         source = io.BytesIO(data)
     with PILImage.open(source, mode, formats) as header:
