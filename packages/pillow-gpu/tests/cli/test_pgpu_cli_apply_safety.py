@@ -487,6 +487,40 @@ def test_help_and_readme_document_the_exit_statuses_and_the_collision_rule(
     assert "OutputCollision" in readme
 
 
+def _signal_after_the_first_output(
+    tmp_path: Path, count: int, stop: signal.Signals, *, ignored: bool = False
+) -> tuple[subprocess.CompletedProcess[str], Path, Path, list[str]]:
+    """Run ``apply invert`` over ``count`` small PNGs one job at a time and send ``stop`` once
+    the first output exists (to a run started with it ignored, as ``nohup`` starts one, where
+    ``ignored``); the finished process, the input and output folders and the command."""
+    folder = tmp_path / "many"
+    for index in range(count):
+        _write(folder / f"{index:03d}.png", "L", (16, 16), seed=index)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "pillow_gpu", "apply", "invert", str(folder), "-o", str(out)]
+    process = subprocess.Popen(
+        [*command, "--no-progress", "--max-jobs", "1", "--max-in-flight", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=(lambda: signal.signal(stop, signal.SIG_IGN)) if ignored else None,  # noqa: PLW1509 - one signal call before the exec
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not (out.is_dir() and any(path.suffix == ".png" for path in out.iterdir())):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no output appeared"
+            time.sleep(0.002)
+        process.send_signal(stop)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    return done, folder, out, command
+
+
 @pytest.mark.parametrize(
     ("stop", "status"),
     [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)],
@@ -498,29 +532,10 @@ def test_a_stop_signal_mid_run_keeps_every_output_whole(
     """SIGINT (Ctrl-C), SIGTERM (kill, timeout, docker stop) and SIGHUP (the terminal closed)
     stop a run the same way. Before SIGTERM and SIGHUP were handled, they killed the run
     mid-save: a temporary file was left and no summary printed."""
-    folder = tmp_path / "many"
     count = 300
-    for index in range(count):
-        _write(folder / f"{index:03d}.png", "L", (16, 16), seed=index)
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "pillow_gpu", "apply", "invert", str(folder), "-o", str(out)]
-    slow = ["--no-progress", "--max-jobs", "1", "--max-in-flight", "1"]
-    process = subprocess.Popen(
-        [*command, *slow], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        deadline = time.monotonic() + 90
-        while not (out.is_dir() and any(path.suffix == ".png" for path in out.iterdir())):
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "no output appeared"
-            time.sleep(0.002)
-        process.send_signal(stop)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == status, stderr
+    done, folder, out, command = _signal_after_the_first_output(tmp_path, count, stop)
+    stdout, stderr = done.stdout, done.stderr
+    assert done.returncode == status, stderr
     assert "Traceback" not in stderr
     assert f"pillow-gpu: interrupted ({stop.name}): stopped after the file being saved" in stderr
     found = re.search(
@@ -543,37 +558,12 @@ def test_a_stop_signal_mid_run_keeps_every_output_whole(
     assert len(list(out.iterdir())) == count
 
 
-def _ignore_hangup() -> None:
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup starts a command
-
-
 def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path) -> None:
     """A run started under ``nohup`` (SIGHUP ignored) goes on when the terminal closes."""
-    folder = tmp_path / "many"
     count = 60
-    for index in range(count):
-        _write(folder / f"{index:03d}.png", "L", (16, 16), seed=index)
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "pillow_gpu", "apply", "invert", str(folder), "-o", str(out)]
-    process = subprocess.Popen(
-        [*command, "--no-progress", "--max-jobs", "1", "--max-in-flight", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_ignore_hangup,  # noqa: PLW1509 - one signal call, before the exec
+    done, _folder, out, _command = _signal_after_the_first_output(
+        tmp_path, count, signal.SIGHUP, ignored=True
     )
-    try:
-        deadline = time.monotonic() + 90
-        while not (out.is_dir() and any(path.suffix == ".png" for path in out.iterdir())):
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "no output appeared"
-            time.sleep(0.002)
-        process.send_signal(signal.SIGHUP)
-        stdout, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == 0, stderr
-    assert f"{count} written, 0 failed" in stdout
+    assert done.returncode == 0, done.stderr
+    assert f"{count} written, 0 failed" in done.stdout
     assert len(list(out.iterdir())) == count

@@ -176,16 +176,20 @@ def extract_images(archive: Path, target: Path) -> int:
     return count
 
 
+def _cache_folder(request: pytest.FixtureRequest, factory: pytest.TempPathFactory) -> Path:
+    """pytest's cache folder of the corpora (``.pytest_cache/d/pillow-gpu-corpus``), or a
+    temporary one where the cache is disabled (``-p no:cacheprovider``)."""
+    cache = getattr(request.config, "cache", None)
+    if cache is None:
+        return factory.mktemp("pillow-gpu-corpus")
+    return Path(cache.mkdir("pillow-gpu-corpus"))
+
+
 @pytest.fixture(scope="session")
 def pillow_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder holding the installed Pillow's ``Tests/images`` (cached across runs)."""
     version = PIL.__version__
-    cache = getattr(request.config, "cache", None)
-    base = (
-        Path(cache.mkdir("pillow-gpu-corpus"))
-        if cache is not None
-        else tmp_path_factory.mktemp("pillow-gpu-corpus")
-    )
+    base = _cache_folder(request, tmp_path_factory)
     images = base / f"pillow-{version}-images"
     if not (images / _COMPLETE).is_file():
         download = base / "download"
@@ -228,12 +232,7 @@ def extract_camera_images(archive: Path, target: Path) -> int:
 def camera_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder holding piexif's camera test images (cached across runs, as the corpus)."""
     name, version = CAMERA_SDIST
-    cache = getattr(request.config, "cache", None)
-    base = (
-        Path(cache.mkdir("pillow-gpu-corpus"))
-        if cache is not None
-        else tmp_path_factory.mktemp("pillow-gpu-corpus")
-    )
+    base = _cache_folder(request, tmp_path_factory)
     images = base / f"{name}-{version}-images"
     if not (images / _COMPLETE).is_file():
         download = base / "download-cameras"
