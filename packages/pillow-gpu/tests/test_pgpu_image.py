@@ -87,17 +87,79 @@ def test_open_from_a_file_object() -> None:
 )
 def test_open_raises_what_pillow_raises(source: Callable[[Path], Any], tmp_path: Path) -> None:
     (tmp_path / "text.txt").write_text("not an image\n", encoding="utf-8")
+    argument = source(tmp_path)  # one object for both: a file object's repr is in the message
     errors = []
     for module in (PILImage, Image):
-        argument = source(tmp_path)
         with pytest.raises(Exception) as raised:  # noqa: PT011 - the type is the comparison
             module.open(argument)
         errors.append(raised.value)
-        if isinstance(argument, io.IOBase):
-            argument.close()
+    if isinstance(argument, io.IOBase):
+        argument.close()
     assert type(errors[1]) is type(errors[0])
-    if not isinstance(argument, io.IOBase):  # a file object's repr differs by its address
-        assert str(errors[1]) == str(errors[0])
+    assert str(errors[1]) == str(errors[0])
+
+
+class _Unseekable(io.RawIOBase):
+    """A stream that reads forward only, as a pipe or a socket does."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self._data.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def _rewound(buffer: io.BytesIO) -> io.BytesIO:
+    buffer.seek(0)
+    return buffer
+
+
+def _sniffed(buffer: io.BytesIO) -> io.BytesIO:
+    buffer.seek(0)
+    buffer.read(8)  # a caller that checked the signature first
+    return buffer
+
+
+@pytest.mark.parametrize(
+    "position",
+    [_rewound, _sniffed, lambda buffer: buffer, lambda buffer: _Unseekable(buffer.getvalue())],
+    ids=["rewound", "after-reading-the-signature", "written-not-rewound", "unseekable-stream"],
+)
+@pytest.mark.parametrize("file_format", ["PNG", "JPEG", "TIFF"])
+def test_open_reads_a_file_object_from_where_pillow_does(
+    position: Callable[[io.BytesIO], Any], file_format: str
+) -> None:
+    # Pillow reads a seekable file object from its start, wherever its position stands (a
+    # caller that saved into a buffer and did not rewind it gets the image); a forward-only
+    # stream from where it stands.
+    expected = make_image("RGB", (7, 5))
+    written = io.BytesIO()
+    expected.save(written, file_format)
+    opened = [module.open(position(written)) for module in (PILImage, Image)]
+    assert (opened[1].format, opened[1].mode, opened[1].size) == (
+        opened[0].format,
+        opened[0].mode,
+        opened[0].size,
+    )
+    assert_image_equal(opened[1].rotate(30).to_pil(), opened[0].rotate(30))
+
+
+def test_open_of_a_stream_past_its_image_raises_what_pillow_raises() -> None:
+    written = io.BytesIO()
+    make_image("L", (4, 4)).save(written, "PNG")
+    errors = []
+    for module in (PILImage, Image):
+        stream = _Unseekable(written.getvalue())
+        stream.read(8)  # forward-only: the signature is gone
+        with pytest.raises(PILImage.UnidentifiedImageError) as raised:
+            module.open(stream)
+        errors.append(str(raised.value).rsplit(" at 0x", 1)[0])  # a copy of its bytes is named
+    assert errors[1] == errors[0]
 
 
 def test_to_pil_returns_independent_copies() -> None:

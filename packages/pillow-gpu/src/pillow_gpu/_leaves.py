@@ -87,6 +87,30 @@ def _orientation_read_at_open(header: PILImage.Image) -> tuple[Any] | None:
     return (header.getexif().get(ORIENTATION, 1),)
 
 
+class _Named(io.BytesIO):
+    """The bytes of a caller's file object, shown as that object: Pillow names the object it
+    was given in ``cannot identify image file ...``, and so do we."""
+
+    def __init__(self, data: bytes, shown: object) -> None:
+        super().__init__(data)
+        self._shown = shown
+
+    def __repr__(self) -> str:
+        return repr(self._shown)
+
+
+def _read_file_object(fp: IO[bytes]) -> tuple[bytes, object | None]:
+    """A file object's whole file, read as ``PIL.Image.open`` reads it: from the start where it
+    can seek (a caller may have read some of it already, or written it and not rewound), else
+    from where it stands; and the object to name in errors (None where it could not seek, as
+    Pillow then names a copy of its bytes)."""
+    try:
+        fp.seek(0)
+    except (AttributeError, io.UnsupportedOperation):
+        return fp.read(), None
+    return fp.read(), fp
+
+
 def open_node(
     fp: str | bytes | os.PathLike[str] | os.PathLike[bytes] | IO[bytes],
     mode: Literal["r"] = "r",
@@ -102,8 +126,10 @@ def open_node(
     else:
         if isinstance(fp, io.TextIOBase):  # str, not bytes: Pillow identifies nothing in it
             PILImage.open(fp, mode, formats).close()  # raises Pillow's own error
-        data = fp.read()
+        data, shown = _read_file_object(fp)
         source = io.BytesIO(data)
+        if shown is not None:
+            source = _Named(data, shown)
     with PILImage.open(source, mode, formats) as header:
         # A PNG's metadata after its pixels, which Pillow applies only while loading
         # (pillow_gpu._png_tail): kept with the leaf for exif_transpose and the planner.
