@@ -321,6 +321,30 @@ def test_show_bitmap_and_qt_go_through_pillows_result(monkeypatch: pytest.Monkey
         assert _answer(getattr(lazy, name)) == expected
 
 
+@pytest.mark.parametrize("hook", ["_repr_png_", "_repr_jpeg_"])
+@pytest.mark.parametrize("mode", MODES)
+def test_notebook_display_hooks_give_pillows_bytes(mode: str, hook: str) -> None:
+    # IPython and Jupyter show an image through these; Pillow's give None for a mode the
+    # format does not store (JPEG of RGBA, F, ...), and the notebook shows the text form.
+    source = _source(mode)
+    expected = getattr(_graph(source.copy(), _PIL), hook)()
+    lazy = _graph(Image.from_pil(source), _GPU)
+    assert getattr(lazy, hook)() == expected
+
+
+def test_notebook_display_hooks_of_a_broken_file_give_none_as_pillows(tmp_path: Path) -> None:
+    path = tmp_path / "cut.png"
+    make_image("RGB", (40, 30)).save(path)
+    path.write_bytes(path.read_bytes()[:-60])  # the pixels end early
+    for hook in ("_repr_png_", "_repr_jpeg_"):
+        with PILImage.open(path) as opened:
+            assert getattr(opened, hook)() is None
+        assert getattr(Image.open(path), hook)() is None
+    make_image("RGB", (40, 30)).save(path)  # whole again: an opened file shows as Pillow's
+    with PILImage.open(path) as opened:
+        assert Image.open(path)._repr_png_() == opened._repr_png_()
+
+
 def _drafted(path: Path, ns: Any, mode: str | None, size: tuple[int, int]) -> tuple[Any, ...]:
     """Code written for Pillow: draft before the first load, read the answer, then resize."""
     with ns.Image.open(path) as im:
@@ -441,6 +465,26 @@ def test_every_pillow_image_method_is_provided_or_listed() -> None:
     assert sorted(pillow - lazy - set(NOT_RECORDED)) == []
     assert sorted(set(NOT_RECORDED) & lazy) == []  # the list stays honest
     assert sorted(NOT_RECORDED) == ["getim", "im", "readonly"]
+
+
+#: What other libraries call on Pillow's image besides its public methods: notebook display
+#: hooks (IPython, Jupyter), NumPy's and Arrow's array interfaces, equality, copying, ``with``.
+PROTOCOL_HOOKS = (
+    "_repr_png_",
+    "_repr_jpeg_",
+    "__array_interface__",
+    "__arrow_c_schema__",
+    "__arrow_c_array__",
+    "__eq__",
+    "__copy__",
+    "__enter__",
+    "__exit__",
+)
+
+
+def test_protocol_hooks_other_libraries_call_exist() -> None:
+    assert [name for name in PROTOCOL_HOOKS if not hasattr(PILImage.Image, name)] == []
+    assert [name for name in PROTOCOL_HOOKS if not hasattr(Image.Image, name)] == []
 
 
 _TYPING = "a typing name"

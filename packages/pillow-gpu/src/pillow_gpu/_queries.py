@@ -15,6 +15,9 @@ use); ``verify`` checks an opened file as Pillow does, without decoding; ``getex
 reads an opened file's header as ``PIL.Image.open(...).getexif()`` does, and for any other
 image the ``info`` it carries, as Pillow's ``getexif`` of an image made in memory does.
 
+A notebook shows the result as Pillow's image is shown: ``_repr_png_`` and ``_repr_jpeg_``
+save it as Pillow's display hooks do (None where it cannot be saved so).
+
 ``close()`` and the context manager exist for code written as ``with Image.open(path) as
 im:``; a lazy image holds no open file (``open`` read the header and closed it; the decoder
 reopens the file when the graph is evaluated), so closing releases nothing and the image stays
@@ -23,6 +26,7 @@ usable, unlike Pillow's.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -219,6 +223,24 @@ class ImageQueries:
     def toqpixmap(self) -> Any:
         """``PIL.Image.Image.toqpixmap``: the result as a Qt ``QPixmap`` (needs Qt)."""
         return self._pixels().toqpixmap()
+
+    # -- notebooks: the display hooks IPython and Jupyter call, as Pillow's ------------------
+    def _repr_png_(self) -> bytes | None:
+        """The result as Pillow's display hook saves it (PNG, ``compress_level=1``), or None
+        where it cannot be saved so (the notebook then shows the text form)."""
+        return self._repr_image("PNG", compress_level=1)
+
+    def _repr_jpeg_(self) -> bytes | None:
+        """The result as JPEG bytes for a notebook, or None (a mode JPEG does not store)."""
+        return self._repr_image("JPEG")
+
+    def _repr_image(self, image_format: str, **options: Any) -> bytes | None:
+        buffer = io.BytesIO()
+        try:
+            cast("Any", self).save(buffer, image_format, **options)
+        except Exception:  # as Pillow's hook: no picture, never an error in the notebook
+            return None
+        return buffer.getvalue()
 
     # -- files -----------------------------------------------------------------------------
     def verify(self) -> None:
