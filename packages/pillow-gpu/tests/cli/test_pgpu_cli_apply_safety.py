@@ -488,29 +488,47 @@ def test_help_and_readme_document_the_exit_statuses_and_the_collision_rule(
 
 
 def _signal_after_the_first_output(
-    tmp_path: Path, count: int, stop: signal.Signals, *, ignored: bool = False
+    tmp_path: Path,
+    count: int,
+    stop: signal.Signals,
+    *,
+    ignored: bool = False,
+    terminal_gone: bool = False,
 ) -> tuple[subprocess.CompletedProcess[str], Path, Path, list[str]]:
     """Run ``apply invert`` over ``count`` small PNGs one job at a time and send ``stop`` once
     the first output exists (to a run started with it ignored, as ``nohup`` starts one, where
-    ``ignored``); the finished process, the input and output folders and the command."""
+    ``ignored``); the finished process, the input and output folders and the command.
+
+    With ``terminal_gone`` the run writes to a pseudo-terminal, which is closed before the
+    signal (a closed terminal window): every later write to it fails with EIO, and the
+    process's captured output is None."""
     folder = tmp_path / "many"
     for index in range(count):
         _write(folder / f"{index:03d}.png", "L", (16, 16), seed=index)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "pillow_gpu", "apply", "invert", str(folder), "-o", str(out)]
+    controller, terminal = -1, subprocess.PIPE
+    if terminal_gone:
+        import pty  # POSIX only, as the test that asks for it
+
+        controller, terminal = pty.openpty()
     process = subprocess.Popen(
         [*command, "--no-progress", "--max-jobs", "1", "--max-in-flight", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=terminal,
+        stderr=terminal,
         text=True,
         preexec_fn=(lambda: signal.signal(stop, signal.SIG_IGN)) if ignored else None,  # noqa: PLW1509 - one signal call before the exec
     )
+    if terminal_gone:
+        os.close(terminal)  # the child holds it
     try:
         deadline = time.monotonic() + 90
         while not (out.is_dir() and any(path.suffix == ".png" for path in out.iterdir())):
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no output appeared"
             time.sleep(0.002)
+        if terminal_gone:
+            os.close(controller)
         process.send_signal(stop)
         stdout, stderr = process.communicate(timeout=120)
     finally:
@@ -556,6 +574,23 @@ def test_a_stop_signal_mid_run_keeps_every_output_whole(
     assert rerun.returncode == 1, rerun.stderr
     assert f"{left} written, {written} failed" in rerun.stdout
     assert len(list(out.iterdir())) == count
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals on this platform")
+def test_a_hangup_with_the_terminal_gone_keeps_every_output_whole(tmp_path: Path) -> None:
+    """A closed terminal window: SIGHUP, then every write to the terminal fails (EIO). The
+    run stops as on any stop signal, with status 129; the summary nobody can read is dropped
+    (before, its print raised and the status was 1)."""
+    count = 300
+    done, folder, out, _command = _signal_after_the_first_output(
+        tmp_path, count, signal.SIGHUP, terminal_gone=True
+    )
+    assert done.returncode == 129
+    outputs = sorted(out.iterdir())
+    assert 1 <= len(outputs) < count
+    assert [path.suffix for path in outputs] == [".png"] * len(outputs)  # no temporary file
+    for output in outputs:
+        _assert_inverted(output, folder / output.name)
 
 
 def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path) -> None:

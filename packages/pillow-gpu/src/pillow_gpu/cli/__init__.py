@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
 from pillow_gpu.cli._chain import ChainError, describe_steps, parse_chain
+from pillow_gpu.cli._report import silence_standard_streams
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
@@ -337,18 +338,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader of the output went away (`pillow-gpu ... | head -1`): stop quietly, as
         # other command-line tools do. Outputs already written stay; one being written is
         # removed with its temporary file, as on any failure.
-        _silence_standard_streams()
+        silence_standard_streams()
         return 1
     return result
-
-
-def _silence_standard_streams() -> None:
-    """Point stdout and stderr at the null device, so that the interpreter's last flush at
-    exit meets no closed pipe (a second BrokenPipeError, printed as "Exception ignored")."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):  # no file descriptor (replaced)
-                os.dup2(devnull, stream.fileno())
-    finally:
-        os.close(devnull)

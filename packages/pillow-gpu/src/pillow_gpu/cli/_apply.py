@@ -35,6 +35,7 @@ Exit status: :data:`EXIT_OK`, :data:`EXIT_FAILED`, :data:`EXIT_USAGE`, :data:`EX
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import sys
 import threading
@@ -60,7 +61,14 @@ from pillow_gpu.cli._outputs import (
     output_failure,
     real_path,
 )
-from pillow_gpu.cli._report import Failure, Tally, is_refusal, printable, shown
+from pillow_gpu.cli._report import (
+    Failure,
+    Tally,
+    is_refusal,
+    printable,
+    shown,
+    silence_standard_streams,
+)
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._planner import plan_graph
 
@@ -389,7 +397,14 @@ def run_apply(args: argparse.Namespace) -> int:
             run.bar = _Quiet()
         except KeyboardInterrupt:  # a second SIGINT: the file being saved was discarded
             interrupt.requested = True
-        _summary(run, time.perf_counter() - run.started, found.duplicates)
+        try:
+            _summary(run, time.perf_counter() - run.started, found.duplicates)
+        except OSError as error:
+            if error.errno != errno.EIO:
+                raise
+            # The terminal is gone (it hung up: SIGHUP, then EIO on every write to it), so
+            # nobody reads the summary; the outputs are complete, and the status says why.
+            silence_standard_streams()
     return exit_code(run)
 
 

@@ -9,6 +9,9 @@ common first, whether or not the CPU fallback then wrote the file.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -17,7 +20,7 @@ from PIL import Image as PILImage
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._work import RAISE_BOUND
 
-__all__ = ["TOP_REASONS", "Failure", "Tally", "is_refusal"]
+__all__ = ["TOP_REASONS", "Failure", "Tally", "is_refusal", "silence_standard_streams"]
 
 #: How many refusal reasons the summary lists.
 TOP_REASONS = 5
@@ -188,3 +191,16 @@ class Tally:
             lines.append(f"  failed: {counted} (each reported on stderr by path)")
         lines.append(f"  chain {admitted}")
         return lines
+
+
+def silence_standard_streams() -> None:
+    """Point stdout and stderr at the null device, once their reader is gone (a closed pipe, a
+    terminal that hung up), so that the interpreter's last flush at exit meets no closed pipe
+    or gone terminal (a second error, printed as "Exception ignored", and status 120)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):  # no file descriptor (replaced)
+                os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)
