@@ -62,6 +62,12 @@ INVALID = {
     "bad-size": ("resize:32", "invalid WIDTHxHEIGHT"),
     "unknown-filter": ("resize:8x8:cubic", "invalid FILTER.*choose one of nearest, box"),
     "unknown-dither": ("convert:P:ordered", "invalid DITHER.*choose one of floydsteinberg, none"),
+    "tuple-of-arguments": (
+        "invert,crop:0,0,10,10",
+        r"step 3 is a number, not an operation: commas separate steps.*'0' after step 2 \(crop\)"
+        r".*fix: write step 2 as crop:BORDER",
+    ),
+    "comma-in-a-size": ("resize:8,8", r"step 2 is a number.*write step 1 as resize:WIDTHxHEIGHT"),
 }
 
 

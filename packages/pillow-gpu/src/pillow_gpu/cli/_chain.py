@@ -579,7 +579,35 @@ def parse_chain(text: str) -> Chain:
             fix="name at least one step, e.g. invert or gaussian_blur:2",
         )
     parts = text.split(",")
+    _check_commas(text, parts)
     return Chain(steps=tuple(_parse_step(part, index) for index, part in enumerate(parts, 1)))
+
+
+def _check_commas(text: str, parts: list[str]) -> None:
+    """Refuse a step's arguments written as Pillow's tuple (``crop:0,0,10,10``,
+    ``resize:8,8``): the commas split them into steps named by numbers."""
+    named: tuple[int, StepSpec] | None = None  # the last step that names a known operation
+    for index, part in enumerate(parts, 1):
+        name = part.split(":")[0].strip()
+        if not _is_number(name):
+            spec = STEPS.get(name.lower())
+            named = None if spec is None else (index, spec)
+        elif named is not None:
+            position, spec = named
+            raise ChainError(
+                f"step {index} is a number, not an operation: commas separate steps, and a "
+                "step's arguments follow its name after colons",
+                observed=f"{part.strip()!r} after step {position} ({spec.name}) in {text!r}",
+                fix=f"write step {position} as {spec.usage}",
+            )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
