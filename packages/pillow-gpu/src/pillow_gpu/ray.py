@@ -37,6 +37,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
+from pillow_gpu.cli._frames import refuse_extra_frames
 from pillow_gpu.cli._outputs import QUALITY_FORMATS
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.executor import BatchFailure, GpuBatchExecutor
@@ -138,6 +139,9 @@ class PillowGpuMapper:
     ``host_bytes`` and ``max_in_flight`` are the executor's credits (per actor),
     ``max_submission_work`` its shader-work bound per submission;
     ``decode_threads`` its worker decoders (per actor; default: the CPUs less one, at most 8).
+    ``first_frame``: a file of several frames (an animation, pages) gives its first frame, as
+    ``Image.open`` and the chain do in Pillow; False gives such a file's row an ``ExtraFrames``
+    error (stage ``frames``) instead, as ``pillow-gpu apply`` does without ``--first-frame``.
     """
 
     def __init__(
@@ -153,8 +157,10 @@ class PillowGpuMapper:
         max_in_flight: int = 2,
         max_submission_work: int = MAX_SUBMISSION_WORK,
         decode_threads: int | None = None,
+        first_frame: bool = True,
     ) -> None:
         self._build, self.chain = _builder(chain)
+        self.first_frame = first_frame
         self.format = None if format is None or format == NUMPY else _format_name(format)
         self.numpy = format == NUMPY
         self.quality = quality
@@ -239,6 +245,9 @@ class PillowGpuMapper:
             stage = "open"
             try:
                 image = Image.open(source)  # the header only; the executor decodes
+                if not self.first_frame:
+                    stage = "frames"
+                    refuse_extra_frames(image)
                 stage = "record"
                 graph = self._build(image)
                 if not isinstance(graph, Image.Image):

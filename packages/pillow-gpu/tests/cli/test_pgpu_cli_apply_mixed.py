@@ -118,7 +118,10 @@ def _reasons(out: str) -> list[tuple[int, str]]:
 
 
 def _apply(folder: Path, out: Path, *extra: str) -> int:
-    return main(["apply", CHAIN, str(folder), "-o", str(out), "--no-progress", *extra])
+    # --first-frame: the GIF's first frame is written, as Pillow's open and chain give it
+    # (without it the animation is reported and not written: test_pgpu_cli_apply_frames.py).
+    argv = ["apply", CHAIN, str(folder), "-o", str(out), "--no-progress", "--first-frame"]
+    return main([*argv, *extra])
 
 
 def _assert_written_like_pillow(out: Path, folder: Path, names: set[str]) -> None:

@@ -2,7 +2,8 @@
 
 One cluster for the module (``num_cpus=2``, no GPU resources: the actors run lavapipe), and a
 folder of real files as a photo folder holds them: EXIF-oriented and plain JPEGs, palette,
-gray, RGBA and 16-bit PNGs, an animated GIF and a truncated JPEG. Every file goes through
+gray, RGBA and 16-bit PNGs, an animated GIF (a failure in ``apply`` without ``--first-frame``:
+its other frames would be lost) and a truncated JPEG. Every file goes through
 Pillow's ``exif_transpose -> convert("RGB") -> thumbnail((48, 48)) -> GaussianBlur(2)``.
 Which files the GPU admits is the planner's business, so the refused ones are found by
 planning each file; what must hold whatever it admits: every good row is byte-equal to
@@ -229,6 +230,37 @@ def test_mapper_rejects_an_unknown_format_before_any_batch() -> None:
         PillowGpuMapper("invert", format="nope")
 
 
+@pytest.mark.parametrize("first_frame", [True, False], ids=["first-frame", "frames-refused"])
+def test_mapper_gives_an_animation_s_first_frame_or_refuses_it(
+    mixed: Path, first_frame: bool
+) -> None:
+    """Called directly: by default an animation's row is its first frame, as Pillow's
+    ``Image.open`` and the chain give it; ``first_frame=False`` (apply without
+    ``--first-frame``) makes it an error row, and single images are unaffected."""
+    names = ["anim.gif", "gray.png"]
+    chain = parse_chain("rotate:90")
+    mapper = PillowGpuMapper(chain, format="numpy", first_frame=first_frame)
+    try:
+        out = mapper({"path": np.array([str(mixed / name) for name in names], dtype=object)})
+    finally:
+        mapper.close()
+    for index, name in enumerate(names):
+        if name == "anim.gif" and not first_frame:
+            assert (out["error_kind"][index], out["error_stage"][index]) == (
+                "ExtraFrames",
+                "frames",
+            )
+            assert (
+                "observed: a GIF file of 3 frames; fix: pass --first-frame"
+                in (out["error_message"][index])
+            )
+            continue
+        with PILImage.open(mixed / name) as opened:
+            expected = chain.apply_pil(opened)
+        assert out["error_kind"][index] == "", (name, out["error_message"][index])
+        assert to_pil({key: out[key][index] for key in out}).tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize("threads", [0, 2], ids=["no-workers", "2-workers"])
 def test_mapper_decodes_with_the_worker_threads_it_is_given(mixed: Path, threads: int) -> None:
     """Called directly (as one actor's call): worker decoding leaves every row Pillow's."""
@@ -338,8 +370,13 @@ def test_apply_ray_with_an_actor_killed_mid_run_writes_what_apply_writes_once(
     assert code == expected_code == 1, captured.err  # the truncated file fails in both
     assert _summary_counts(captured.out) == expected_counts
     assert "  ran on Ray: 1 actor(s) with 0 GPU(s) each, batch_size 2;" in captured.out
-    (failed,) = [line for line in captured.err.splitlines() if "pillow-gpu: failed:" in line]
-    assert f"{mixed / TRUNCATED}: Decode at decode: why: " in failed  # no doubled output
+    failed = [line for line in captured.err.splitlines() if "pillow-gpu: failed:" in line]
+    assert len(failed) == 2  # no doubled output
+    assert [line for line in failed if f"{mixed / TRUNCATED}: Decode at decode: why: " in line]
+    # The animation is refused by the actor, as by single-process apply (no --first-frame).
+    (frames,) = [line for line in failed if f"{mixed / 'anim.gif'}: " in line]
+    assert ": ExtraFrames at frames: why: the file holds several frames" in frames
+    assert "; observed: a GIF file of 3 frames; fix: pass --first-frame" in frames
     written = _tree(out)
     assert written == _tree(expected_out)
     assert not [name for name in written if name.endswith(TEMP_SUFFIX)]

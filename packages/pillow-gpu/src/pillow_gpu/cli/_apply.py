@@ -49,6 +49,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
+from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
 from pillow_gpu.cli._outputs import (
     QUALITY_FORMATS,
     TEMP_SUFFIX,
@@ -193,6 +194,7 @@ class _Run:
     admission: Admission
     stop_on_error: bool
     fallback: bool
+    first_frame: bool
     writer: Writer
     interrupt: _Interrupt
     inputs: list[Input] = field(default_factory=list)
@@ -242,6 +244,12 @@ class _Run:
         except Exception as error:  # DecompressionBombError and MemoryError included
             self.fail(Failure.from_error(key, error, "open"))
             return None
+        if not self.first_frame:
+            try:
+                refuse_extra_frames(source)
+            except ExtraFrames as error:
+                self.fail(Failure.from_error(key, error, "frames"))
+                return None
         mode = source.mode
         try:
             graph = self.chain.apply(source)
@@ -431,6 +439,7 @@ def new_run(args: argparse.Namespace, admission: Admission, interrupt: _Interrup
         admission=admission,
         stop_on_error=args.stop_on_error,
         fallback=args.cpu_fallback,
+        first_frame=args.first_frame,
         writer=writer,
         interrupt=interrupt,
     )

@@ -54,6 +54,12 @@ _STAGE_TEXT = {
         "Pillow could not read the file's header",
         "check that the file is a complete image in a format Pillow reads, or leave it out",
     ),
+    "frames": (
+        "the file holds several frames (an animation or pages) and apply writes one image "
+        "per input, so every frame after the first would be lost",
+        "pass --first-frame to write its first frame only, or split the frames into files "
+        "first (Pillow's ImageSequence)",
+    ),
     "record": (
         "the chain cannot be applied to this file",
         "change the chain's arguments for files of this size and mode, or leave the file out",

@@ -1,0 +1,153 @@
+"""``pillow-gpu apply`` on files of several frames: animations and multi-page files.
+
+An output holds one image, so an animated GIF, APNG or WebP, or a multi-page TIFF, is reported
+and not written by default: its frames after the first would be lost. ``--first-frame`` writes
+the first frame, byte-equal to what Pillow writes for ``Image.open`` followed by the chain. An
+MPO (a camera's JPEG with a preview) and single-frame files are written either way.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from PIL import Image as PILImage
+from pillow_gpu._testing import make_image
+from pillow_gpu.cli import main
+from pillow_gpu.cli._chain import parse_chain
+from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
+from pillow_gpu.gpu._device import SharedDevice
+
+CHAIN = "rotate:90"
+#: Files of three frames whose later frames are pictures of their own.
+SEVERAL = ("anim.gif", "anim.png", "anim.webp", "pages.tif")
+#: Written whatever the option: one frame, or a first frame that is the picture (MPO).
+SINGLE = ("still.gif", "camera.mpo", "photo.png")
+
+
+def _frames(seed: int) -> list[PILImage.Image]:
+    return [make_image("RGB", (36, 24), seed + index) for index in range(3)]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("frames") / "in"
+    folder.mkdir()
+    for seed, name in enumerate(SEVERAL):
+        first, *rest = _frames(10 * seed)
+        first.save(folder / name, save_all=True, append_images=rest, duration=50, loop=0)
+    make_image("RGB", (30, 20), 70).save(folder / "still.gif")
+    first, preview, _ = _frames(80)
+    first.save(folder / "camera.mpo", save_all=True, append_images=[preview])
+    make_image("RGB", (30, 20), 90).save(folder / "photo.png")
+    for name in SEVERAL:
+        with PILImage.open(folder / name) as opened:
+            assert opened.n_frames == 3, name  # what the writers made
+    with PILImage.open(folder / "camera.mpo") as opened:
+        assert (opened.format, opened.n_frames) == ("MPO", 2)
+    return folder
+
+
+def _pillow_bytes(path: Path) -> bytes:
+    """What Pillow writes for ``Image.open(path)`` and the chain, in the file's own format."""
+    with PILImage.open(path) as opened:
+        result = parse_chain(CHAIN).apply_pil(opened)
+        buffer = io.BytesIO()
+        result.save(buffer, format=opened.format)
+    return buffer.getvalue()
+
+
+def _apply(folder: Path, out: Path, *extra: str) -> int:
+    argv = ["apply", CHAIN, str(folder), "-o", str(out), "--no-progress", "--cpu-fallback"]
+    return main([*argv, *extra])
+
+
+def test_files_of_several_frames_are_reported_and_not_written(
+    folder: Path, tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    code = _apply(folder, out)
+    captured = capsys.readouterr()
+    assert code == 1
+    assert sorted(path.name for path in out.iterdir()) == sorted(SINGLE)
+    for name in SINGLE:
+        assert (out / name).read_bytes() == _pillow_bytes(folder / name), name
+    failed = re.findall(r"^pillow-gpu: failed: (.+?): (.+)$", captured.err, re.M)
+    assert sorted(Path(path).name for path, _ in failed) == sorted(SEVERAL)
+    formats = {"anim.gif": "GIF", "anim.png": "PNG", "anim.webp": "WEBP", "pages.tif": "TIFF"}
+    for path, message in failed:
+        assert message.startswith(
+            "ExtraFrames at frames: why: the file holds several frames (an animation or "
+            "pages) and apply writes one image per input, so every frame after the first "
+            "would be lost; "
+        )
+        assert f"; observed: a {formats[Path(path).name]} file of 3 frames; " in message
+        assert message.endswith(
+            "; fix: pass --first-frame to write its first frame only, "
+            "or split the frames into files first (Pillow's ImageSequence)"
+        )
+    assert f"{len(SINGLE)} written, {len(SEVERAL)} failed, 0 refused" in captured.out
+    assert f"failed: {len(SEVERAL)} ExtraFrames" in captured.out
+
+
+def test_first_frame_writes_each_file_s_first_frame_as_pillow(
+    folder: Path, tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert _apply(folder, out, "--first-frame") == 0, capsys.readouterr().err
+    names = sorted(path.name for path in folder.iterdir())
+    assert sorted(path.name for path in out.iterdir()) == names
+    for name in names:
+        assert (out / name).read_bytes() == _pillow_bytes(folder / name), name
+        with PILImage.open(out / name) as written:
+            assert getattr(written, "n_frames", 1) == 1, name
+
+
+@pytest.mark.parametrize(
+    ("file_format", "frames", "refused"),
+    [
+        ("GIF", 2, True),
+        ("TIFF", 40, True),
+        ("SOMEPLUGIN", 2, True),  # a format nobody listed: its frames are kept safe
+        ("MPO", 3, False),  # previews and depth maps of the first frame
+        ("PSD", 5, False),  # layers beside the composite image
+        ("GIF", 1, False),
+    ],
+    ids=["gif", "tiff", "unknown-format", "mpo", "psd", "one-frame"],
+)
+def test_which_files_count_as_several_frames(file_format: str, frames: int, refused: bool) -> None:
+    image = SimpleNamespace(format=file_format, n_frames=frames)
+    if not refused:
+        refuse_extra_frames(image)
+        return
+    with pytest.raises(ExtraFrames, match=f"^a {file_format} file of {frames} frames$"):
+        refuse_extra_frames(image)
+
+
+def test_an_animation_cut_short_is_reported_and_its_first_frame_written_on_request(
+    folder: Path, tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pillow cannot count the frames of a GIF cut inside its second frame's colour table (it
+    # reads past the first frame to count them), though the first frame decodes.
+    cut = tmp_path / "in" / "cut.gif"
+    cut.parent.mkdir()
+    with PILImage.open(folder / "anim.gif") as opened:
+        opened.seek(1)
+        second = opened.tile[0][2]  # where the second frame's pixel data starts
+    cut.write_bytes((folder / "anim.gif").read_bytes()[: second - 100])
+    with PILImage.open(cut) as opened:
+        with pytest.raises(IndexError):
+            _ = opened.n_frames
+        opened.seek(0)
+        opened.load()
+    out = tmp_path / "out"
+    assert _apply(cut.parent, out) == 1
+    (line,) = re.findall(r"^pillow-gpu: failed: .*$", capsys.readouterr().err, re.M)
+    assert ": ExtraFrames at frames: why: the file holds several frames" in line
+    assert "; observed: a GIF file whose frames after the first could not be counted " in line
+    assert not out.exists() or not list(out.iterdir())
+    assert _apply(cut.parent, out, "--first-frame") == 0
+    assert (out / "cut.gif").read_bytes() == _pillow_bytes(cut)
