@@ -38,6 +38,7 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._frames import refuse_extra_frames
+from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.cli._outputs import QUALITY_FORMATS
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.executor import BatchFailure, GpuBatchExecutor
@@ -128,6 +129,10 @@ def to_pil(row: Mapping[str, Any]) -> PILImage.Image:
     return image
 
 
+#: What ``PillowGpuMapper(metadata=...)`` takes.
+_METADATA = (None, "keep", "strip")
+
+
 class PillowGpuMapper:
     """A ``map_batches`` callable class: one ``GpuBatchExecutor`` per Ray actor.
 
@@ -139,6 +144,10 @@ class PillowGpuMapper:
     ``host_bytes`` and ``max_in_flight`` are the executor's credits (per actor),
     ``max_submission_work`` its shader-work bound per submission;
     ``decode_threads`` its worker decoders (per actor; default: the CPUs less one, at most 8).
+    ``metadata``: None (a row holds what Pillow's plain ``save`` writes), ``"keep"`` (each
+    result's EXIF, ICC profile, XMP and resolution are written into its file, as
+    ``pillow-gpu apply`` does) or ``"strip"`` (none of them, as ``apply --strip-metadata``);
+    see :mod:`pillow_gpu.cli._metadata`.
     ``first_frame``: a file of several frames (an animation, pages) gives its first frame, as
     ``Image.open`` and the chain do in Pillow; False gives such a file's row an ``ExtraFrames``
     error (stage ``frames``) instead, as ``pillow-gpu apply`` does without ``--first-frame``.
@@ -157,9 +166,19 @@ class PillowGpuMapper:
         max_in_flight: int = 2,
         max_submission_work: int = MAX_SUBMISSION_WORK,
         decode_threads: int | None = None,
+        metadata: str | None = None,
         first_frame: bool = True,
     ) -> None:
         self._build, self.chain = _builder(chain)
+        if metadata not in _METADATA:
+            raise ValueError(
+                _usage(
+                    "metadata is what an encoded row keeps of each result's info",
+                    repr(metadata),
+                    "pass None (Pillow's plain save), 'keep' or 'strip'",
+                )
+            )
+        self.metadata = metadata
         self.first_frame = first_frame
         self.format = None if format is None or format == NUMPY else _format_name(format)
         self.numpy = format == NUMPY
@@ -274,6 +293,8 @@ class PillowGpuMapper:
         options = {}
         if self.quality is not None and row.format in QUALITY_FORMATS:
             options["quality"] = self.quality
+        if self.metadata is not None:
+            options.update(metadata_options(image, keep=self.metadata == "keep"))
         buffer = io.BytesIO()
         try:
             image.save(buffer, format=row.format, **options)

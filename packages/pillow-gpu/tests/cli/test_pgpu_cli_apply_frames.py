@@ -19,6 +19,7 @@ from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
 from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
+from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.gpu._device import SharedDevice
 
 CHAIN = "rotate:90"
@@ -56,7 +57,7 @@ def _pillow_bytes(path: Path) -> bytes:
     with PILImage.open(path) as opened:
         result = parse_chain(CHAIN).apply_pil(opened)
         buffer = io.BytesIO()
-        result.save(buffer, format=opened.format)
+        result.save(buffer, format=opened.format, **metadata_options(result))
     return buffer.getvalue()
 
 

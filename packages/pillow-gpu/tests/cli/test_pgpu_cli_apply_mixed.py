@@ -27,6 +27,7 @@ from pillow_gpu import Image
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import admitted_modes, parse_chain
+from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.cli._report import TOP_REASONS, Failure, Tally
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._device import SharedDevice
@@ -50,9 +51,11 @@ def _pillow(path: Path) -> PILImage.Image:
 
 
 def _file_bytes(image: PILImage.Image, path: Path) -> bytes:
-    """The bytes Pillow writes for ``image`` in ``path``'s format (as apply saves it)."""
+    """The bytes Pillow writes for ``image`` in ``path``'s format, with the EXIF, ICC profile,
+    XMP and resolution its ``info`` holds (as apply saves it)."""
     buffer = io.BytesIO()
-    image.save(buffer, format=PILImage.registered_extensions()[path.suffix])
+    file_format = PILImage.registered_extensions()[path.suffix]
+    image.save(buffer, format=file_format, **metadata_options(image))
     return buffer.getvalue()
 
 

@@ -34,6 +34,7 @@ from pillow_gpu import Image, ImageOps
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
+from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.cli._outputs import TEMP_SUFFIX
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._planner import plan_graph
@@ -228,6 +229,32 @@ def test_to_pil_refuses_an_error_row() -> None:
 def test_mapper_rejects_an_unknown_format_before_any_batch() -> None:
     with pytest.raises(ValueError, match=r"observed: 'nope'; fix: pass a format such as"):
         PillowGpuMapper("invert", format="nope")
+
+
+@pytest.mark.parametrize("metadata", [None, "keep", "strip"])
+def test_mapper_writes_the_metadata_it_is_told_to(mixed: Path, metadata: str | None) -> None:
+    """Called directly: a camera JPEG's EXIF (its orientation applied and removed by the
+    chain) is in the row's file with "keep", as ``apply`` writes it; None is Pillow's plain
+    save, "strip" writes no ICC profile either."""
+    chain = parse_chain("exif_transpose,rotate:90")
+    mapper = PillowGpuMapper(chain, format="jpeg", metadata=metadata)
+    try:
+        out = mapper({"path": np.array([str(mixed / "oriented.jpg")], dtype=object)})
+    finally:
+        mapper.close()
+    with PILImage.open(mixed / "oriented.jpg") as opened:
+        expected = chain.apply_pil(opened)
+    options = {} if metadata is None else metadata_options(expected, keep=metadata == "keep")
+    assert out["error_kind"][0] == "", out["error_message"][0]
+    assert bytes(out["bytes"][0]) == _encoded(expected, "JPEG", **options)
+    with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
+        assert ("exif" in written.info) == (metadata == "keep")
+        assert 0x0112 not in written.getexif()
+
+
+def test_mapper_rejects_an_unknown_metadata_choice() -> None:
+    with pytest.raises(ValueError, match=r"observed: 'all'; fix: pass None .*'keep' or 'strip'"):
+        PillowGpuMapper("invert", metadata="all")
 
 
 @pytest.mark.parametrize("first_frame", [True, False], ids=["first-frame", "frames-refused"])

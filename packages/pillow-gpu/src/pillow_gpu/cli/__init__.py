@@ -237,6 +237,14 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="JPEG/WebP quality 0..100 passed to Pillow's save (default: Pillow's, 75 for "
         "JPEG, 80 for WebP); other formats ignore it",
     )
+    parser.add_argument(
+        "--strip-metadata",
+        action="store_true",
+        help="write outputs without the input's EXIF (camera data, GPS position), ICC "
+        "profile, XMP and resolution (default: each is written where the output format holds "
+        "it, as the chain leaves it: exif_transpose removes the orientation it applied; the "
+        "ICC profile only where it describes the output's mode)",
+    )
     ray = parser.add_argument_group(
         "Ray Data (needs pillow-gpu[ray]; see docs/ray.md)",
         "Put --ray after the inputs (or write --ray=ADDRESS): a bare word after it is taken "

@@ -433,6 +433,7 @@ def new_run(args: argparse.Namespace, admission: Admission, interrupt: _Interrup
         root=real_path(args.output_dir) if args.output_dir else None,
         overwrite=args.overwrite,
         quality=args.quality,
+        metadata=not args.strip_metadata,
     )
     return _Run(
         chain=args.chain,

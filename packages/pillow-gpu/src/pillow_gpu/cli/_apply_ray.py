@@ -196,6 +196,7 @@ def _drive(run: _Run, rows: list[dict[str, Any]], args: argparse.Namespace, mapp
                 "host_bytes": args.host_mib << 20,
                 "max_submission_work": args.max_submission_work,
                 "decode_threads": args.decode_threads,
+                "metadata": "strip" if args.strip_metadata else "keep",
                 "first_frame": args.first_frame,
             },
             batch_size=batch_size,

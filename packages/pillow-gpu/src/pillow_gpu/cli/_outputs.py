@@ -24,6 +24,7 @@ from pathlib import Path
 
 from PIL import Image as PILImage
 
+from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
 
@@ -343,6 +344,7 @@ class Writer:
     root: str | None  # the resolved --output-dir, or None when writing beside inputs
     overwrite: bool
     quality: int | None = None  # --quality, for the formats in QUALITY_FORMATS
+    metadata: bool = True  # not --strip-metadata: EXIF, ICC profile, XMP, dpi (cli._metadata)
     mode: int = field(default_factory=_file_mode)
     written: set[tuple[int, int]] = field(default_factory=set)
 
@@ -404,6 +406,7 @@ class Writer:
         options = {}
         if self.quality is not None and item.format in QUALITY_FORMATS:
             options["quality"] = self.quality
+        options.update(metadata_options(image, keep=self.metadata))
         try:
             with os.fdopen(handle, "wb") as stream:
                 image.save(stream, format=item.format, **options)

@@ -1,0 +1,143 @@
+"""``pillow-gpu apply`` keeps a photo's EXIF, ICC profile, XMP and resolution in its output.
+
+Pillow's plain ``save`` of a JPEG or WebP drops them (and a PNG's EXIF and resolution), so a
+camera photo would lose its camera data and orientation tag (and show turned) and a wide-gamut
+photo its colours. Every output here is byte-equal to Pillow's result of the chain saved with
+the items its ``info`` holds, and the items are checked in the written file: EXIF as the chain
+leaves it (``exif_transpose`` removes the orientation, a resize keeps it), the ICC profile
+where it describes the output's mode, the resolution. ``--strip-metadata`` writes none.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageCms
+from pillow_gpu._testing import make_image
+from pillow_gpu.cli import main
+from pillow_gpu.cli._chain import parse_chain
+from pillow_gpu.cli._metadata import metadata_options
+from pillow_gpu.gpu._device import SharedDevice
+
+#: Files with EXIF (orientation 6, a camera's make and model), an sRGB profile and 300 dpi,
+#: in every format whose plugin writes each item it holds.
+FILES = {
+    "photo.jpg": {"exif": True, "icc": True, "dpi": True},
+    "photo.png": {"exif": True, "icc": True, "dpi": True},
+    "photo.webp": {"exif": True, "icc": True, "dpi": False},
+    "photo.tif": {"exif": False, "icc": True, "dpi": True},  # a TIFF's tags are its own
+}
+XMP = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>'
+#: Chains and what each leaves: the orientation tag, and whether the RGB profile still fits.
+CHAINS = {
+    "resize:60x40": (6, True),
+    "exif_transpose,resize:40x60": (None, True),
+    "grayscale": (6, False),  # an L result: the RGB profile no longer describes it
+}
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("metadata") / "in"
+    folder.mkdir()
+    exif = PILImage.Exif()
+    exif[0x0112], exif[0x010F], exif[0x0110] = 6, "Canon", "EOS R5"
+    profile = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    image = make_image("RGB", (90, 60), 5)
+    for name in FILES:
+        extra = {"xmp": XMP} if name.endswith((".jpg", ".webp")) else {}
+        image.save(folder / name, exif=exif.tobytes(), icc_profile=profile, dpi=(300, 300), **extra)
+    return folder
+
+
+def _pillow_bytes(path: Path, chain: str, *, keep: bool) -> bytes:
+    with PILImage.open(path) as opened:
+        result = parse_chain(chain).apply_pil(opened)
+        buffer = io.BytesIO()
+        result.save(buffer, format=opened.format, **metadata_options(result, keep=keep))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("strip", [False, True], ids=["kept", "stripped"])
+@pytest.mark.parametrize("chain", list(CHAINS))
+def test_outputs_keep_the_metadata_the_chain_leaves(
+    photos: Path,
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    chain: str,
+    strip: bool,
+) -> None:
+    out = tmp_path / "out"
+    extra = ["--strip-metadata"] if strip else []
+    argv = ["apply", chain, str(photos), "-o", str(out), "--no-progress", "--cpu-fallback"]
+    assert main([*argv, *extra]) == 0, capsys.readouterr().err
+    orientation, profile_fits = CHAINS[chain]
+    for name, holds in FILES.items():
+        written = (out / name).read_bytes()
+        assert written == _pillow_bytes(photos / name, chain, keep=not strip), name
+        with PILImage.open(out / name) as output:
+            exif = output.getexif()
+            if holds["exif"] and not strip:
+                assert (exif.get(0x010F), exif.get(0x0110)) == ("Canon", "EOS R5"), name
+                assert exif.get(0x0112) == orientation, name
+            else:
+                assert 0x010F not in exif, name
+            has_profile = bool(output.info.get("icc_profile"))
+            assert has_profile == (holds["icc"] and profile_fits and not strip), name
+            dpi = output.info.get("dpi")
+            if holds["dpi"] and not strip:
+                assert dpi is not None, name
+                assert [round(value) for value in dpi] == [300, 300], name
+            else:
+                assert dpi in (None, (1, 1), (72, 72)), name  # the format's own default
+            if name.endswith((".jpg", ".webp")):
+                assert (output.info.get("xmp") is not None) == (not strip), name
+
+
+def _image(mode: str, **info: object) -> SimpleNamespace:
+    return SimpleNamespace(mode=mode, info=info)
+
+
+def _profile(space: bytes) -> bytes:
+    return bytes(16) + space + bytes(108)
+
+
+@pytest.mark.parametrize(
+    ("mode", "space", "kept"),
+    [
+        ("RGB", b"RGB ", True),
+        ("RGBA", b"RGB ", True),
+        ("P", b"RGB ", True),
+        ("L", b"GRAY", True),
+        ("I;16", b"GRAY", True),
+        ("CMYK", b"CMYK", True),
+        ("L", b"RGB ", False),
+        ("RGB", b"CMYK", False),
+        ("CMYK", b"RGB ", False),
+        ("RGB", b"????", False),
+    ],
+    ids=lambda value: value.decode().strip() if isinstance(value, bytes) else str(value),
+)
+def test_a_profile_is_kept_only_for_the_modes_it_describes(
+    mode: str, space: bytes, kept: bool
+) -> None:
+    profile = _profile(space)
+    options = metadata_options(_image(mode, icc_profile=profile))
+    assert options == {"icc_profile": profile if kept else None}  # None: not info's either
+
+
+def test_empty_and_odd_items_are_left_out() -> None:
+    odd = _image(
+        "RGB", exif=b"", icc_profile=b"", xmp="", dpi=(0, 72), comment=b"kept by Pillow itself"
+    )
+    none = {"icc_profile": None}
+    assert metadata_options(odd) == none
+    assert metadata_options(_image("RGB", dpi=(float("nan"), 1.0))) == none
+    assert metadata_options(_image("RGB", dpi=(72, 72, 72))) == none
+    assert metadata_options(_image("RGB", dpi=(72.5, 72))) == {**none, "dpi": (72.5, 72)}
+    assert metadata_options(_image("RGB", exif=b"Exif\0\0x"), keep=False) == {"icc_profile": None}
