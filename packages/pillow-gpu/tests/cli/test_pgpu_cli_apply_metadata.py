@@ -141,3 +141,24 @@ def test_empty_and_odd_items_are_left_out() -> None:
     assert metadata_options(_image("RGB", dpi=(72, 72, 72))) == none
     assert metadata_options(_image("RGB", dpi=(72.5, 72))) == {**none, "dpi": (72.5, 72)}
     assert metadata_options(_image("RGB", exif=b"Exif\0\0x"), keep=False) == {"icc_profile": None}
+
+
+def test_exif_a_jpeg_cannot_hold_is_a_save_failure_that_names_the_way_out(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A PNG's EXIF has no size bound; a JPEG's APP1 segment holds at most 65533 bytes.
+    exif = PILImage.Exif()
+    exif[0x010E] = "x" * 70_000  # ImageDescription
+    folder = tmp_path / "in"
+    folder.mkdir()
+    make_image("RGB", (20, 10), 1).save(folder / "long.png", exif=exif.tobytes())
+    argv = ["apply", "invert", str(folder), "--format", "jpg", "--no-progress"]
+    assert main([*argv, "-o", str(tmp_path / "kept")]) == 1
+    failed = capsys.readouterr().err
+    assert ": ValueError at save: why: Pillow could not write the output; " in failed
+    assert "observed: EXIF data is too long" in failed
+    assert "(or pass --strip-metadata)" in failed
+    assert not (tmp_path / "kept").exists() or not list((tmp_path / "kept").iterdir())
+    assert main([*argv, "-o", str(tmp_path / "stripped"), "--strip-metadata"]) == 0
+    with PILImage.open(tmp_path / "stripped" / "long.jpg") as written:
+        assert "exif" not in written.info

@@ -66,7 +66,8 @@ _STAGE_TEXT = {
     ),
     "save": (
         "Pillow could not write the output",
-        "choose a --format that can hold the result's mode, or check the output folder",
+        "choose a --format that can hold the result's mode or its metadata (or pass "
+        "--strip-metadata), or check the output folder",
     ),
     "input": (
         "an input folder could not be listed",
