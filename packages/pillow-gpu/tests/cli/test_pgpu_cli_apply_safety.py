@@ -354,6 +354,11 @@ def test_a_memory_error_is_a_failure_and_the_run_goes_on(
         pytest.param(["-o", ""], "invalid --output-dir: ", id="empty-output-dir"),
         pytest.param(["-o", "{file}"], "exists and is not a folder", id="output-dir-is-a-file"),
         pytest.param(
+            ["-o", "{folder}/../result.png"],
+            "does not exist and ends in .png; fix: name a folder",
+            id="output-dir-named-as-an-image-file",
+        ),
+        pytest.param(
             ["-o", "{folder}"], "the output folder is an input folder", id="output-is-input"
         ),
     ],
@@ -379,6 +384,15 @@ def test_invalid_options_are_usage_errors_before_anything_is_read(
     assert "; observed: " in line
     assert "; fix: " in line
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_an_existing_folder_with_an_image_extension_is_an_output_dir(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _write(tmp_path / "in" / "a.png")
+    (tmp_path / "album.png").mkdir()  # an odd name, but the user's own folder
+    assert _apply("invert", tmp_path / "in", "-o", tmp_path / "album.png") == 0
+    _assert_inverted(tmp_path / "album.png" / "a.png", source)
 
 
 def test_an_empty_suffix_with_an_output_dir_keeps_the_names(

@@ -137,6 +137,16 @@ def check_options(args: argparse.Namespace) -> str | None:
                 f"{_shown(args.output_dir)} exists and is not a folder",
                 "name a folder (it is created when missing)",
             )
+        if not root.exists() and _writable_format(root.suffix) is not None:
+            # `-o result.png`: a file name meant as the output would become a folder of it.
+            return _usage(
+                "--output-dir",
+                "-o names the folder outputs are written into (each keeps its input's name), "
+                "and this one would be created with an image file's extension",
+                f"{_shown(args.output_dir)} does not exist and ends in {root.suffix}",
+                "name a folder, e.g. -o out (create it first to use this name anyway); "
+                "--format sets the outputs' file type",
+            )
         real = os.path.normcase(os.path.realpath(root))
         for text in args.paths:
             if Path(text).is_dir() and os.path.normcase(os.path.realpath(text)) == real:
