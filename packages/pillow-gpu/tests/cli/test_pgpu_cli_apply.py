@@ -160,6 +160,21 @@ def test_apply_reports_a_missing_input(
     assert f"{missing}: FileNotFoundError at input" in capsys.readouterr().err
 
 
+def test_apply_says_standard_input_is_not_an_input(
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no file named "-" here
+    assert main(["apply", "flip", "-", "-o", "out"]) == 1
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "failed:" in line]
+    assert line.startswith("pillow-gpu: failed: -: FileNotFoundError at input: ")
+    assert line.endswith(
+        "; fix: inputs are files or folders, not standard input: save the stream to a file"
+    )
+
+
 def test_unsupported_chain_is_refused_before_any_file_is_read(
     inputs: Path,
     tmp_path: Path,

@@ -244,12 +244,14 @@ def _no_images(text: str, args: argparse.Namespace, other: int, earlier: int) ->
 
 
 def _missing(text: str, what: str) -> Failure:
+    fix = "check the path"
+    if text == "-":  # other tools' name for standard input
+        fix = "inputs are files or folders, not standard input: save the stream to a file"
     return Failure(
         path=text,
         kind="FileNotFoundError",
         stage="input",
-        message=f"why: the input is not an image file or folder; observed: {what}; "
-        "fix: check the path",
+        message=f"why: the input is not an image file or folder; observed: {what}; fix: {fix}",
     )
 
 
