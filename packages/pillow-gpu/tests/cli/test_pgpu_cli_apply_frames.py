@@ -1,9 +1,12 @@
 """``pillow-gpu apply`` on files of several frames: animations and multi-page files.
 
-An output holds one image, so an animated GIF, APNG or WebP, or a multi-page TIFF, is reported
-and not written by default: its frames after the first would be lost. ``--first-frame`` writes
-the first frame, byte-equal to what Pillow writes for ``Image.open`` followed by the chain. An
-MPO (a camera's JPEG with a preview) and single-frame files are written either way.
+An output of one image would lose the frames after the first of an animated GIF, APNG or
+WebP, or a multi-page TIFF, so such a file is reported and not written by default.
+``--first-frame`` writes the first frame, byte-equal to what Pillow writes for ``Image.open``
+followed by the chain. ``--all-frames`` runs every frame and writes them as one file,
+byte-equal to Pillow's ``save_all`` of the chain's results for the frames ``ImageSequence``
+gives, with each frame's duration and the loop count. An MPO (a camera's JPEG with a preview)
+and single-frame files are written either way.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from types import SimpleNamespace
 
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageSequence as PILImageSequence
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
-from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
+from pillow_gpu.cli._frames import ExtraFrames, animation_options, refuse_extra_frames
 from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.gpu._device import SharedDevice
 
@@ -27,6 +31,8 @@ CHAIN = "rotate:90"
 SEVERAL = ("anim.gif", "anim.png", "anim.webp", "pages.tif")
 #: Written whatever the option: one frame, or a first frame that is the picture (MPO).
 SINGLE = ("still.gif", "camera.mpo", "photo.png")
+#: Each animation's frame durations (ms), kept by --all-frames.
+DURATIONS = [40, 80, 120]
 
 
 def _frames(seed: int) -> list[PILImage.Image]:
@@ -39,7 +45,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder.mkdir()
     for seed, name in enumerate(SEVERAL):
         first, *rest = _frames(10 * seed)
-        first.save(folder / name, save_all=True, append_images=rest, duration=50, loop=0)
+        first.save(folder / name, save_all=True, append_images=rest, duration=DURATIONS, loop=2)
     make_image("RGB", (30, 20), 70).save(folder / "still.gif")
     first, preview, _ = _frames(80)
     first.save(folder / "camera.mpo", save_all=True, append_images=[preview])
@@ -52,17 +58,24 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _pillow_bytes(path: Path) -> bytes:
-    """What Pillow writes for ``Image.open(path)`` and the chain, in the file's own format."""
+def _pillow_bytes(path: Path, chain: str = CHAIN, *, every_frame: bool = False) -> bytes:
+    """What Pillow writes for ``Image.open(path)`` and the chain, in the file's own format;
+    with ``every_frame``, for the chain applied to each frame and the results saved as one."""
     with PILImage.open(path) as opened:
-        result = parse_chain(CHAIN).apply_pil(opened)
+        steps = parse_chain(chain)
+        if every_frame and getattr(opened, "n_frames", 1) > 1 and opened.format != "MPO":
+            frames = [steps.apply_pil(frame.copy()) for frame in PILImageSequence.Iterator(opened)]
+            options = {**metadata_options(frames[0]), **animation_options(frames)}
+        else:
+            frames = [steps.apply_pil(opened)]
+            options = metadata_options(frames[0])
         buffer = io.BytesIO()
-        result.save(buffer, format=opened.format, **metadata_options(result))
+        frames[0].save(buffer, format=opened.format, **options)
     return buffer.getvalue()
 
 
-def _apply(folder: Path, out: Path, *extra: str) -> int:
-    argv = ["apply", CHAIN, str(folder), "-o", str(out), "--no-progress", "--cpu-fallback"]
+def _apply(folder: Path, out: Path, *extra: str, chain: str = CHAIN) -> int:
+    argv = ["apply", chain, str(folder), "-o", str(out), "--no-progress", "--cpu-fallback"]
     return main([*argv, *extra])
 
 
@@ -105,6 +118,72 @@ def test_first_frame_writes_each_file_s_first_frame_as_pillow(
         assert (out / name).read_bytes() == _pillow_bytes(folder / name), name
         with PILImage.open(out / name) as written:
             assert getattr(written, "n_frames", 1) == 1, name
+
+
+def _rgba_animations(folder: Path) -> Path:
+    """APNG, WebP and TIFF files of three RGBA frames (GIF holds no RGBA)."""
+    folder.mkdir()
+    for seed, name in enumerate(("anim.png", "anim.webp", "pages.tif")):
+        first, *rest = [make_image("RGBA", (36, 24), 10 * seed + index) for index in range(3)]
+        first.save(folder / name, save_all=True, append_images=rest, duration=DURATIONS, loop=2)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("chain", "where"),
+    [("rotate:90", "on the GPU"), ("convert:P", "on the CPU fallback")],
+    ids=["on-the-gpu", "refused-then-cpu-fallback"],
+)
+def test_all_frames_writes_every_frame_with_its_timing_as_pillow(
+    folder: Path,
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    chain: str,
+    where: str,
+) -> None:
+    # convert:P of RGBA frames quantizes, which the GPU refuses: every frame of the file then
+    # runs on Pillow.
+    if chain == "convert:P":
+        folder = _rgba_animations(tmp_path / "rgba")
+    out = tmp_path / "out"
+    assert _apply(folder, out, "--all-frames", chain=chain) == 0, capsys.readouterr().err
+    names = sorted(path.name for path in folder.iterdir())
+    assert sorted(path.name for path in out.iterdir()) == names
+    for name in names:
+        expected = _pillow_bytes(folder / name, chain, every_frame=True)
+        assert (out / name).read_bytes() == expected, name
+    for name in sorted(set(SEVERAL) & set(names)):
+        with PILImage.open(out / name) as written:
+            assert written.n_frames == 3, name
+            durations = []
+            for index in range(3):
+                written.seek(index)
+                written.load()
+                durations.append(written.info.get("duration"))
+            if name != "pages.tif":  # pages have no timing
+                assert durations == DURATIONS, name
+                assert written.info.get("loop") == 2, name
+    summary = capsys.readouterr().out
+    assert f"{len(names)} written, 0 failed, 0 refused" in summary
+    if where == "on the GPU":
+        assert f"written: {len(names)} on the GPU (byte-exact)" in summary
+    else:
+        assert f"written: 0 on the GPU (byte-exact), {len(names)} on the CPU fallback" in summary
+
+
+def test_all_frames_is_neither_first_frame_nor_ray(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["apply", CHAIN, str(folder), "--first-frame", "--all-frames"])
+    assert raised.value.code == 2
+    assert "not allowed with argument --first-frame" in capsys.readouterr().err
+    argv = ["apply", CHAIN, str(folder), "-o", str(tmp_path / "o"), "--all-frames", "--ray"]
+    assert main(argv) == 2
+    assert "invalid --all-frames: why: files of several frames run in this process only" in (
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(
@@ -150,5 +229,25 @@ def test_an_animation_cut_short_is_reported_and_its_first_frame_written_on_reque
     assert ": ExtraFrames at frames: why: the file holds several frames" in line
     assert "; observed: a GIF file whose frames after the first could not be counted " in line
     assert not out.exists() or not list(out.iterdir())
+    assert _apply(cut.parent, out, "--all-frames") == 1  # frames it cannot count: refused
+    assert "could not be counted" in capsys.readouterr().err
     assert _apply(cut.parent, out, "--first-frame") == 0
     assert (out / "cut.gif").read_bytes() == _pillow_bytes(cut)
+
+
+def test_all_frames_reports_an_animation_whose_last_frame_is_cut(
+    folder: Path, tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pillow counts three frames, and decoding the third finds the file truncated.
+    cut = tmp_path / "in" / "cut.gif"
+    cut.parent.mkdir()
+    cut.write_bytes((folder / "anim.gif").read_bytes()[:-60])
+    with PILImage.open(cut) as opened:
+        assert opened.n_frames == 3
+    out = tmp_path / "out"
+    assert _apply(cut.parent, out, "--all-frames") == 1
+    (line,) = re.findall(r"^pillow-gpu: failed: .*$", capsys.readouterr().err, re.M)
+    assert ": OSError at frames-decode: why: Pillow could not decode every frame" in line
+    assert "observed: image file is truncated" in line
+    assert "fix: check that the file is complete, pass --first-frame" in line
+    assert not out.exists() or not list(out.iterdir())

@@ -204,13 +204,21 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "live Pillow with the same chain and write them the same way; counted separately "
         "in the summary (default: refused files are reported and not written)",
     )
-    parser.add_argument(
+    frames = parser.add_mutually_exclusive_group()
+    frames.add_argument(
         "--first-frame",
         action="store_true",
         help="write only the first frame of an animation or a multi-page file (GIF, APNG, "
         "WebP, TIFF, ...), as Image.open and the chain give it in Pillow (default: such a file "
         "is reported and not written, since its other frames would be lost; an MPO's "
         "previews and a PSD's layers are not counted as frames)",
+    )
+    frames.add_argument(
+        "--all-frames",
+        action="store_true",
+        help="run every frame of an animation or a multi-page file through the chain and "
+        "write them all as one file, with each frame's duration and the loop count (Pillow's "
+        "save_all of the frames ImageSequence gives); not with --ray",
     )
     parser.add_argument("--max-jobs", type=int, default=64, help="executor max_jobs (64)")
     parser.add_argument("--max-in-flight", type=int, default=2, help="executor max_in_flight (2)")

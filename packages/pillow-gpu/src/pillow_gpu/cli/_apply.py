@@ -43,13 +43,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 from PIL import Image as PILImage
+from PIL import ImageSequence as PILImageSequence
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
-from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
+from pillow_gpu.cli._frames import ExtraFrames, frame_graphs, refuse_extra_frames
 from pillow_gpu.cli._outputs import (
     QUALITY_FORMATS,
     TEMP_SUFFIX,
@@ -71,6 +72,7 @@ from pillow_gpu.cli._report import (
     silence_standard_streams,
 )
 from pillow_gpu.errors import GpuError
+from pillow_gpu.executor import BatchFailure
 from pillow_gpu.gpu._planner import plan_graph
 
 __all__ = [
@@ -195,9 +197,12 @@ class _Run:
     stop_on_error: bool
     fallback: bool
     first_frame: bool
+    all_frames: bool
     writer: Writer
     interrupt: _Interrupt
     inputs: list[Input] = field(default_factory=list)
+    #: Inputs of several frames that --all-frames runs after the stream, frame by frame.
+    animations: list[int] = field(default_factory=list)
     tally: Tally = field(default_factory=Tally)
     bar: Any = field(default_factory=_Quiet)
     started: float = field(default_factory=time.perf_counter)
@@ -226,10 +231,13 @@ class _Run:
             if graph is None:
                 self.settled += 1
                 continue
+            if not isinstance(graph, Image.Image):  # _ANIMATION: runs after the stream
+                self.animations.append(index)
+                continue
             yield index, graph
         self.exhausted = True
 
-    def _graph(self, index: int, item: Input) -> Image.Image | None:
+    def _graph(self, index: int, item: Input) -> Image.Image | object | None:
         key = str(item.path)
         try:
             self.writer.check(item)
@@ -248,6 +256,8 @@ class _Run:
             try:
                 refuse_extra_frames(source)
             except ExtraFrames as error:
+                if self.all_frames and error.counted:
+                    return _ANIMATION
                 self.fail(Failure.from_error(key, error, "frames"))
                 return None
         mode = source.mode
@@ -280,12 +290,19 @@ class _Run:
         try:
             with PILImage.open(item.path) as opened:
                 try:
-                    result = self.chain.apply_pil(opened)
-                    result.load()
+                    if index in self.animations:  # every frame, as --all-frames writes them
+                        frames = [
+                            self.chain.apply_pil(frame.copy())
+                            for frame in PILImageSequence.Iterator(opened)
+                        ]
+                    else:
+                        frames = [self.chain.apply_pil(opened)]
+                    for result in frames:
+                        result.load()
                 except Exception as failure:
                     self.fail(Failure.from_error(str(item.path), failure, "fallback"))
                     return
-                if self.save(index, result):  # inside the with: closing drops the pixels
+                if self.save(index, *frames):  # inside the with: closing drops the pixels
                     self.tally.cpu += 1
         except Exception as failure:  # the file could no longer be opened
             self.fail(Failure.from_error(str(item.path), failure, "fallback"))
@@ -295,11 +312,12 @@ class _Run:
             return str(self.inputs[key].path)
         return _RUN
 
-    def save(self, index: int, image: PILImage.Image) -> bool:
-        """Write the result of input ``index``; report a failure instead of raising."""
+    def save(self, index: int, image: PILImage.Image, *more: PILImage.Image) -> bool:
+        """Write the result of input ``index`` (with ``more`` frames: all of them as one
+        file); report a failure instead of raising."""
         item = self.inputs[index]
         try:
-            self.writer.write(item, image)
+            self.writer.write(item, image, (image, *more) if more else ())
         except OutputError as error:
             self.fail(output_failure(item.path, error))
             return False
@@ -325,6 +343,48 @@ class _Run:
         else:  # a decode failure: reported, never retried on the CPU
             self.fail(Failure.from_error(path, error, error.stage))
         return not (self.stopped or closed)  # closed: not job-scoped (the device failed)
+
+    def animate(self, executor: Any, index: int) -> None:
+        """Run every frame of input ``index`` (``--all-frames``) as one stream of jobs and
+        write them as one file; a frame the GPU refuses refuses the whole file. Frames are
+        decoded as the stream reaches them, so only the results are held together."""
+        item = self.inputs[index]
+        self.settled += 1
+        stopped: list[tuple[str, Exception]] = []  # why the frames ended early, if they did
+        results: dict[int, PILImage.Image] = {}
+        failure: GpuError | None = None
+        try:
+            # A frame's own failure is delivered, and a frame that cannot be decoded or
+            # recorded ends the frames: either way the stream runs to its end (a stream left
+            # early cancels the executor).
+            frames = frame_graphs(self.chain, item.path, stopped)
+            with executor.run(frames, output="cpu", errors="deliver") as stream:
+                for result in stream:
+                    if isinstance(result, BatchFailure):
+                        failure = failure or result.error
+                    else:
+                        results[cast("int", result.input_key)] = result.image
+        except Exception as error:  # not one frame's: the executor cannot go on
+            self.fail(Failure.from_error(str(item.path), error, "run"))
+            self.stopped = True
+            return
+        if stopped:
+            stage, problem = stopped[0]
+            if isinstance(problem, GpuError) and is_refusal(problem):
+                self.refuse(index, problem)
+            else:
+                self.fail(Failure.from_error(str(item.path), problem, stage))
+        elif failure is None:
+            if self.save(index, *(results[number] for number in sorted(results))):
+                self.tally.gpu += 1
+        elif is_refusal(failure):
+            self.refuse(index, failure)
+        else:  # a frame that fails to decode: reported, never retried on the CPU
+            self.fail(Failure.from_error(str(item.path), failure, failure.stage))
+
+
+#: What ``_Run._graph`` returns for a file of several frames under ``--all-frames``.
+_ANIMATION = object()
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -367,6 +427,10 @@ def _drive(run: _Run, args: argparse.Namespace) -> None:
                     run.settled += 1
                     if run.save(result.input_key, result.image):
                         run.tally.gpu += 1
+        for index in run.animations:  # --all-frames: files of several frames, one by one
+            if run.halted:
+                break
+            run.animate(executor, index)
 
 
 def run_apply(args: argparse.Namespace) -> int:
@@ -441,6 +505,7 @@ def new_run(args: argparse.Namespace, admission: Admission, interrupt: _Interrup
         stop_on_error=args.stop_on_error,
         fallback=args.cpu_fallback,
         first_frame=args.first_frame,
+        all_frames=args.all_frames,
         writer=writer,
         interrupt=interrupt,
     )

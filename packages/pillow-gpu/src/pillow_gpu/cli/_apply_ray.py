@@ -77,6 +77,11 @@ def _settings_problem(args: argparse.Namespace) -> str | None:
                 f"invalid {option}: why: it must be at least 1; observed: {value}; "
                 "fix: pass a positive integer"
             )
+    if args.all_frames:
+        return (
+            "invalid --all-frames: why: files of several frames run in this process only; "
+            "observed: --all-frames with --ray; fix: run without --ray, or pass --first-frame"
+        )
     if args.ray_gpus is not None and not args.ray_gpus >= 0:
         return (
             f"invalid --ray-gpus: why: GPUs per actor cannot be negative; observed: "

@@ -1,9 +1,13 @@
 """Files of several frames in ``pillow-gpu apply``.
 
-An output holds one image, so the frames after the first of an animation (GIF, APNG, WebP,
-AVIF, FLI) or a multi-page file (TIFF, DCX) would be lost. Such a file is reported and not
-written unless the user asks for its first frame only (``--first-frame``), which is what
-``Image.open(path)`` followed by the chain gives in Pillow.
+An output of one image would lose the frames after the first of an animation (GIF, APNG,
+WebP, AVIF, FLI) or a multi-page file (TIFF, DCX). Such a file is reported and not written
+unless the user asks for its first frame only (``--first-frame``), which is what
+``Image.open(path)`` followed by the chain gives in Pillow, or for every frame
+(``--all-frames``): each frame as Pillow's ``ImageSequence`` gives it, through the chain, saved
+as Pillow's ``save_all`` saves a list of frames, with each frame's duration and the first's loop
+count (:func:`animation_options`; Pillow's WebP writer would give every frame the first one's
+duration otherwise).
 
 Formats whose later frames derive from the first are never refused, since their first frame is
 the picture: an MPO's (a camera's JPEG) previews and depth maps, and a PSD's layers beside its
@@ -12,16 +16,34 @@ composite image.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["DERIVED_FRAMES", "ExtraFrames", "refuse_extra_frames"]
+from pillow_gpu import Image, ImageSequence
+
+if TYPE_CHECKING:
+    from pillow_gpu.cli._chain import Chain
+
+__all__ = [
+    "DERIVED_FRAMES",
+    "ExtraFrames",
+    "animation_options",
+    "frame_graphs",
+    "refuse_extra_frames",
+]
 
 #: Formats whose frames after the first are derived from it (previews, depth maps, layers).
 DERIVED_FRAMES = frozenset({"MPO", "PSD"})
 
 
 class ExtraFrames(ValueError):
-    """A file whose frames after the first an output of one image would lose."""
+    """A file whose frames after the first an output of one image would lose; ``counted``
+    is False where Pillow could not count them."""
+
+    def __init__(self, message: str, *, counted: bool = True) -> None:
+        super().__init__(message)
+        self.counted = counted
 
 
 def refuse_extra_frames(image: Any) -> None:
@@ -35,7 +57,50 @@ def refuse_extra_frames(image: Any) -> None:
             f"a {image.format} file whose frames after the first could not be counted "
             f"({type(error).__name__}: {error})"
         )
-        raise ExtraFrames(msg) from error
+        raise ExtraFrames(msg, counted=False) from error
     if frames > 1 and image.format not in DERIVED_FRAMES:
         msg = f"a {image.format} file of {frames} frames"
         raise ExtraFrames(msg)
+
+
+def animation_options(frames: Sequence[Any]) -> dict[str, Any]:
+    """``save`` options that write ``frames`` (results, in order) as one file: ``save_all``,
+    the frames after the first, each frame's ``info["duration"]`` (where any has one) and the
+    first frame's ``info["loop"]`` (where it has one; without it GIF plays once)."""
+    options: dict[str, Any] = {"save_all": True, "append_images": list(frames[1:])}
+    durations = [frame.info.get("duration") for frame in frames]
+    if any(duration is not None for duration in durations):
+        options["duration"] = [duration or 0 for duration in durations]
+    loop = frames[0].info.get("loop")
+    if loop is not None:
+        options["loop"] = loop
+    return options
+
+
+def frame_graphs(
+    chain: Chain, path: Path, stopped: list[tuple[str, Exception]]
+) -> Iterator[tuple[int, Image.Image]]:
+    """``(frame number, the chain's graph of that frame)`` for every frame of ``path``, each
+    decoded when it is reached; a frame that cannot be decoded or recorded ends them, with
+    ``(stage, error)`` appended to ``stopped``."""
+    try:
+        frames = iter(ImageSequence.Iterator(Image.open(path)))
+    except Exception as error:
+        stopped.append(("frames-decode", error))
+        return
+    number = 0
+    while True:
+        try:
+            frame = next(frames)
+        except StopIteration:
+            return
+        except Exception as error:  # a truncated later frame, MemoryError
+            stopped.append(("frames-decode", error))
+            return
+        try:
+            graph = chain.apply(frame)
+        except Exception as error:  # a refusal at record time, or Pillow's own error
+            stopped.append(("record", error))
+            return
+        yield number, graph
+        number += 1

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from PIL import Image as PILImage
 
+from pillow_gpu.cli._frames import animation_options
 from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
@@ -403,8 +404,11 @@ class Writer:
                 "fix: pass --overwrite, another --suffix or --output-dir",
             )
 
-    def write(self, item: Input, image: PILImage.Image) -> None:
-        """Save ``image`` to a temporary file beside the output, then rename it into place.
+    def write(
+        self, item: Input, image: PILImage.Image, frames: Sequence[PILImage.Image] = ()
+    ) -> None:
+        """Save ``image`` (or, given ``frames``, all of them as one file: ``image`` is the
+        first) to a temporary file beside the output, then rename it into place.
 
         A symlink at the output name is replaced, never followed. On any failure (an
         interrupt included) the temporary file is removed and the old output is untouched.
@@ -419,8 +423,10 @@ class Writer:
         if self.quality is not None and item.format in QUALITY_FORMATS:
             options["quality"] = self.quality
         options.update(metadata_options(image, keep=self.metadata))
+        if frames:
+            options.update(animation_options(frames))
         try:
-            with os.fdopen(handle, "wb") as stream:
+            with os.fdopen(handle, "w+b") as stream:  # TIFF's save_all reads back its pages
                 image.save(stream, format=item.format, **options)
             os.chmod(temp, self.mode)
             os.replace(temp, item.output)

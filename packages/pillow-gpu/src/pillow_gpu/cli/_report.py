@@ -60,6 +60,11 @@ _STAGE_TEXT = {
         "pass --first-frame to write its first frame only, or split the frames into files "
         "first (Pillow's ImageSequence)",
     ),
+    "frames-decode": (
+        "Pillow could not decode every frame of the file (--all-frames)",
+        "check that the file is complete, pass --first-frame to write its first frame only, "
+        "or leave it out",
+    ),
     "record": (
         "the chain cannot be applied to this file",
         "change the chain's arguments for files of this size and mode, or leave the file out",
