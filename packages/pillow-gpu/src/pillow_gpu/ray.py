@@ -103,6 +103,7 @@ class _Row:
     size: tuple[int, int] = (0, 0)
     palette: tuple[str, bytes] = ("", b"")  # (mode, entries) of a P or PA numpy result
     format: str = ""
+    from_png: bool = False  # a PNG input, whose text chunks a kept PNG output carries
     error: Failure | None = None
 
 
@@ -145,9 +146,9 @@ class PillowGpuMapper:
     ``max_submission_work`` its shader-work bound per submission;
     ``decode_threads`` its worker decoders (per actor; default: the CPUs less one, at most 8).
     ``metadata``: None (a row holds what Pillow's plain ``save`` writes), ``"keep"`` (each
-    result's EXIF, ICC profile, XMP and resolution are written into its file, as
-    ``pillow-gpu apply`` does) or ``"strip"`` (none of them, as ``apply --strip-metadata``);
-    see :mod:`pillow_gpu.cli._metadata`.
+    result's EXIF, ICC profile, XMP and resolution, and a PNG input's text chunks in a PNG,
+    are written into its file, as ``pillow-gpu apply`` does) or ``"strip"`` (none of them,
+    as ``apply --strip-metadata``); see :mod:`pillow_gpu.cli._metadata`.
     ``first_frame``: a file of several frames (an animation, pages) gives its first frame, as
     ``Image.open`` and the chain do in Pillow; False gives such a file's row an ``ExtraFrames``
     error (stage ``frames``) instead, as ``pillow-gpu apply`` does without ``--first-frame``.
@@ -264,6 +265,7 @@ class PillowGpuMapper:
             stage = "open"
             try:
                 image = Image.open(source)  # the header only; the executor decodes
+                rows[index].from_png = image.format == "PNG"
                 if not self.first_frame:
                     stage = "frames"
                     refuse_extra_frames(image)
@@ -294,7 +296,8 @@ class PillowGpuMapper:
         if self.quality is not None and row.format in QUALITY_FORMATS:
             options["quality"] = self.quality
         if self.metadata is not None:
-            options.update(metadata_options(image, keep=self.metadata == "keep"))
+            text = row.from_png and row.format == "PNG"
+            options.update(metadata_options(image, keep=self.metadata == "keep", text=text))
         buffer = io.BytesIO()
         try:
             image.save(buffer, format=row.format, **options)

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 from PIL import Image as PILImage
-from PIL import ImageCms
+from PIL import ImageCms, PngImagePlugin
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
@@ -162,3 +162,61 @@ def test_exif_a_jpeg_cannot_hold_is_a_save_failure_that_names_the_way_out(
     assert main([*argv, "-o", str(tmp_path / "stripped"), "--strip-metadata"]) == 0
     with PILImage.open(tmp_path / "stripped" / "long.jpg") as written:
         assert "exif" not in written.info
+
+
+def _png_with_text(path: Path) -> dict[str, str]:
+    """A PNG with a tEXt, a zTXt and an iTXt chunk; its text."""
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", "a camera app 1.2")
+    info.add_text("parameters", "a lighthouse at dusk, Steps: 30, Seed: 1234", zip=True)
+    info.add_itxt("Title", "Fyrtårn", lang="da", tkey="Titel")
+    make_image("RGB", (40, 30), 8).save(path, pnginfo=info)
+    with PILImage.open(path) as opened:
+        text = dict(opened.text)
+    assert sorted(text) == ["Software", "Title", "parameters"]
+    return text
+
+
+@pytest.mark.parametrize(
+    ("extra", "output", "kept"),
+    [([], "png", True), (["--strip-metadata"], "png", False), (["--format", "jpg"], "jpg", False)],
+    ids=["png-kept", "png-stripped", "to-jpeg"],
+)
+def test_a_png_s_text_chunks_are_kept_in_a_png(
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    output: str,
+    kept: bool,
+) -> None:
+    source = tmp_path / "in" / "generated.png"
+    source.parent.mkdir()
+    text = _png_with_text(source)
+    out = tmp_path / "out"
+    argv = ["apply", "resize:20x15", str(source.parent), "-o", str(out), "--no-progress"]
+    assert main([*argv, *extra]) == 0, capsys.readouterr().err
+    written = out / f"generated.{output}"
+    with PILImage.open(source) as opened:
+        result = parse_chain("resize:20x15").apply_pil(opened)
+        buffer = io.BytesIO()
+        options = metadata_options(result, keep=not extra, text=output == "png")
+        result.save(buffer, format=PILImage.registered_extensions()[f".{output}"], **options)
+    assert written.read_bytes() == buffer.getvalue()
+    with PILImage.open(written) as reread:
+        found = dict(getattr(reread, "text", {}))
+    assert found == (text if kept else {})
+    if kept:
+        title = found["Title"]
+        assert isinstance(title, PngImagePlugin.iTXt)
+        assert (title.lang, title.tkey) == ("da", "Titel")
+
+
+def test_text_chunks_are_carried_only_from_a_png() -> None:
+    # A TIFF's info holds a str that is no text chunk: its compression.
+    tiff = _image("RGB", compression="raw", dpi=(72, 72))
+    assert "pnginfo" not in metadata_options(tiff)
+    png = _image("RGB", Software="x", gamma=0.45)
+    chunks = metadata_options(png, text=True)["pnginfo"].chunks
+    assert [chunk[0] for chunk in chunks] == [b"tEXt"]
+    assert "pnginfo" not in metadata_options(png, text=True, keep=False)

@@ -30,6 +30,7 @@ import ray.data
 from PIL import Image as PILImage
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
+from PIL import PngImagePlugin
 from pillow_gpu import Image, ImageOps
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
@@ -250,6 +251,23 @@ def test_mapper_writes_the_metadata_it_is_told_to(mixed: Path, metadata: str | N
     with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
         assert ("exif" in written.info) == (metadata == "keep")
         assert 0x0112 not in written.getexif()
+
+
+@pytest.mark.parametrize("metadata", [None, "keep", "strip"])
+def test_mapper_keeps_a_png_s_text_chunks_with_keep(tmp_path: Path, metadata: str | None) -> None:
+    info = PngImagePlugin.PngInfo()
+    info.add_text("parameters", "a lighthouse at dusk, Steps: 30")
+    source = tmp_path / "generated.png"
+    make_image("RGB", (24, 16), 3).save(source, pnginfo=info)
+    mapper = PillowGpuMapper("invert", format="png", metadata=metadata)
+    try:
+        out = mapper({"path": np.array([str(source)], dtype=object)})
+    finally:
+        mapper.close()
+    assert out["error_kind"][0] == "", out["error_message"][0]
+    with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
+        expected = {"parameters": "a lighthouse at dusk, Steps: 30"} if metadata == "keep" else {}
+        assert dict(written.text) == expected
 
 
 def test_mapper_rejects_an_unknown_metadata_choice() -> None:

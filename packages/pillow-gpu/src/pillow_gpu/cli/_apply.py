@@ -203,6 +203,8 @@ class _Run:
     inputs: list[Input] = field(default_factory=list)
     #: Inputs of several frames that --all-frames runs after the stream, frame by frame.
     animations: list[int] = field(default_factory=list)
+    #: PNG inputs, whose text chunks a PNG output keeps (cli._metadata).
+    png_inputs: set[int] = field(default_factory=set)
     tally: Tally = field(default_factory=Tally)
     bar: Any = field(default_factory=_Quiet)
     started: float = field(default_factory=time.perf_counter)
@@ -252,6 +254,8 @@ class _Run:
         except Exception as error:  # DecompressionBombError and MemoryError included
             self.fail(Failure.from_error(key, error, "open"))
             return None
+        if source.format == "PNG":
+            self.png_inputs.add(index)
         if not self.first_frame:
             try:
                 refuse_extra_frames(source)
@@ -317,7 +321,8 @@ class _Run:
         file); report a failure instead of raising."""
         item = self.inputs[index]
         try:
-            self.writer.write(item, image, (image, *more) if more else ())
+            frames = (image, *more) if more else ()
+            self.writer.write(item, image, frames, from_png=index in self.png_inputs)
         except OutputError as error:
             self.fail(output_failure(item.path, error))
             return False

@@ -14,6 +14,12 @@ PNG, TIFF and AVIF plugins would write it from ``info`` on their own): RGB for
 RGB, RGBA, RGBX, P and PA results, GRAY for L, LA, 1 and the integer modes, CMYK for CMYK, Lab
 for LAB, YCbr for YCbCr. A format that cannot hold an item ignores it, as Pillow's plugins do.
 
+A PNG saved from a PNG also keeps its text chunks (``tEXt``, ``zTXt`` and ``iTXt``: a
+``Software`` or ``Comment`` entry, an image generator's ``parameters``), which Pillow's reader
+puts in ``info`` as strings and its writer writes only from a ``pnginfo`` (``zTXt`` ones are
+written uncompressed). Other formats' string entries in ``info`` (a TIFF's ``compression``)
+are not text chunks, so only a PNG's are carried.
+
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
 AVIF plugins write the one ``info`` holds unless told otherwise): for publishing a photo
 without its camera data, GPS position included.
@@ -24,6 +30,8 @@ from __future__ import annotations
 import math
 import numbers
 from typing import Any
+
+from PIL import PngImagePlugin
 
 __all__ = ["metadata_options"]
 
@@ -52,10 +60,11 @@ def _resolution(value: Any) -> bool:
     )
 
 
-def metadata_options(image: Any, *, keep: bool = True) -> dict[str, Any]:
+def metadata_options(image: Any, *, keep: bool = True, text: bool = False) -> dict[str, Any]:
     """``save`` options that write ``image.info``'s EXIF, ICC profile (where it describes the
     image's mode, else ``icc_profile=None``), XMP and resolution into its file (another item
-    absent or empty is left out), or with ``keep=False`` that write none of them."""
+    absent or empty is left out), and with ``text`` (a PNG saved from a PNG) its text chunks;
+    or with ``keep=False`` that write none of them."""
     if not keep:
         return {"icc_profile": None}  # the one item plugins fall back to ``info`` for
     info = getattr(image, "info", None) or {}
@@ -73,4 +82,10 @@ def metadata_options(image: Any, *, keep: bool = True) -> dict[str, Any]:
     dpi = info.get("dpi")
     if _resolution(dpi):
         options["dpi"] = dpi
+    chunks = [(key, value) for key, value in info.items() if isinstance(value, str)]
+    if text and chunks:
+        pnginfo = PngImagePlugin.PngInfo()
+        for key, value in chunks:
+            pnginfo.add_text(key, value)  # an iTXt keeps its language and translated key
+        options["pnginfo"] = pnginfo
     return options

@@ -405,10 +405,16 @@ class Writer:
             )
 
     def write(
-        self, item: Input, image: PILImage.Image, frames: Sequence[PILImage.Image] = ()
+        self,
+        item: Input,
+        image: PILImage.Image,
+        frames: Sequence[PILImage.Image] = (),
+        *,
+        from_png: bool = False,
     ) -> None:
         """Save ``image`` (or, given ``frames``, all of them as one file: ``image`` is the
-        first) to a temporary file beside the output, then rename it into place.
+        first) to a temporary file beside the output, then rename it into place; the text
+        chunks of a PNG input (``from_png``) are kept in a PNG output.
 
         A symlink at the output name is replaced, never followed. On any failure (an
         interrupt included) the temporary file is removed and the old output is untouched.
@@ -422,7 +428,8 @@ class Writer:
         options = {}
         if self.quality is not None and item.format in QUALITY_FORMATS:
             options["quality"] = self.quality
-        options.update(metadata_options(image, keep=self.metadata))
+        text = from_png and item.format == "PNG"
+        options.update(metadata_options(image, keep=self.metadata, text=text))
         if frames:
             options.update(animation_options(frames))
         try:
