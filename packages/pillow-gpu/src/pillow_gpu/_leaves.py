@@ -127,9 +127,7 @@ def open_node(
         if isinstance(fp, io.TextIOBase):  # str, not bytes: Pillow identifies nothing in it
             PILImage.open(fp, mode, formats).close()  # raises Pillow's own error
         data, shown = _read_file_object(fp)
-        source = io.BytesIO(data)
-        if shown is not None:
-            source = _Named(data, shown)
+        source = io.BytesIO(data) if shown is None else _Named(data, shown)
     with PILImage.open(source, mode, formats) as header:
         # A PNG's metadata after its pixels, which Pillow applies only while loading
         # (pillow_gpu._png_tail): kept with the leaf for exif_transpose and the planner.

@@ -321,8 +321,7 @@ class _Run:
         file); report a failure instead of raising."""
         item = self.inputs[index]
         try:
-            frames = (image, *more) if more else ()
-            self.writer.write(item, image, frames, from_png=index in self.png_inputs)
+            self.writer.write(item, image, *more, from_png=index in self.png_inputs)
         except OutputError as error:
             self.fail(output_failure(item.path, error))
             return False

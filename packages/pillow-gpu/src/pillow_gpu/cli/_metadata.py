@@ -82,8 +82,8 @@ def metadata_options(image: Any, *, keep: bool = True, text: bool = False) -> di
     dpi = info.get("dpi")
     if _resolution(dpi):
         options["dpi"] = dpi
-    chunks = [(key, value) for key, value in info.items() if isinstance(value, str)]
-    if text and chunks:
+    chunks = [(key, value) for key, value in info.items() if isinstance(value, str)] if text else []
+    if chunks:
         pnginfo = PngImagePlugin.PngInfo()
         for key, value in chunks:
             pnginfo.add_text(key, value)  # an iTXt keeps its language and translated key

@@ -405,16 +405,11 @@ class Writer:
             )
 
     def write(
-        self,
-        item: Input,
-        image: PILImage.Image,
-        frames: Sequence[PILImage.Image] = (),
-        *,
-        from_png: bool = False,
+        self, item: Input, image: PILImage.Image, *more: PILImage.Image, from_png: bool = False
     ) -> None:
-        """Save ``image`` (or, given ``frames``, all of them as one file: ``image`` is the
-        first) to a temporary file beside the output, then rename it into place; the text
-        chunks of a PNG input (``from_png``) are kept in a PNG output.
+        """Save ``image`` (with ``more`` frames: all of them as one file) to a temporary file
+        beside the output, then rename it into place; the text chunks of a PNG input
+        (``from_png``) are kept in a PNG output.
 
         A symlink at the output name is replaced, never followed. On any failure (an
         interrupt included) the temporary file is removed and the old output is untouched.
@@ -430,8 +425,8 @@ class Writer:
             options["quality"] = self.quality
         text = from_png and item.format == "PNG"
         options.update(metadata_options(image, keep=self.metadata, text=text))
-        if frames:
-            options.update(animation_options(frames))
+        if more:
+            options.update(animation_options((image, *more)))
         try:
             with os.fdopen(handle, "w+b") as stream:  # TIFF's save_all reads back its pages
                 image.save(stream, format=item.format, **options)
