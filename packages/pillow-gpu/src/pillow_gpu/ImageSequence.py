@@ -8,6 +8,11 @@ filtered on the GPU. Frames are decoded in order, so going through a file costs 
 own loop costs; indexing (``Iterator(im)[i]``) decodes up to frame ``i``. An image that is not
 an opened file (an operation's result, ``Image.new``, ``from_pil``) has one frame: itself.
 
+A frame Pillow cannot load (a file cut short inside it) raises Pillow's error at its first
+use, as Pillow's frame does, so a loop that catches errors where it uses each frame goes on
+to the next, as Pillow's does (Pillow's next seek may raise in turn). A file whose frames
+Pillow cannot count is walked all the same, as Pillow's iterator walks it.
+
 Unlike Pillow's iterator, which seeks and returns the same image object, each frame is a new
 image, so keeping frames in a list keeps them all. Save an animation with
 ``frames[0].save(path, save_all=True, append_images=frames[1:])``: lazy frames in
@@ -21,7 +26,7 @@ from collections.abc import Callable, Generator
 from PIL import ImageSequence as PILImageSequence
 
 from pillow_gpu import _cpu
-from pillow_gpu._leaves import pil_node
+from pillow_gpu._leaves import frame_node
 from pillow_gpu._save_all import every_frame
 from pillow_gpu._tiff_tags import frame_directories, frame_exif
 from pillow_gpu.Image import Image
@@ -45,7 +50,7 @@ def _frames(im: Image, start: int = 0) -> Generator[Image]:
             if index >= start:
                 # A TIFF's directories and Exif as they stand before the frame loads.
                 tags, exif = frame_directories(frame), frame_exif(frame)
-                image = Image(pil_node(frame), tags=tags)
+                image = Image(frame_node(frame), tags=tags)
                 image._exif = exif
                 yield image
 

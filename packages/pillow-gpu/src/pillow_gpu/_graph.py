@@ -17,7 +17,16 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-__all__ = ["LEAF_OPS", "Node", "ResultCache", "first_leaf", "walk", "walk_list"]
+__all__ = [
+    "LEAF_OPS",
+    "Node",
+    "ResultCache",
+    "failed_leaf",
+    "first_leaf",
+    "load_failure",
+    "walk",
+    "walk_list",
+]
 
 #: Operations without inputs: their pixels come from the host (decode, PIL image, fill).
 LEAF_OPS = frozenset({"open", "pil", "new"})
@@ -135,3 +144,16 @@ def first_leaf(node: Node) -> Node:
     while node.inputs:
         node = node.inputs[0]
     return node
+
+
+def failed_leaf(
+    error: Exception, mode: str, size: tuple[int, int], info: Mapping[str, Any]
+) -> Node:
+    """A ``pil`` leaf of a frame Pillow could not load: ``error`` is raised again when its
+    pixels are needed (``pillow_gpu._leaves.frame_node``)."""
+    return Node(op="pil", params={"failed": error}, mode=mode, size=size, info=info)
+
+
+def load_failure(node: Node) -> Exception | None:
+    """The error of a :func:`failed_leaf`, else None."""
+    return node.params.get("failed") if node.op == "pil" else None

@@ -15,7 +15,7 @@ from typing import IO, Any, Literal, cast
 
 from PIL import Image as PILImage
 
-from pillow_gpu._graph import Node
+from pillow_gpu._graph import Node, failed_leaf
 from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._load_info import loaded_info
 from pillow_gpu._opened_file import OpenedFile, opened_file
@@ -23,7 +23,7 @@ from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._png_tail import late_metadata
 from pillow_gpu._tiff_tags import TiffDirectories, header_directories
 
-__all__ = ["new_node", "open_node", "pil_node"]
+__all__ = ["frame_node", "new_node", "open_node", "pil_node"]
 
 
 def pil_node(image: PILImage.Image) -> Node:
@@ -38,18 +38,36 @@ def pil_node(image: PILImage.Image) -> Node:
     image.load()
     stored = stored_snapshot(image)
     if stored is not None:
-        # Pillow's copy() copies the info dict and each list in it; so does this.
-        copied = {
-            key: list(value) if isinstance(value, list) else value
-            for key, value in image.info.items()
-        }
-        kept = cast("Mapping[str, Any]", copied)  # Pillow types some keys as (int, int)
         return Node(
-            op="pil", params={"stored": stored}, mode=image.mode, size=image.size, info=kept
+            op="pil",
+            params={"stored": stored},
+            mode=image.mode,
+            size=image.size,
+            info=_copied_info(image),
         )
     copy = image.copy()
     info = cast("Mapping[str, Any]", copy.info)
     return Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info)
+
+
+def frame_node(image: PILImage.Image) -> Node:
+    """:func:`pil_node` of the frame Pillow's ``image`` was just sought to; where that frame
+    cannot be loaded (a file cut short or damaged inside it), a leaf of the frame's mode, size
+    and ``info`` as the seek set them that raises Pillow's error at its first use, as Pillow's
+    image raises it at the first use of that frame and not at the seek."""
+    mode, size, info = image.mode, image.size, _copied_info(image)
+    try:
+        return pil_node(image)
+    except Exception as error:  # what Pillow's load raises for this frame, raised again later
+        return failed_leaf(error, mode, size, info)
+
+
+def _copied_info(image: PILImage.Image) -> Mapping[str, Any]:
+    """``image.info`` copied as Pillow's ``copy()`` copies it (the dict and each list in it)."""
+    copied = {
+        key: list(value) if isinstance(value, list) else value for key, value in image.info.items()
+    }
+    return cast("Mapping[str, Any]", copied)  # Pillow types some keys as (int, int)
 
 
 def new_node(

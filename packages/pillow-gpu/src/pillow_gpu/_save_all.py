@@ -90,8 +90,16 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
     None where ``image`` is no opened file of several frames (its current pixels are all
     Pillow's image would have). The caller closes the returned image."""
     source = image._file_format.source
-    if source is None or image.n_frames < 2:
+    if source is None:
         return None
+    try:
+        if image.n_frames < 2:
+            return None
+    except Exception:
+        # Pillow counts by walking every frame, so a file cut short inside a later frame
+        # raises here; its iterator seeks frame by frame and meets the error at that frame.
+        if writing:
+            raise
     # Read whole first where writing: the file written may be this one.
     opened = _cpu.open_whole(source) if writing else _cpu.open_encoded(source)
     try:

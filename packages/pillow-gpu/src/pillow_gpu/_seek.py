@@ -7,7 +7,9 @@ errors, the first frame of PSD being 1, a frame's disposal depending on the fram
 and the handle becomes the frame as Pillow loads it (mode, palette, ``info``), to be resized or
 filtered on the GPU like any image. A frame is loaded at the seek; Pillow loads it when it is
 first used, which is the same wherever a loop uses the frames it seeks to (a file whose frames
-depend on the ones before may differ when frames are skipped without being used). As in
+depend on the ones before may differ when frames are skipped without being used). A frame
+that cannot be loaded (a file cut short inside it) raises Pillow's error at its first use, as
+in Pillow, not at the seek: a loop that catches errors where it uses each frame keeps going. As in
 Pillow, operations done in place after a seek change the current frame; any other image (an
 operation's result, a ``copy()``) has one frame. :mod:`pillow_gpu.ImageSequence` iterates them
 too. ``close()`` drops the reader.
@@ -15,6 +17,7 @@ too. ``close()`` drops the reader.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, cast
@@ -23,7 +26,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node, first_leaf
-from pillow_gpu._leaves import pil_node
+from pillow_gpu._leaves import frame_node
 from pillow_gpu._save_all import every_frame, lend_state
 from pillow_gpu._tiff_tags import header_directories
 
@@ -110,6 +113,7 @@ class Seekable:
         if self._frame is None and self._file_format.source is None:
             _seek_one_frame(frame)  # no file
             return
+        used = self._used  # before this seek applies a handed palette below (no use of it)
         file = self._file()
         reader = self._frame
         if file.op != "open":
@@ -125,11 +129,8 @@ class Seekable:
             # Pillow's GIF and APNG plugins load the current frame before seeking: a handed
             # palette that is dirty applies to it now (pillow_gpu._palettes).
             _ = self._node
-        reader = reader or _Reader(file)
-        if self._info is not None:  # the handle's own dict, edits included: Pillow's seek
-            reader.image.info.clear()  # updates the reader's in place (an APNG's through the
-            reader.image.info.update(self._info)  # dict its chunk reader holds)
-        lend_state(reader.image, cast("Any", self))  # the handed Exif, a TIFF's directories
+        fresh = reader is None
+        reader = self._lend(reader or _Reader(file))
         tags = self._tags
         before, palette = reader.image.tell(), reader.image.palette
         try:
@@ -137,15 +138,25 @@ class Seekable:
         except EOFError:
             raise  # outside the sequence: Pillow checks before it loads anything
         except Exception:
-            # Pillow's plugins load the current frame before reading the next: a use
-            self._used = self._used or frame != before  # type: ignore[misc]  # Image's slot
-            raise
+            if not (fresh and used):
+                # Pillow's plugins load the current frame before reading the next: a use
+                self._used = self._used or frame != before  # type: ignore[misc]  # Image's slot
+                raise
+            # Used, Pillow's image has loaded its first frame. Where that load failed, Pillow
+            # dropped the frame's tiles, and its seek goes on where a new reader's load of the
+            # same frame fails again: the seek is Pillow's on a reader that has tried it too.
+            reader = self._lend(_Reader(file))
+            with contextlib.suppress(Exception):
+                reader.image.load()
+            before, palette = reader.image.tell(), reader.image.palette
+            reader.image.seek(frame)
         if reader.image.tell() == before:
             return  # Pillow read nothing: the current frame stays as it is (not loaded)
         read = getattr(reader.image, "_text", None)  # what the frames before it read (a dict
         reader.text = None if read is None else dict(read)  # the next loads add to in place)
         self._used = False  # type: ignore[misc]  # Pillow's image has not loaded this frame
-        self._node = reader.frame = pil_node(reader.image)  # loads it, as its first use would
+        # Loads it, as its first use would; a frame that fails to load raises at its use.
+        self._node = reader.frame = frame_node(reader.image)
         self._exif_watch = None  # type: ignore[misc]  # loaded (by Pillow's reader)
         if tags is not None:  # tag_v2 the same object, tag a new one
             self._tags = header_directories(reader.image)
@@ -153,6 +164,15 @@ class Seekable:
             # Pillow's seek gave its image another palette object; else it keeps the one handed out
             self._palette = (reader.image.palette,)
         self._frame = reader  # type: ignore[misc]  # the slot is Image's
+
+    def _lend(self, reader: _Reader) -> _Reader:
+        """``reader``, given what Pillow's image would hold when it seeks: the handle's
+        ``info`` and the state its loads and seeks read."""
+        if self._info is not None:  # the handle's own dict, edits included: Pillow's seek
+            reader.image.info.clear()  # updates the reader's in place (an APNG's through the
+            reader.image.info.update(self._info)  # dict its chunk reader holds)
+        lend_state(reader.image, cast("Any", self))  # the handed Exif, a TIFF's directories
+        return reader
 
     def close(self) -> None:
         """Drop the reader of a sought file; otherwise nothing to close (a lazy image holds

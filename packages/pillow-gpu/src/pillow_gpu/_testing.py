@@ -22,12 +22,14 @@ from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps, I
 from pillow_gpu.gpu._layout import bilevel_bytes, words_of_image
 
 __all__ = [
+    "FRAME_LOOPS",
     "LAZY_MODULES",
     "MODES",
     "PILLOW_MODULES",
     "SIZES",
     "assert_image_equal",
     "call_outcome",
+    "frame_steps",
     "make_image",
     "opens_like_pillow",
     "pillow_converts",
@@ -207,3 +209,52 @@ def png_with_late_chunks(image: PILImage.Image, chunks: Sequence[bytes]) -> byte
     data = out.getvalue()
     end = data.rindex(b"IEND") - 4  # the IEND chunk's length field
     return data[:end] + b"".join(chunks) + data[end:]
+
+
+#: The frame loops :func:`frame_steps` runs.
+FRAME_LOOPS = ("iterator", "seek")
+
+
+def frame_steps(m: SimpleNamespace, data: bytes, loop: str, *, most: int = 20) -> list[Any]:
+    """What Pillow's frame loop idioms meet in the file ``data`` through the modules ``m``
+    (:data:`PILLOW_MODULES` or :data:`LAZY_MODULES`): for each frame ``("ok", mode, size,
+    pixels)`` (mode and size read before its first use) or ``("use", error type, mode,
+    size)`` where its use raised, the loop going on; then how the loop ended: ``("iterate",
+    error type)`` where ``ImageSequence.Iterator`` raised (``loop="iterator"``), ``("end",)``
+    or ``("seek", error type)`` for ``seek(n)`` after ``seek(n - 1)`` (``loop="seek"``).
+    A file whose header does not open gives ``[("open", error type)]``."""
+    try:
+        image = m.Image.open(io.BytesIO(data))
+    except Exception as error:  # a header cut short: the type is the outcome
+        return [("open", type(error).__name__)]
+    steps: list[Any] = []
+
+    def use(frame: Any) -> None:
+        header = (frame.mode, frame.size)
+        try:
+            steps.append(("ok", *header, frame.convert("RGB").resize((6, 4)).tobytes()))
+        except Exception as error:  # the frame's use fails: the loop goes on
+            steps.append(("use", type(error).__name__, *header))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if loop == "iterator":
+            try:
+                for frame in m.ImageSequence.Iterator(image):
+                    use(frame)
+                    if len(steps) >= most:
+                        break
+            except Exception as error:  # the iterator's seek raised
+                steps.append(("iterate", type(error).__name__))
+            return steps
+        for number in range(most):
+            try:
+                image.seek(number)
+            except EOFError:
+                steps.append(("end",))
+                break
+            except Exception as error:  # the seek raised: Pillow's loop ends there too
+                steps.append(("seek", type(error).__name__))
+                break
+            use(image)
+    return steps

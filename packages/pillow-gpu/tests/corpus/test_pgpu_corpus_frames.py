@@ -8,6 +8,12 @@ frames must be Pillow's (mode, size, bytes, palette, info), and a file whose fra
 cannot decode must fail at the same frame with the same exception type. Each frame is then
 mirrored on the GPU: the result equals Pillow's mirror of that frame or is a documented
 refusal (``Unsupported``/``Limit``); the shares are printed.
+
+Each of those files is also cut short at :data:`CUTS` of its bytes, as a download cut off,
+and read by Pillow's two loop idioms (``ImageSequence.Iterator`` and ``seek(n)``), each frame
+used inside a ``try``: every step must be Pillow's (a frame's mode, size and pixels, or the
+error type of its use, of the iterator or of the seek), so a frame that fails raises at its
+use, as Pillow's does, not at the seek.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageOps, ImageSequence
+from pillow_gpu._testing import FRAME_LOOPS, LAZY_MODULES, PILLOW_MODULES, frame_steps
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._device import SharedDevice
@@ -136,3 +143,27 @@ def test_corpus_frames_match_pillow(pillow_corpus: Path, device: SharedDevice) -
     assert len(files) >= 50, "the corpus should hold many multi-frame files"
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:40])
     assert outcomes["exact"] > 0
+
+
+#: Where the cut copies end, as shares of each file's bytes.
+CUTS = (0.5, 0.75, 0.9)
+
+
+def test_corpus_cut_frames_fail_where_pillows_fail(pillow_corpus: Path) -> None:
+    failures: list[str] = []
+    shares: collections.Counter[str] = collections.Counter()
+    for path in _multi_frame(pillow_corpus):
+        name = path.relative_to(pillow_corpus).as_posix()
+        data = path.read_bytes()
+        for cut in CUTS:
+            part = data[: int(len(data) * cut)]
+            for loop in FRAME_LOOPS:
+                expected = frame_steps(PILLOW_MODULES, part, loop, most=MAX_FRAMES)
+                actual = frame_steps(LAZY_MODULES, part, loop, most=MAX_FRAMES)
+                if actual != expected:
+                    failures.append(f"{name} cut at {cut} ({loop}): {actual} vs {expected}"[:300])
+                else:
+                    shares["failing use" if any(s[0] == "use" for s in expected) else "agree"] += 1
+    print(f"\ncorpus cut frames: {dict(shares)}")
+    assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:20])
+    assert shares["failing use"] >= 100, shares  # many cuts fall inside a frame's pixels

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pillow_gpu import Image, ImageSequence
+from pillow_gpu._graph import load_failure
 
 if TYPE_CHECKING:
     from pillow_gpu.cli._chain import Chain
@@ -96,6 +97,10 @@ def frame_graphs(
             return
         except Exception as error:  # a truncated later frame, MemoryError
             stopped.append(("frames-decode", error))
+            return
+        failure = load_failure(frame.node)  # a frame cut short raises at its use, as Pillow's
+        if failure is not None:
+            stopped.append(("frames-decode", failure))
             return
         try:
             graph = chain.apply(frame)

@@ -37,6 +37,7 @@ __all__ = [
     "Upload",
     "record_terminal",
     "record_upload",
+    "undecodable",
 ]
 
 
@@ -267,6 +268,17 @@ class Plan:
                 shared.slots.give(self._key, slot)
 
 
+def undecodable(error: Exception) -> DecodeError:
+    """The job's error for a source whose pixels Pillow's decoder failed on with ``error``."""
+    return DecodeError(
+        "a source could not be decoded",
+        observed=f"{type(error).__name__}: {error}",
+        fix="check the file (Image.open() read its header, its pixels failed to decode) "
+        "and any edit of the image's info made before it loaded",
+        stage="decode",
+    )
+
+
 def _host_pixels(node: Node) -> bytes | memoryview:
     stored: Snapshot | None = node.params.get("stored") if node.op == "pil" else None
     if stored is not None:  # from_pil's copy of Pillow's storage: already the upload's bytes
@@ -290,13 +302,7 @@ def _host_pixels(node: Node) -> bytes | memoryview:
             stage="decode",
         ) from error
     except Exception as error:
-        raise DecodeError(
-            "a source could not be decoded",
-            observed=f"{type(error).__name__}: {error}",
-            fix="check the file (Image.open() read its header, its pixels failed to decode) "
-            "and any edit of the image's info made before it loaded",
-            stage="decode",
-        ) from error
+        raise undecodable(error) from error
     if image.mode != node.mode or image.size != node.size:
         raise DecodeError(
             "a decoded source does not match the header it was planned from",

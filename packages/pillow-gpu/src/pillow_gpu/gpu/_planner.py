@@ -39,7 +39,7 @@ from math import isqrt
 from typing import Any
 
 from pillow_gpu._empty import is_empty
-from pillow_gpu._graph import Node, walk
+from pillow_gpu._graph import Node, load_failure, walk
 from pillow_gpu.errors import Limit
 from pillow_gpu.gpu._aliasing import alias
 from pillow_gpu.gpu._device import DeviceLimits
@@ -61,7 +61,7 @@ from pillow_gpu.gpu._packed_l import (
     lower_widened,
     writes_packed,
 )
-from pillow_gpu.gpu._plan import Plan, Upload, record_terminal, record_upload
+from pillow_gpu.gpu._plan import Plan, Upload, record_terminal, record_upload, undecodable
 from pillow_gpu.gpu._program import WORKGROUP, Program
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK, over_bound
 from pillow_gpu.gpu.kernels import fill, unpack
@@ -185,6 +185,9 @@ class _Buffers:
 
 def _admit(node: Node, limits: DeviceLimits | None, *, empty: bool = False) -> None:
     """Every check of one node against the route table and the device (before lowering)."""
+    failed = load_failure(node)
+    if failed is not None:  # a sought frame Pillow could not load
+        raise undecodable(failed) from failed
     check_consumer(node)
     check_palette_alpha(node)
     check_wide(node)
