@@ -7,9 +7,10 @@ catches errors where it uses each frame goes on to the next, and the file's next
 raise in turn. Every file is written by Pillow's encoders and cut at several points; both
 loops (the iterator and explicit seeks, ``pillow_gpu._testing.frame_steps``) must give
 Pillow's outcome at every step: each frame's mode, size and pixels, or the type of the error
-at the same step. A frame that cannot be loaded fails its own job in an executor run
-(``DecodeError``), and the run goes on. (``apply --all-frames`` reports such a file at
-``frames-decode``: tests/cli/test_pgpu_cli_apply_frames.py.)
+at the same step; ``ImageSequence.all_frames`` and ``save(save_all=True)`` give Pillow's
+frames and bytes or raise its error type. A frame that cannot be loaded fails its own job
+in an executor run (``DecodeError``), and the run goes on. (``apply --all-frames`` reports
+such a file at ``frames-decode``: tests/cli/test_pgpu_cli_apply_frames.py.)
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from pillow_gpu import GpuBatchExecutor, Image, ImageSequence
-from pillow_gpu._testing import FRAME_LOOPS, LAZY_MODULES, PILLOW_MODULES, frame_steps, make_image
+from pillow_gpu._testing import (
+    FRAME_LOOPS,
+    LAZY_MODULES,
+    PILLOW_MODULES,
+    WHOLE_FILE_CALLS,
+    frame_steps,
+    make_image,
+    whole_file_outcome,
+)
 from pillow_gpu.errors import DecodeError
 
 #: Where each file is cut, as a share of its bytes.
@@ -52,6 +61,16 @@ def test_cut_file_fails_at_the_frame_pillow_fails(loop: str, kind: str, cut: flo
     expected = frame_steps(PILLOW_MODULES, data, loop)
     assert frame_steps(LAZY_MODULES, data, loop) == expected
     assert any(step[0] == "ok" for step in expected)  # the cut falls after the first frame
+
+
+@pytest.mark.parametrize("cut", CUTS, ids=lambda cut: f"cut{int(cut * 100)}")
+@pytest.mark.parametrize("kind", ["gif", "apng", "tiff"])
+@pytest.mark.parametrize("how", WHOLE_FILE_CALLS)
+def test_whole_file_calls_fail_as_pillows(how: str, kind: str, cut: float) -> None:
+    data = _animation(kind)
+    data = data[: int(len(data) * cut)]
+    expected = whole_file_outcome(PILLOW_MODULES, data, how)
+    assert whole_file_outcome(LAZY_MODULES, data, how) == expected
 
 
 @pytest.mark.parametrize("loop", FRAME_LOOPS)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Generator
 from PIL import ImageSequence as PILImageSequence
 
 from pillow_gpu import _cpu
+from pillow_gpu._graph import raise_load_failure
 from pillow_gpu._leaves import frame_node
 from pillow_gpu._save_all import every_frame
 from pillow_gpu._tiff_tags import frame_directories, frame_exif
@@ -97,7 +98,13 @@ class Iterator:
 def all_frames(
     im: Image | list[Image], func: Callable[[Image], Image] | None = None
 ) -> list[Image]:
-    """Every frame of ``im`` (or of each image of a list), with ``func`` applied if given."""
-    images = im if isinstance(im, list) else [im]
-    frames = [frame for image in images for frame in Iterator(image)]
+    """Every frame of ``im`` (or of each image of a list), with ``func`` applied if given.
+
+    Pillow's copies every frame first, which loads it: a frame it cannot load raises here.
+    """
+    frames = []
+    for image in im if isinstance(im, list) else [im]:
+        for frame in Iterator(image):
+            raise_load_failure(frame.node)
+            frames.append(frame)
     return [func(frame) for frame in frames] if func else frames

@@ -7,7 +7,6 @@ never replays the work.
 
 from __future__ import annotations
 
-import copy
 import io
 from collections.abc import Callable, Mapping
 from typing import Any, cast
@@ -15,7 +14,7 @@ from typing import Any, cast
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageEnhance, ImageOps, ImagePalette
 
-from pillow_gpu._graph import Node, load_failure, walk
+from pillow_gpu._graph import Node, raise_load_failure, walk
 from pillow_gpu._handed_exif import apply_orientation
 from pillow_gpu._info_edits import edited_header, with_info
 from pillow_gpu._pillow_memory import image_of_snapshot
@@ -72,15 +71,6 @@ def _loaded(opened: PILImage.Image) -> PILImage.Image:
     return opened._new(opened.im)
 
 
-def _again(error: Exception) -> Exception:
-    """A copy of ``error`` to raise once more (the object itself where it cannot be copied):
-    raising one object again and again would chain every raise into its traceback."""
-    try:
-        return copy.copy(error)
-    except Exception:  # an exception type whose arguments do not rebuild it
-        return error
-
-
 def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) -> PILImage.Image:
     """Return the host pixels of a leaf node (decoding an encoded file if needed).
 
@@ -116,9 +106,7 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
             )
     elif node.op == "pil":
         kept = params.get("image")
-        failed = load_failure(node)
-        if failed is not None:  # a sought frame Pillow could not load: its error, again
-            raise _again(failed)
+        raise_load_failure(node)  # a sought frame Pillow could not load: its error, again
         if kept is not None:
             image = kept
         else:  # a copy of the storage (from_pil): a new image each call

@@ -9,6 +9,7 @@ holds the pixels of a node once some evaluation has completed it.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ __all__ = [
     "failed_leaf",
     "first_leaf",
     "load_failure",
+    "raise_load_failure",
     "walk",
     "walk_list",
 ]
@@ -157,3 +159,18 @@ def failed_leaf(
 def load_failure(node: Node) -> Exception | None:
     """The error of a :func:`failed_leaf`, else None."""
     return node.params.get("failed") if node.op == "pil" else None
+
+
+def raise_load_failure(node: Node) -> None:
+    """Raise the error of a :func:`failed_leaf` once more, as Pillow's load of that frame
+    raises at each use; nothing for any other node. A copy is raised (the object itself where
+    it cannot be copied): raising one object again and again chains every raise into its
+    traceback."""
+    error = load_failure(node)
+    if error is None:
+        return
+    try:
+        again = copy.copy(error)
+    except Exception:  # an exception type whose arguments do not rebuild it
+        again = error
+    raise again

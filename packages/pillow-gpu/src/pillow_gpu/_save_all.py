@@ -97,9 +97,9 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
             return None
     except Exception:
         # Pillow counts by walking every frame, so a file cut short inside a later frame
-        # raises here; its iterator seeks frame by frame and meets the error at that frame.
-        if writing:
-            raise
+        # raises here; its iterator and the writers that walk the frames (or count them)
+        # meet the error themselves, at the frame Pillow's meet it.
+        pass
     # Read whole first where writing: the file written may be this one.
     opened = _cpu.open_whole(source) if writing else _cpu.open_encoded(source)
     try:

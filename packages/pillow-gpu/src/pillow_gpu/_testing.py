@@ -27,6 +27,7 @@ __all__ = [
     "MODES",
     "PILLOW_MODULES",
     "SIZES",
+    "WHOLE_FILE_CALLS",
     "assert_image_equal",
     "call_outcome",
     "frame_steps",
@@ -37,6 +38,7 @@ __all__ = [
     "png_with_late_chunks",
     "rebuilt",
     "undated_info",
+    "whole_file_outcome",
 ]
 
 #: Native modes and the parity sizes every route is checked at.
@@ -258,3 +260,25 @@ def frame_steps(m: SimpleNamespace, data: bytes, loop: str, *, most: int = 20) -
                 break
             use(image)
     return steps
+
+
+#: The whole-file calls :func:`whole_file_outcome` makes.
+WHOLE_FILE_CALLS = ("all_frames", "GIF", "PNG")
+
+
+def whole_file_outcome(m: SimpleNamespace, data: bytes, how: str) -> Any:
+    """What a call on every frame of the file ``data`` gives through the modules ``m``:
+    ``ImageSequence.all_frames`` (``how="all_frames"``; Pillow's copies every frame, which
+    loads it) as the frame count, or ``save(format=how, save_all=True)`` (the writer walks the
+    frames) as the written bytes; else the type of the error raised."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            image = m.Image.open(io.BytesIO(data))
+            if how == "all_frames":
+                return len(m.ImageSequence.all_frames(image, lambda frame: frame.convert("RGB")))
+            saved = io.BytesIO()
+            image.save(saved, how, save_all=True)
+            return saved.getvalue()
+        except Exception as error:  # the type is the outcome
+            return type(error).__name__

@@ -13,7 +13,8 @@ Each of those files is also cut short at :data:`CUTS` of its bytes, as a downloa
 and read by Pillow's two loop idioms (``ImageSequence.Iterator`` and ``seek(n)``), each frame
 used inside a ``try``: every step must be Pillow's (a frame's mode, size and pixels, or the
 error type of its use, of the iterator or of the seek), so a frame that fails raises at its
-use, as Pillow's does, not at the seek.
+use, as Pillow's does, not at the seek. ``ImageSequence.all_frames`` and ``save_all`` to PNG
+of each cut copy give Pillow's frame count and bytes, or its error type.
 """
 
 from __future__ import annotations
@@ -28,7 +29,13 @@ from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageOps, ImageSequence
-from pillow_gpu._testing import FRAME_LOOPS, LAZY_MODULES, PILLOW_MODULES, frame_steps
+from pillow_gpu._testing import (
+    FRAME_LOOPS,
+    LAZY_MODULES,
+    PILLOW_MODULES,
+    frame_steps,
+    whole_file_outcome,
+)
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._device import SharedDevice
@@ -157,13 +164,18 @@ def test_corpus_cut_frames_fail_where_pillows_fail(pillow_corpus: Path) -> None:
         data = path.read_bytes()
         for cut in CUTS:
             part = data[: int(len(data) * cut)]
-            for loop in FRAME_LOOPS:
-                expected = frame_steps(PILLOW_MODULES, part, loop, most=MAX_FRAMES)
-                actual = frame_steps(LAZY_MODULES, part, loop, most=MAX_FRAMES)
+            for loop in (*FRAME_LOOPS, "all_frames", "PNG"):
+                if loop in FRAME_LOOPS:
+                    expected = frame_steps(PILLOW_MODULES, part, loop, most=MAX_FRAMES)
+                    actual = frame_steps(LAZY_MODULES, part, loop, most=MAX_FRAMES)
+                else:  # every frame at once: all_frames, and save_all to APNG
+                    expected = [whole_file_outcome(PILLOW_MODULES, part, loop)]
+                    actual = [whole_file_outcome(LAZY_MODULES, part, loop)]
                 if actual != expected:
                     failures.append(f"{name} cut at {cut} ({loop}): {actual} vs {expected}"[:300])
                 else:
-                    shares["failing use" if any(s[0] == "use" for s in expected) else "agree"] += 1
+                    failing = any(type(step) is tuple and step[0] == "use" for step in expected)
+                    shares["failing use" if failing else "agree"] += 1
     print(f"\ncorpus cut frames: {dict(shares)}")
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:20])
     assert shares["failing use"] >= 100, shares  # many cuts fall inside a frame's pixels
