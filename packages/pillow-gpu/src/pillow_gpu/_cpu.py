@@ -184,6 +184,7 @@ _OPS: dict[str, _Op] = {
     "chops_invert": lambda ims, p: ImageChops.invert(ims[0]),
     "point": lambda ims, p: ims[0].point(p["lut"] if callable(p["lut"]) else list(p["lut"])),
     "point_mode": lambda ims, p: ims[0].point(p["lut"], p["mode"]),
+    "point_handler": lambda ims, p: ims[0].point(p["handler"]),
     "solarize": lambda ims, p: ImageOps.solarize(ims[0], p["threshold"]),
     "posterize": lambda ims, p: ImageOps.posterize(ims[0], p["bits"]),
     "brightness": lambda ims, p: ImageEnhance.Brightness(ims[0]).enhance(p["factor"]),

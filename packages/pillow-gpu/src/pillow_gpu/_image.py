@@ -347,11 +347,16 @@ class Image(
         A table is copied (and a callable tabled now, as Pillow does), so changing either
         afterwards does not change this graph.
         """
+        if isinstance(lut, PILImage.ImagePointHandler):
+            # Pillow hands the image to the handler (an ImageCms transform), ``mode`` unused.
+            probe = _probe(lambda im: im.point(lut, mode), self.mode)
+            info = dict(probe.info)  # the handler's (a transform's output profile)
+            return self._derive("point_handler", {"handler": lut}, mode=probe.mode, info=info)
         if callable(lut) and self.mode not in ("I", "I;16", "F"):
             bands = len(_probe_image(self.mode).getbands())
             lut = [lut(i) for i in range(256)] * bands  # as Pillow tables it, at once
         if mode is not None:
-            if not callable(lut) and not isinstance(lut, (tuple, PILImage.ImagePointHandler)):
+            if not callable(lut) and not isinstance(lut, tuple):
                 with contextlib.suppress(TypeError):  # not iterable: Pillow's error comes next
                     lut = tuple(lut)  # the values of now (a list or an iterator, read once)
             probe = _probe(lambda im: im.point(lut, mode), self.mode)

@@ -21,7 +21,29 @@ from pillow_gpu._leaves import pil_node
 if TYPE_CHECKING:
     from pillow_gpu._image import Image
 
-__all__ = ["PixelEdits"]
+__all__ = ["PixelEdits", "edit_in_place", "lazy_result", "pillow_image"]
+
+
+def pillow_image(value: Any) -> Any:
+    """A lazy image's pixels as Pillow's image of its completed graph (not to be changed: it
+    is the handle's cached result); any other value as it is."""
+    from pillow_gpu._image import Image
+
+    return evaluate(value._node) if isinstance(value, Image) else value
+
+
+def lazy_result(value: Any) -> Any:
+    """A ``PIL.Image.Image`` a Pillow call returned as a lazy image of a copy of it (later
+    operations go to the GPU); any other value as it is."""
+    from pillow_gpu._image import Image
+
+    return Image(pil_node(value)) if isinstance(value, PILImage.Image) else value
+
+
+def edit_in_place(image: PixelEdits, edit: Callable[[PILImage.Image], Any]) -> None:
+    """Run ``edit`` on a copy of ``image``'s current pixels, then make that copy the handle's
+    pixels (``edit``'s errors pass through, the handle then unchanged)."""
+    image._node = pil_node(image._edited(edit))
 
 
 class PixelEdits:
@@ -38,16 +60,16 @@ class PixelEdits:
 
     def putdata(self, data: Any, scale: float = 1.0, offset: float = 0.0) -> None:
         """``PIL.Image.Image.putdata`` in place (the sequence is read at the call)."""
-        self._node = pil_node(self._edited(lambda im: im.putdata(data, scale, offset)))
+        edit_in_place(self, lambda im: im.putdata(data, scale, offset))
 
     def frombytes(self, data: Any, decoder_name: str = "raw", *args: Any) -> None:
         """``PIL.Image.Image.frombytes`` in place: the image's pixels from ``data``."""
-        self._node = pil_node(self._edited(lambda im: im.frombytes(data, decoder_name, *args)))
+        edit_in_place(self, lambda im: im.frombytes(data, decoder_name, *args))
 
     def apply_transparency(self) -> None:
         """``PIL.Image.Image.apply_transparency`` in place: a P image's ``info["transparency"]``
         moved into its palette's alpha."""
-        self._node = pil_node(self._edited(lambda im: im.apply_transparency()))
+        edit_in_place(self, lambda im: im.apply_transparency())
 
     def remap_palette(self, dest_map: list[int], source_palette: Any = None) -> Image:
         """``PIL.Image.Image.remap_palette``: a new image with the palette reordered."""

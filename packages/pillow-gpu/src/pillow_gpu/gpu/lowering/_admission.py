@@ -17,6 +17,8 @@ TABLE_BANDS = {"L": 1, "RGB": 3}
 CPU_ONLY = {
     "quantize": "quantize() builds an adaptive palette: the palette and every index depend on "
     "all the pixels of the image",
+    "point_handler": "point() with an ImagePointHandler (an ImageCms transform) runs that "
+    "handler's own code (LittleCMS) on the image",
 }
 
 
