@@ -52,25 +52,28 @@ def _animation(kind: str) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("cut", CUTS, ids=lambda cut: f"cut{int(cut * 100)}")
-@pytest.mark.parametrize("kind", ["gif", "apng", "tiff"])
-@pytest.mark.parametrize("loop", FRAME_LOOPS)
-def test_cut_file_fails_at_the_frame_pillow_fails(loop: str, kind: str, cut: float) -> None:
+@pytest.fixture(
+    params=[(kind, cut) for kind in ("gif", "apng", "tiff") for cut in CUTS],
+    ids=lambda param: f"{param[0]}-cut{int(param[1] * 100)}",
+)
+def cut_file(request: pytest.FixtureRequest) -> bytes:
+    """A Pillow-written animation or multi-page file, cut short."""
+    kind, cut = request.param
     data = _animation(kind)
-    data = data[: int(len(data) * cut)]
-    expected = frame_steps(PILLOW_MODULES, data, loop)
-    assert frame_steps(LAZY_MODULES, data, loop) == expected
+    return data[: int(len(data) * cut)]
+
+
+@pytest.mark.parametrize("loop", FRAME_LOOPS)
+def test_cut_file_fails_at_the_frame_pillow_fails(loop: str, cut_file: bytes) -> None:
+    expected = frame_steps(PILLOW_MODULES, cut_file, loop)
+    assert frame_steps(LAZY_MODULES, cut_file, loop) == expected
     assert any(step[0] == "ok" for step in expected)  # the cut falls after the first frame
 
 
-@pytest.mark.parametrize("cut", CUTS, ids=lambda cut: f"cut{int(cut * 100)}")
-@pytest.mark.parametrize("kind", ["gif", "apng", "tiff"])
 @pytest.mark.parametrize("how", WHOLE_FILE_CALLS)
-def test_whole_file_calls_fail_as_pillows(how: str, kind: str, cut: float) -> None:
-    data = _animation(kind)
-    data = data[: int(len(data) * cut)]
-    expected = whole_file_outcome(PILLOW_MODULES, data, how)
-    assert whole_file_outcome(LAZY_MODULES, data, how) == expected
+def test_whole_file_calls_fail_as_pillows(how: str, cut_file: bytes) -> None:
+    expected = whole_file_outcome(PILLOW_MODULES, cut_file, how)
+    assert whole_file_outcome(LAZY_MODULES, cut_file, how) == expected
 
 
 @pytest.mark.parametrize("loop", FRAME_LOOPS)
