@@ -152,6 +152,8 @@ class PillowGpuMapper:
     ``first_frame``: a file of several frames (an animation, pages) gives its first frame, as
     ``Image.open`` and the chain do in Pillow; False gives such a file's row an ``ExtraFrames``
     error (stage ``frames``) instead, as ``pillow-gpu apply`` does without ``--first-frame``.
+    ``plugins``: each actor registers the installed Pillow plugins the command line registers
+    (pillow-heif's HEIF opener, :mod:`pillow_gpu.cli._plugins`), so it reads ``.heic`` files.
     """
 
     def __init__(
@@ -169,8 +171,13 @@ class PillowGpuMapper:
         decode_threads: int | None = None,
         metadata: str | None = None,
         first_frame: bool = True,
+        plugins: bool = False,
     ) -> None:
         self._build, self.chain = _builder(chain)
+        if plugins:
+            from pillow_gpu.cli._plugins import register_plugins
+
+            register_plugins()
         if metadata not in _METADATA:
             raise ValueError(
                 _usage(

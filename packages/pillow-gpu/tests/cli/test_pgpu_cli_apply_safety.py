@@ -414,7 +414,7 @@ def test_a_folder_without_images_is_a_failure_not_zero_written(
     assert code == 1
     (failed,) = _failed_lines(captured.err)
     assert f"{folder}: NoImages at input: why: the folder holds no image file" in failed
-    assert "observed: 1 other file(s); fix: pass -r" in failed
+    assert "observed: 1 other file(s) (.txt 1); fix: pass -r" in failed
 
 
 def test_an_unreadable_sub_folder_is_a_reported_failure(

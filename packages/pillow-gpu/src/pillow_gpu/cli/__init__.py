@@ -68,6 +68,15 @@ def _wgpu_log_level(verbosity: int) -> Iterator[None]:
         logger.setLevel(previous)
 
 
+def _register_plugins() -> None:
+    """Register the installed Pillow plugins (:mod:`pillow_gpu.cli._plugins`); say why where
+    one is installed but fails."""
+    from pillow_gpu.cli._plugins import register_plugins
+
+    for problem in register_plugins()[1]:
+        print(f"pillow-gpu: warning: {problem}", file=sys.stderr)
+
+
 def _cmd_info(args: argparse.Namespace) -> int:
     from pillow_gpu.cli._info import render_info
 
@@ -88,6 +97,7 @@ def _cmd_apply(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
+    _register_plugins()
     try:
         if args.ray is not None:
             from pillow_gpu.cli._apply_ray import run_apply_ray

@@ -63,6 +63,7 @@ from pillow_gpu.cli._outputs import (
     output_failure,
     real_path,
 )
+from pillow_gpu.cli._plugins import skipped_note
 from pillow_gpu.cli._report import (
     Failure,
     Tally,
@@ -474,7 +475,7 @@ def run_apply(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:  # a second SIGINT: the file being saved was discarded
             interrupt.requested = True
         try:
-            _summary(run, time.perf_counter() - run.started, found.duplicates)
+            _summary(run, time.perf_counter() - run.started, found)
         except OSError as error:
             if error.errno != errno.EIO:
                 raise
@@ -532,10 +533,10 @@ def exit_code(run: _Run) -> int:
     return EXIT_FAILED if run.tally.failures else EXIT_OK
 
 
-def _summary(run: _Run, elapsed: float, duplicates: int) -> None:
+def _summary(run: _Run, elapsed: float, found: Discovery) -> None:
     notes = ""
-    if duplicates:
-        notes += f", {duplicates} duplicate input(s) ignored"
+    if found.duplicates:
+        notes += f", {found.duplicates} duplicate input(s) ignored"
     if run.interrupt.requested:
         left = len(run.inputs) - run.settled
         print(
@@ -550,6 +551,9 @@ def _summary(run: _Run, elapsed: float, duplicates: int) -> None:
         "each file is planned for the GPU on its own"
     )
     lines = run.tally.lines(elapsed=elapsed, notes=notes, fallback=run.fallback, admitted=admitted)
+    skipped = skipped_note(found.skipped)
+    if skipped is not None:
+        lines.insert(-1, f"  {skipped}")
     print(f"pillow-gpu apply: {lines[0]}")
     for line in lines[1:]:
         print(line)

@@ -203,6 +203,7 @@ def _drive(run: _Run, rows: list[dict[str, Any]], args: argparse.Namespace, mapp
                 "decode_threads": args.decode_threads,
                 "metadata": "strip" if args.strip_metadata else "keep",
                 "first_frame": args.first_frame,
+                "plugins": True,  # the actors read what this process found (.heic)
             },
             batch_size=batch_size,
             compute=ray.data.ActorPoolStrategy(size=actors),
@@ -269,7 +270,7 @@ def run_apply_ray(args: argparse.Namespace) -> int:
                 cluster = _drive(run, rows, args, mapper)
         except KeyboardInterrupt:  # a second SIGINT: the file being saved was discarded
             interrupt.requested = True
-        _summary(run, time.perf_counter() - run.started, found.duplicates)
+        _summary(run, time.perf_counter() - run.started, found)
         if cluster:
             print(f"  ran on Ray: {cluster}; outputs written by this process")
     return exit_code(run)

@@ -13,6 +13,7 @@ replaces the link itself), and no output is written through a symlink that leads
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import os
 import re
@@ -26,6 +27,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu.cli._frames import animation_options
 from pillow_gpu.cli._metadata import metadata_options
+from pillow_gpu.cli._plugins import named_extensions, plugin_hint
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
 
@@ -201,12 +203,14 @@ class Discovery:
     inputs: list[Input] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     duplicates: int = 0
+    #: Files of the folders skipped for their extension: extension -> count.
+    skipped: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
 def _folder_files(
     folder: Path, args: argparse.Namespace, skip: str | None, unreadable: list[OSError]
-) -> tuple[list[Path], int, int]:
-    """Image files of ``folder`` (sorted), files without an image extension, earlier outputs.
+) -> tuple[list[Path], collections.Counter[str], int]:
+    """Image files of ``folder`` (sorted), the other files by extension, earlier outputs.
 
     Sub-folders are searched with ``--recursive``; symlinked sub-folders are not followed and
     the output folder ``skip`` (a resolved path) is never entered. Folders that cannot be
@@ -214,7 +218,8 @@ def _folder_files(
     """
     extensions = _image_extensions()
     found: list[Path] = []
-    other = earlier = 0
+    other: collections.Counter[str] = collections.Counter()
+    earlier = 0
     for top, folders, names in os.walk(folder, onerror=unreadable.append):
         if not args.recursive:
             folders.clear()
@@ -223,7 +228,7 @@ def _folder_files(
         for name in names:
             child = Path(top) / name
             if child.suffix.lower() not in extensions or not child.is_file():
-                other += 1
+                other[child.suffix.lower() if child.is_file() else "(not a file)"] += 1
             elif not args.output_dir and child.stem.endswith(args.suffix):
                 earlier += 1  # an earlier output written beside its input
             else:
@@ -231,11 +236,18 @@ def _folder_files(
     return sorted(found), other, earlier
 
 
-def _no_images(text: str, args: argparse.Namespace, other: int, earlier: int) -> Failure:
-    observed = f"{other} other file(s)"
+def _no_images(
+    text: str, args: argparse.Namespace, other: collections.Counter[str], earlier: int
+) -> Failure:
+    observed = f"{sum(other.values())} other file(s)"
+    if other:
+        observed += f" ({named_extensions(other)})"
     if earlier:
         observed += f" and {earlier} earlier output(s) ending in {args.suffix!r}, skipped"
     fix = "check the path" if args.recursive else "pass -r to search sub-folders, or check the path"
+    hint = plugin_hint(other)
+    if hint is not None:
+        fix = f"{hint}, or {fix}"
     return Failure(
         path=text,
         kind="NoImages",
@@ -274,6 +286,7 @@ def discover(
         if path.is_dir():
             unreadable: list[OSError] = []
             children, other, earlier = _folder_files(path, args, skip, unreadable)
+            found.skipped.update(other)
             for error in unreadable:
                 where = str(error.filename) if error.filename is not None else text
                 found.failures.append(Failure.from_error(where, error, "input"))

@@ -1,0 +1,79 @@
+"""Pillow's format plugins the command line registers, and the formats they would add.
+
+Pillow reads HEIF (the photos iPhones take) only through the pillow-heif plugin, which a
+program registers itself. The command line registers it whenever it is installed, so
+``pillow-gpu apply`` reads ``.heic`` files as a Pillow program that registered it would (your
+own code registers it as with Pillow: ``pillow_heif.register_heif_opener()``). A folder's
+files of such formats are otherwise skipped, and the run's summary says which extensions were
+skipped and which package reads them.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import importlib.util
+
+__all__ = ["PLUGINS", "named_extensions", "plugin_hint", "register_plugins", "skipped_note"]
+
+#: Installed plugin modules registered, and the registering function of each.
+PLUGINS = {"pillow_heif": "register_heif_opener"}
+
+#: Extensions Pillow reads only through a plugin, and the package to install.
+_PLUGIN_PACKAGES = {
+    ".heic": "pillow-heif",
+    ".heif": "pillow-heif",
+    ".hif": "pillow-heif",
+    ".jxl": "pillow-jxl-plugin",
+}
+
+#: Skipped extensions named in the summary.
+_NAMED = 5
+
+
+def register_plugins() -> tuple[list[str], list[str]]:
+    """Register every installed module of :data:`PLUGINS` with Pillow: (the modules
+    registered, a problem line for each one that is installed but failed to register)."""
+    registered: list[str] = []
+    problems: list[str] = []
+    for module, function in PLUGINS.items():
+        if importlib.util.find_spec(module) is None:
+            continue
+        try:
+            getattr(importlib.import_module(module), function)()
+        except Exception as error:  # a broken install: its formats stay unread, and say so
+            problems.append(
+                f"why: the installed Pillow plugin {module} could not be registered, so its "
+                f"formats are skipped; observed: {type(error).__name__}: {error}; fix: "
+                f"reinstall it (pip install --force-reinstall {module.replace('_', '-')})"
+            )
+            continue
+        registered.append(module)
+    return registered, problems
+
+
+def named_extensions(skipped: collections.Counter[str]) -> str:
+    """The most common extensions of ``skipped`` (extension -> files) with their counts."""
+    named = ", ".join(
+        f"{extension or 'no extension'} {count}" for extension, count in skipped.most_common(_NAMED)
+    )
+    return named + (", ..." if len(skipped) > _NAMED else "")
+
+
+def plugin_hint(skipped: collections.Counter[str]) -> str | None:
+    """What to install to read the skipped extensions a known plugin reads, or None."""
+    packages = sorted({_PLUGIN_PACKAGES[ext] for ext in skipped if ext in _PLUGIN_PACKAGES})
+    return f"pip install {' '.join(packages)} to read them" if packages else None
+
+
+def skipped_note(skipped: collections.Counter[str]) -> str | None:
+    """The summary's line for the files of the inputs' folders skipped for their extension,
+    or None if there were none."""
+    if not skipped:
+        return None
+    note = (
+        f"skipped: {sum(skipped.values())} file(s) of the folders in no format Pillow reads "
+        f"here ({named_extensions(skipped)})"
+    )
+    hint = plugin_hint(skipped)
+    return note if hint is None else f"{note}; {hint}"
