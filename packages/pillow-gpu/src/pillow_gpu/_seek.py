@@ -9,10 +9,10 @@ filtered on the GPU like any image. A frame is loaded at the seek; Pillow loads 
 first used, which is the same wherever a loop uses the frames it seeks to (a file whose frames
 depend on the ones before may differ when frames are skipped without being used). A frame
 that cannot be loaded (a file cut short inside it) raises Pillow's error at its first use, as
-in Pillow, not at the seek: a loop that catches errors where it uses each frame keeps going. As in
-Pillow, operations done in place after a seek change the current frame; any other image (an
-operation's result, a ``copy()``) has one frame. :mod:`pillow_gpu.ImageSequence` iterates them
-too. ``close()`` drops the reader.
+in Pillow, not at the seek: a loop that catches errors where it uses each frame keeps going.
+As in Pillow, operations done in place after a seek change the current frame; any other image
+(an operation's result, a ``copy()``) has one frame. :mod:`pillow_gpu.ImageSequence` iterates
+them too. ``close()`` drops the reader.
 """
 
 from __future__ import annotations
