@@ -136,12 +136,30 @@ def test_a_plugin_that_fails_to_register_is_a_warning(
     assert (out / "scan.png").is_file()
 
 
-def test_register_plugins_reports_what_it_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(_plugins.PLUGINS, "a_module_that_is_not_installed", "register")
+def test_register_plugins_reports_what_it_registered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pillow-heif by its call; a plugin that registers by its import (as pillow-jxl-plugin
+    does; here a stand-in module on the path); one not installed is left alone."""
+    (tmp_path / "stand_in_plugin.py").write_text(
+        "from PIL import Image\nImage.register_extension('STANDIN', '.standin')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(
+        _plugins,
+        "PLUGINS",
+        {
+            "pillow_heif": "register_heif_opener",
+            "stand_in_plugin": None,
+            "a_module_that_is_not_installed": "register",
+        },
+    )
+    monkeypatch.delitem(sys.modules, "stand_in_plugin", raising=False)
     registered, problems = _plugins.register_plugins()
-    assert registered == ["pillow_heif"]
+    assert registered == ["pillow_heif", "stand_in_plugin"]
     assert problems == []
     assert PILImage.registered_extensions()[".heic"] == "HEIF"
+    assert PILImage.registered_extensions()[".standin"] == "STANDIN"
     assert "a_module_that_is_not_installed" not in sys.modules
 
 

@@ -1,11 +1,12 @@
 """Pillow's format plugins the command line registers, and the formats they would add.
 
-Pillow reads HEIF (the photos iPhones take) only through the pillow-heif plugin, which a
-program registers itself. The command line registers it whenever it is installed, so
-``pillow-gpu apply`` reads ``.heic`` files as a Pillow program that registered it would (your
-own code registers it as with Pillow: ``pillow_heif.register_heif_opener()``). A folder's
-files of such formats are otherwise skipped, and the run's summary says which extensions were
-skipped and which package reads them.
+Pillow reads HEIF (the photos iPhones take) only through the pillow-heif plugin, and JPEG XL
+through pillow-jxl-plugin, which a program registers itself (pillow-heif by a call, the other
+by its import). The command line registers each one that is installed, so ``pillow-gpu apply``
+reads ``.heic`` and ``.jxl`` files as a Pillow program that registered them would (your own
+code registers them as with Pillow: ``pillow_heif.register_heif_opener()``, ``import
+pillow_jxl``). A folder's files of formats no plugin here reads are skipped, and the run's
+summary says which extensions were skipped and which package reads them.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ import importlib.util
 
 __all__ = ["PLUGINS", "named_extensions", "plugin_hint", "register_plugins", "skipped_note"]
 
-#: Installed plugin modules registered, and the registering function of each.
-PLUGINS = {"pillow_heif": "register_heif_opener"}
+#: Plugin modules registered where installed, and the function of each that registers it
+#: (None: importing it registers it).
+PLUGINS: dict[str, str | None] = {"pillow_heif": "register_heif_opener", "pillow_jxl": None}
+
+#: The package of each plugin module.
+_PACKAGES = {"pillow_heif": "pillow-heif", "pillow_jxl": "pillow-jxl-plugin"}
 
 #: Extensions Pillow reads only through a plugin, and the package to install.
 _PLUGIN_PACKAGES = {
@@ -40,12 +45,14 @@ def register_plugins() -> tuple[list[str], list[str]]:
         if importlib.util.find_spec(module) is None:
             continue
         try:
-            getattr(importlib.import_module(module), function)()
+            imported = importlib.import_module(module)
+            if function is not None:
+                getattr(imported, function)()
         except Exception as error:  # a broken install: its formats stay unread, and say so
             problems.append(
                 f"why: the installed Pillow plugin {module} could not be registered, so its "
                 f"formats are skipped; observed: {type(error).__name__}: {error}; fix: "
-                f"reinstall it (pip install --force-reinstall {module.replace('_', '-')})"
+                f"reinstall it (pip install --force-reinstall {_PACKAGES.get(module, module)})"
             )
             continue
         registered.append(module)
