@@ -417,6 +417,32 @@ def test_a_folder_without_images_is_a_failure_not_zero_written(
     assert "observed: 1 other file(s) (.txt 1); fix: pass -r" in failed
 
 
+@pytest.mark.parametrize("recursive", [False, True], ids=["flat", "recursive"])
+def test_hidden_files_and_folders_are_left_out_and_counted(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], recursive: bool
+) -> None:
+    """A Mac's resource forks (``._a.png``: not images, each would be a failure) and hidden
+    folders are left out of a folder as a shell's ``*`` leaves them out; named, one runs."""
+    folder = tmp_path / "in"
+    _write(folder / "a.png")
+    _write(folder / "sub" / "b.png")
+    thumbnail = _write(folder / ".thumbnails" / "t.png")
+    (folder / "._a.png").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+    flags = ["-r"] if recursive else []
+    assert _apply("invert", folder, *flags, "-o", tmp_path / "out") == 0
+    summary = capsys.readouterr().out
+    written = sorted(
+        p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.png")
+    )
+    assert written == (["a.png", "sub/b.png"] if recursive else ["a.png"])
+    hidden = 2 if recursive else 1  # the hidden folder is seen where sub-folders are searched
+    assert (
+        f"  skipped: {hidden} hidden file(s) or folder(s) (names starting with a dot)\n" in summary
+    )
+    assert _apply("invert", thumbnail, "-o", tmp_path / "named") == 0
+    assert (tmp_path / "named" / "t.png").is_file()
+
+
 def test_an_unreadable_sub_folder_is_a_reported_failure(
     tmp_path: Path,
     device: SharedDevice,

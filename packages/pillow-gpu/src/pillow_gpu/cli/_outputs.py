@@ -27,7 +27,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu.cli._frames import animation_options
 from pillow_gpu.cli._metadata import metadata_options
-from pillow_gpu.cli._plugins import named_extensions, plugin_hint
+from pillow_gpu.cli._plugins import HIDDEN, named_extensions, plugin_hint
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
 
@@ -213,8 +213,10 @@ def _folder_files(
     """Image files of ``folder`` (sorted), the other files by extension, earlier outputs.
 
     Sub-folders are searched with ``--recursive``; symlinked sub-folders are not followed and
-    the output folder ``skip`` (a resolved path) is never entered. Folders that cannot be
-    listed are appended to ``unreadable``.
+    the output folder ``skip`` (a resolved path) is never entered. Hidden files and folders
+    (a name starting with a dot: a Mac's ``._IMG.jpg`` resource forks, ``.thumbnails``) are
+    left out, as a shell's ``*`` leaves them out, and counted with the other files. Folders
+    that cannot be listed are appended to ``unreadable``.
     """
     extensions = _image_extensions()
     found: list[Path] = []
@@ -223,9 +225,18 @@ def _folder_files(
     for top, folders, names in os.walk(folder, onerror=unreadable.append):
         if not args.recursive:
             folders.clear()
-        elif skip is not None:
-            folders[:] = [name for name in folders if real_path(Path(top) / name) != skip]
+        hidden = sum(name.startswith(".") for name in folders)
+        if hidden:
+            other[HIDDEN] += hidden
+        folders[:] = [
+            name
+            for name in folders
+            if not name.startswith(".") and (skip is None or real_path(Path(top) / name) != skip)
+        ]
         for name in names:
+            if name.startswith("."):
+                other[HIDDEN] += 1
+                continue
             child = Path(top) / name
             if child.suffix.lower() not in extensions or not child.is_file():
                 other[child.suffix.lower() if child.is_file() else "(not a file)"] += 1

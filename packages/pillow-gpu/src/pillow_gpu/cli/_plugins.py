@@ -15,7 +15,14 @@ import collections
 import importlib
 import importlib.util
 
-__all__ = ["PLUGINS", "named_extensions", "plugin_hint", "register_plugins", "skipped_note"]
+__all__ = [
+    "HIDDEN",
+    "PLUGINS",
+    "named_extensions",
+    "plugin_hint",
+    "register_plugins",
+    "skipped_note",
+]
 
 #: Plugin modules registered where installed, and the function of each that registers it
 #: (None: importing it registers it).
@@ -31,6 +38,9 @@ _PLUGIN_PACKAGES = {
     ".hif": "pillow-heif",
     ".jxl": "pillow-jxl-plugin",
 }
+
+#: The key under which a folder's hidden files and folders are counted with the files skipped.
+HIDDEN = "hidden"
 
 #: Skipped extensions named in the summary.
 _NAMED = 5
@@ -74,13 +84,19 @@ def plugin_hint(skipped: collections.Counter[str]) -> str | None:
 
 
 def skipped_note(skipped: collections.Counter[str]) -> str | None:
-    """The summary's line for the files of the inputs' folders skipped for their extension,
-    or None if there were none."""
-    if not skipped:
-        return None
-    note = (
-        f"skipped: {sum(skipped.values())} file(s) of the folders in no format Pillow reads "
-        f"here ({named_extensions(skipped)})"
-    )
-    hint = plugin_hint(skipped)
-    return note if hint is None else f"{note}; {hint}"
+    """The summary's line for what the inputs' folders held and the run left out: hidden
+    entries (:data:`HIDDEN`) and files in no format Pillow reads here, by extension; None if
+    nothing was left out."""
+    parts = []
+    hidden = skipped.get(HIDDEN, 0)
+    if hidden:
+        parts.append(f"{hidden} hidden file(s) or folder(s) (names starting with a dot)")
+    unread = collections.Counter({ext: n for ext, n in skipped.items() if ext != HIDDEN})
+    if unread:
+        part = (
+            f"{sum(unread.values())} file(s) in no format Pillow reads here "
+            f"({named_extensions(unread)})"
+        )
+        hint = plugin_hint(unread)
+        parts.append(part if hint is None else f"{part}; {hint}")
+    return "skipped: " + ", ".join(parts) if parts else None
