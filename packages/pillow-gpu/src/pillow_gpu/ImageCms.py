@@ -47,6 +47,9 @@ _Flags = _PILImageCms.Flags
 class ImageCmsTransform(_PILImageCms.ImageCmsTransform):
     """``PIL.ImageCms.ImageCmsTransform`` that also takes lazy images."""
 
+    # No state of its own: a transform Pillow built can take this class (``_ours``).
+    __slots__ = ()
+
     def point(self, im: Any) -> Any:
         """``apply(im)``, as Pillow's ``point``."""
         return self.apply(im)
