@@ -101,18 +101,13 @@ def profileToProfile(  # noqa: PLR0917 - Pillow's signature
     flags: _PILImageCms.Flags = _Flags.NONE,
 ) -> Any:
     """``PIL.ImageCms.profileToProfile`` of a lazy or PIL image (see the module docstring)."""
-
-    def convert(image: PILImage.Image, in_place: bool) -> Any:
-        return _PILImageCms.profileToProfile(
+    return _converted(
+        im,
+        inPlace,
+        lambda image, in_place: _PILImageCms.profileToProfile(
             image, inputProfile, outputProfile, renderingIntent, outputMode, in_place, flags
-        )
-
-    if not isinstance(im, Image):
-        return convert(im, inPlace)
-    if inPlace:
-        edit_in_place(im, lambda pixels: convert(pixels, True))
-        return None
-    return lazy_result(convert(pillow_image(im), False))
+        ),
+    )
 
 
 def applyTransform(
@@ -121,12 +116,22 @@ def applyTransform(
     inPlace: bool = False,
 ) -> Any:
     """``PIL.ImageCms.applyTransform`` of a lazy or PIL image (see the module docstring)."""
+    return _converted(
+        im,
+        inPlace,
+        lambda image, in_place: _PILImageCms.applyTransform(image, transform, in_place),
+    )
+
+
+def _converted(im: Any, in_place: bool, convert: Callable[[PILImage.Image, bool], Any]) -> Any:
+    """Pillow's ``convert(image, in_place)`` of ``im``: a PIL image as in Pillow; a lazy one's
+    pixels changed in place (None), or converted into a new lazy image."""
     if not isinstance(im, Image):
-        return _PILImageCms.applyTransform(im, transform, inPlace)
-    if inPlace:
-        edit_in_place(im, lambda pixels: _PILImageCms.applyTransform(pixels, transform, True))
+        return convert(im, in_place)
+    if in_place:
+        edit_in_place(im, lambda pixels: convert(pixels, True))
         return None
-    return lazy_result(_PILImageCms.applyTransform(pillow_image(im), transform, False))
+    return lazy_result(convert(pillow_image(im), False))
 
 
 def __getattr__(name: str) -> Any:

@@ -11,7 +11,7 @@ and the result becomes a leaf that later operations take to the GPU again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
 
@@ -73,13 +73,9 @@ class PixelEdits:
 
     def remap_palette(self, dest_map: list[int], source_palette: Any = None) -> Image:
         """``PIL.Image.Image.remap_palette``: a new image with the palette reordered."""
-        from pillow_gpu._image import Image
-
         pixels = evaluate(self._node)
-        return Image(pil_node(pixels.remap_palette(dest_map, source_palette)))
+        return cast("Image", lazy_result(pixels.remap_palette(dest_map, source_palette)))
 
     def effect_spread(self, distance: int) -> Image:
         """``PIL.Image.Image.effect_spread``: each pixel moved by a random offset, by Pillow."""
-        from pillow_gpu._image import Image
-
-        return Image(pil_node(evaluate(self._node).effect_spread(distance)))
+        return cast("Image", lazy_result(evaluate(self._node).effect_spread(distance)))

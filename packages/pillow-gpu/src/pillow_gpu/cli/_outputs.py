@@ -203,7 +203,7 @@ class Discovery:
     inputs: list[Input] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     duplicates: int = 0
-    #: Files of the folders skipped for their extension: extension -> count.
+    #: What the folders held and the run left out: extension (or ``HIDDEN``) -> count.
     skipped: collections.Counter[str] = field(default_factory=collections.Counter)
 
 

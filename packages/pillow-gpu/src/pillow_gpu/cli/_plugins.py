@@ -28,16 +28,14 @@ __all__ = [
 #: (None: importing it registers it).
 PLUGINS: dict[str, str | None] = {"pillow_heif": "register_heif_opener", "pillow_jxl": None}
 
-#: The package of each plugin module.
-_PACKAGES = {"pillow_heif": "pillow-heif", "pillow_jxl": "pillow-jxl-plugin"}
+#: Each plugin module's package and the extensions it reads.
+_READS = {
+    "pillow_heif": ("pillow-heif", (".heic", ".heif", ".hif")),
+    "pillow_jxl": ("pillow-jxl-plugin", (".jxl",)),
+}
 
 #: Extensions Pillow reads only through a plugin, and the package to install.
-_PLUGIN_PACKAGES = {
-    ".heic": "pillow-heif",
-    ".heif": "pillow-heif",
-    ".hif": "pillow-heif",
-    ".jxl": "pillow-jxl-plugin",
-}
+_PLUGIN_PACKAGES = {ext: package for package, extensions in _READS.values() for ext in extensions}
 
 #: The key under which a folder's hidden files and folders are counted with the files skipped.
 HIDDEN = "hidden"
@@ -62,7 +60,7 @@ def register_plugins() -> tuple[list[str], list[str]]:
             problems.append(
                 f"why: the installed Pillow plugin {module} could not be registered, so its "
                 f"formats are skipped; observed: {type(error).__name__}: {error}; fix: "
-                f"reinstall it (pip install --force-reinstall {_PACKAGES.get(module, module)})"
+                f"reinstall it (pip install --force-reinstall {_READS.get(module, (module,))[0]})"
             )
             continue
         registered.append(module)
