@@ -38,7 +38,7 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._frames import refuse_extra_frames
-from pillow_gpu.cli._metadata import metadata_options
+from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items, metadata_options
 from pillow_gpu.cli._outputs import QUALITY_FORMATS
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.executor import BatchFailure, GpuBatchExecutor
@@ -103,7 +103,7 @@ class _Row:
     size: tuple[int, int] = (0, 0)
     palette: tuple[str, bytes] = ("", b"")  # (mode, entries) of a P or PA numpy result
     format: str = ""
-    from_png: bool = False  # a PNG input, whose text chunks a kept PNG output carries
+    items: FileItems = NO_ITEMS  # what a kept output carries of its input file (cli._metadata)
     error: Failure | None = None
 
 
@@ -146,8 +146,9 @@ class PillowGpuMapper:
     ``max_submission_work`` its shader-work bound per submission;
     ``decode_threads`` its worker decoders (per actor; default: the CPUs less one, at most 8).
     ``metadata``: None (a row holds what Pillow's plain ``save`` writes), ``"keep"`` (each
-    result's EXIF, ICC profile, XMP and resolution, and a PNG input's text chunks in a PNG,
-    are written into its file, as ``pillow-gpu apply`` does) or ``"strip"`` (none of them,
+    result's EXIF, ICC profile, XMP and resolution, a PNG input's text chunks in a PNG and a
+    TIFF input's picture tags as EXIF, are written into its file, as ``pillow-gpu apply``
+    does) or ``"strip"`` (none of them,
     as ``apply --strip-metadata``); see :mod:`pillow_gpu.cli._metadata`.
     ``first_frame``: a file of several frames (an animation, pages) gives its first frame, as
     ``Image.open`` and the chain do in Pillow; False gives such a file's row an ``ExtraFrames``
@@ -272,7 +273,7 @@ class PillowGpuMapper:
             stage = "open"
             try:
                 image = Image.open(source)  # the header only; the executor decodes
-                rows[index].from_png = image.format == "PNG"
+                rows[index].items = file_items(image)
                 if not self.first_frame:
                     stage = "frames"
                     refuse_extra_frames(image)
@@ -303,8 +304,14 @@ class PillowGpuMapper:
         if self.quality is not None and row.format in QUALITY_FORMATS:
             options["quality"] = self.quality
         if self.metadata is not None:
-            text = row.from_png and row.format == "PNG"
-            options.update(metadata_options(image, keep=self.metadata == "keep", text=text))
+            options.update(
+                metadata_options(
+                    image,
+                    keep=self.metadata == "keep",
+                    source=row.items,
+                    output_format=row.format,
+                )
+            )
         buffer = io.BytesIO()
         try:
             image.save(buffer, format=row.format, **options)

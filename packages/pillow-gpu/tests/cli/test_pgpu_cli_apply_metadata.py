@@ -5,7 +5,9 @@ camera photo would lose its camera data and orientation tag (and show turned) an
 photo its colours. Every output here is byte-equal to Pillow's result of the chain saved with
 the items its ``info`` holds, and the items are checked in the written file: EXIF as the chain
 leaves it (``exif_transpose`` removes the orientation, a resize keeps it), the ICC profile
-where it describes the output's mode, the resolution. ``--strip-metadata`` writes none.
+where it describes the output's mode, the resolution. A TIFF's picture tags (make, model,
+artist, copyright, ... with its Exif and GPS directories) are its outputs' EXIF, in every
+format. ``--strip-metadata`` writes none.
 """
 
 from __future__ import annotations
@@ -15,12 +17,17 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from PIL import ExifTags, ImageCms, PngImagePlugin
 from PIL import Image as PILImage
-from PIL import ImageCms, PngImagePlugin
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
-from pillow_gpu.cli._metadata import metadata_options
+from pillow_gpu.cli._metadata import (
+    TIFF_PICTURE_TAGS,
+    FileItems,
+    file_items,
+    metadata_options,
+)
 from pillow_gpu.gpu._device import SharedDevice
 
 #: Files with EXIF (orientation 6, a camera's make and model), an sRGB profile and 300 dpi,
@@ -29,7 +36,9 @@ FILES = {
     "photo.jpg": {"exif": True, "icc": True, "dpi": True},
     "photo.png": {"exif": True, "icc": True, "dpi": True},
     "photo.webp": {"exif": True, "icc": True, "dpi": False},
-    "photo.tif": {"exif": False, "icc": True, "dpi": True},  # a TIFF's tags are its own
+    # A TIFF's make and model are tags of its own, carried as EXIF; Pillow's reader turns its
+    # pixels by the orientation, which is not carried.
+    "photo.tif": {"exif": True, "icc": True, "dpi": True, "turned": True},
 }
 XMP = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>'
 #: Chains and what each leaves: the orientation tag, and whether the RGB profile still fits.
@@ -58,7 +67,8 @@ def _pillow_bytes(path: Path, chain: str, *, keep: bool) -> bytes:
     with PILImage.open(path) as opened:
         result = parse_chain(chain).apply_pil(opened)
         buffer = io.BytesIO()
-        result.save(buffer, format=opened.format, **metadata_options(result, keep=keep))
+        options = metadata_options(result, keep=keep, source=file_items(opened))
+        result.save(buffer, format=opened.format, **options)
     return buffer.getvalue()
 
 
@@ -84,7 +94,7 @@ def test_outputs_keep_the_metadata_the_chain_leaves(
             exif = output.getexif()
             if holds["exif"] and not strip:
                 assert (exif.get(0x010F), exif.get(0x0110)) == ("Canon", "EOS R5"), name
-                assert exif.get(0x0112) == orientation, name
+                assert exif.get(0x0112) == (None if holds.get("turned") else orientation), name
             else:
                 assert 0x010F not in exif, name
             has_profile = bool(output.info.get("icc_profile"))
@@ -200,8 +210,11 @@ def test_a_png_s_text_chunks_are_kept_in_a_png(
     with PILImage.open(source) as opened:
         result = parse_chain("resize:20x15").apply_pil(opened)
         buffer = io.BytesIO()
-        options = metadata_options(result, keep=not extra, text=output == "png")
-        result.save(buffer, format=PILImage.registered_extensions()[f".{output}"], **options)
+        file_format = PILImage.registered_extensions()[f".{output}"]
+        items = file_items(opened)
+        assert items.png
+        options = metadata_options(result, keep=not extra, source=items, output_format=file_format)
+        result.save(buffer, format=file_format, **options)
     assert written.read_bytes() == buffer.getvalue()
     with PILImage.open(written) as reread:
         found = dict(getattr(reread, "text", {}))
@@ -217,6 +230,137 @@ def test_text_chunks_are_carried_only_from_a_png() -> None:
     tiff = _image("RGB", compression="raw", dpi=(72, 72))
     assert "pnginfo" not in metadata_options(tiff)
     png = _image("RGB", Software="x", gamma=0.45)
-    chunks = metadata_options(png, text=True)["pnginfo"].chunks
+    from_png = FileItems(png=True)
+    chunks = metadata_options(png, source=from_png, output_format="PNG")["pnginfo"].chunks
     assert [chunk[0] for chunk in chunks] == [b"tEXt"]
-    assert "pnginfo" not in metadata_options(png, text=True, keep=False)
+    assert "pnginfo" not in metadata_options(png, source=from_png, output_format="JPEG")
+    assert "pnginfo" not in metadata_options(png, source=from_png, output_format="PNG", keep=False)
+
+
+# -- a TIFF's picture tags -----------------------------------------------------------------------
+
+_Base = ExifTags.Base
+#: A scanned or exported photo's first directory: its picture tags, and the orientation that
+#: Pillow's reader applies to the pixels.
+PICTURE = {
+    _Base.ImageDescription: "A harbour at dawn",
+    _Base.Make: "Nikon",
+    _Base.Model: "Z 8",
+    _Base.Software: "Capture 23",
+    _Base.DateTime: "2026:11:30 06:12:01",
+    _Base.Artist: "Jane Doe",
+    _Base.Copyright: "(c) 2026 Jane Doe",
+}
+EXPOSURE = {
+    _Base.DateTimeOriginal: "2026:11:30 06:12:01",
+    _Base.ExposureTime: 0.004,
+    _Base.FNumber: 8.0,
+    _Base.ISOSpeedRatings: 200,
+}
+POSITION = {1: "N", 2: (55.0, 40.0, 30.5), 3: "E", 4: (12.0, 34.0, 56.0)}
+#: Tags that say how a file stores its pixels (size, strips, compression): never carried.
+_LAYOUT = {256, 257, 258, 259, 262, 273, 274, 277, 278, 279, 284}
+
+
+def _tagged_tiff(path: Path, *, exposure: bool = True) -> None:
+    exif = PILImage.Exif()
+    for tag, value in PICTURE.items():
+        exif[tag] = value
+    exif[_Base.Orientation] = 6
+    if exposure:
+        exif[ExifTags.IFD.Exif] = EXPOSURE
+        exif[ExifTags.IFD.GPSInfo] = POSITION
+    make_image("RGB", (90, 60), 3).save(path, exif=exif.tobytes(), dpi=(300, 300))
+
+
+def _damage_exif_pointer(path: Path) -> None:
+    """Point the first directory's Exif entry past the end of the file."""
+    data = bytearray(path.read_bytes())
+    assert data[:2] == b"II"
+    first = int.from_bytes(data[4:8], "little")
+    count = int.from_bytes(data[first : first + 2], "little")
+    for entry in range(first + 2, first + 2 + 12 * count, 12):
+        if int.from_bytes(data[entry : entry + 2], "little") == ExifTags.IFD.Exif:
+            data[entry + 8 : entry + 12] = (len(data) + 4096).to_bytes(4, "little")
+            path.write_bytes(bytes(data))
+            return
+    raise AssertionError("no Exif entry")
+
+
+@pytest.mark.parametrize("output", ["jpg", "png", "webp", "tif"])
+def test_a_tiff_s_picture_tags_are_its_outputs_exif(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _tagged_tiff(folder / "scan.tif")
+    out = tmp_path / "out"
+    argv = ["apply", "resize:30x20", str(folder), "-o", str(out), "--format", output]
+    assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
+    written = out / f"scan.{output}"
+    with PILImage.open(folder / "scan.tif") as opened:
+        result = parse_chain("resize:30x20").apply_pil(opened)
+        buffer = io.BytesIO()
+        file_format = PILImage.registered_extensions()[f".{output}"]
+        options = metadata_options(result, source=file_items(opened), output_format=file_format)
+        result.save(buffer, format=file_format, **options)
+    assert written.read_bytes() == buffer.getvalue()
+    with PILImage.open(written) as reread:
+        exif = reread.getexif()
+        assert {tag: exif.get(tag) for tag in PICTURE} == PICTURE
+        assert dict(exif.get_ifd(ExifTags.IFD.Exif)) == EXPOSURE
+        assert dict(exif.get_ifd(ExifTags.IFD.GPSInfo)) == POSITION
+        assert _Base.Orientation not in exif  # applied by Pillow's reader, not carried
+        if output != "tif":  # a TIFF output's own layout tags are the new file's
+            assert not _LAYOUT & set(exif)
+
+
+def test_strip_metadata_leaves_out_a_tiff_s_tags(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "scan.tif"
+    _tagged_tiff(source)
+    out = tmp_path / "out"
+    argv = ["apply", "invert", str(source), "-o", str(out), "--format", "jpg", "--no-progress"]
+    assert main([*argv, "--strip-metadata"]) == 0, capsys.readouterr().err
+    with PILImage.open(out / "scan.jpg") as reread:
+        assert "exif" not in reread.info
+        assert not set(reread.getexif()) & (TIFF_PICTURE_TAGS | {ExifTags.IFD.Exif})
+
+
+def test_a_tiff_whose_exif_directory_is_damaged_keeps_its_other_tags(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "scan.tif"
+    _tagged_tiff(source)
+    _damage_exif_pointer(source)
+    corrupt = pytest.warns(UserWarning, match="Corrupt EXIF data")
+    with PILImage.open(source) as opened, corrupt:
+        assert opened.getexif().get_ifd(ExifTags.IFD.Exif) == {}  # Pillow reads none of it
+    out = tmp_path / "out"
+    argv = ["apply", "invert", str(source), "-o", str(out), "--format", "jpg", "--no-progress"]
+    with corrupt:  # Pillow's reader warns again where it loads the file (its orientation)
+        assert main(argv) == 0, capsys.readouterr().err
+    with PILImage.open(out / "scan.jpg") as reread:
+        exif = reread.getexif()
+        assert {tag: exif.get(tag) for tag in PICTURE} == PICTURE
+        assert ExifTags.IFD.Exif not in exif
+        assert dict(exif.get_ifd(ExifTags.IFD.GPSInfo)) == POSITION
+
+
+def test_only_a_tiff_gives_picture_tags(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.tif"
+    make_image("L", (8, 8), 1).save(plain)
+    tagged = tmp_path / "tagged.tif"
+    _tagged_tiff(tagged, exposure=False)
+    jpeg = tmp_path / "photo.jpg"
+    exif = PILImage.Exif()
+    exif[_Base.Make] = "Canon"
+    make_image("RGB", (8, 8), 1).save(jpeg, exif=exif.tobytes())
+    with PILImage.open(plain) as opened:
+        assert file_items(opened) == FileItems()  # Pillow wrote no picture tags
+    with PILImage.open(tagged) as opened:
+        assert file_items(opened) == FileItems(tiff_tags=PICTURE)
+    with PILImage.open(jpeg) as opened:  # a JPEG's EXIF is in its info, written from there
+        assert file_items(opened) == FileItems()
+        assert metadata_options(opened)["exif"] == opened.info["exif"]

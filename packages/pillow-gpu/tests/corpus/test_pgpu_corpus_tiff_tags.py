@@ -1,6 +1,8 @@
 """Every corpus TIFF (scanners, fax, GDAL, Photoshop, GIMP, libtiff's own samples, multi-page,
 tiled, planar, 16-bit, broken and fuzzed files) read and saved through its tag directories,
-against Pillow doing the same (:mod:`pillow_gpu._tiff_tags`).
+against Pillow doing the same (:mod:`pillow_gpu._tiff_tags`); and every one that ``apply``
+writes as a JPEG or a TIFF, with the source's picture tags and Exif and GPS directories in its
+output's EXIF (:mod:`pillow_gpu.cli._metadata`).
 
 Each case ends with the tags, the written file or the exception's type, and must equal
 Pillow's. A TIFF written through libtiff is compared by its decoded tags and pixels with the
@@ -10,16 +12,21 @@ page number's second value left out: Pillow's own output carries uninitialised m
 
 from __future__ import annotations
 
+import contextlib
 import io
+import shutil
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import ExifTags, TiffTags
 from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageSequence
+from pillow_gpu.cli import main
+from pillow_gpu.cli._metadata import TIFF_PICTURE_TAGS
 
 from .conftest import Tally, opened_files, outcome
 
@@ -128,3 +135,57 @@ def test_corpus_tiff_tags_match_pillow(pillow_corpus: Path) -> None:
                 tally.add(f"{path.name} {case}", expected, actual)
     tally.check(f"TIFF tags, {len(files)} files x {len(CASES)} cases")
     assert tally.shares["equal"] > 4 * tally.shares["same error"]
+
+
+def _as_written(tag: int, value: Any) -> Any:
+    """A tag value as Pillow's writer stores it: a text tag as ASCII text (other characters
+    replaced by "?"), whatever type the file gave it (a scanner's number for its software)."""
+    if TiffTags.lookup(tag).type == TiffTags.ASCII:
+        return str(value).encode("ascii", "replace").decode("ascii")
+    return value
+
+
+def _picture(exif: PILImage.Exif) -> dict[str, Any]:
+    """The picture tags and the Exif and GPS directories of ``exif``, by ``repr`` (a NaN)."""
+    found = {
+        hex(tag): repr(_as_written(tag, exif[tag])) for tag in exif if tag in TIFF_PICTURE_TAGS
+    }
+    for pointer in (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo):
+        with contextlib.suppress(Exception):  # a damaged directory is not carried
+            directory = exif.get_ifd(pointer)
+            kept = {tag: value for tag, value in directory.items() if tag != ExifTags.IFD.Interop}
+            if kept:
+                found[hex(pointer)] = repr(sorted(kept.items()))
+    return found
+
+
+@pytest.mark.parametrize("output", ["jpg", "tif"])
+@pytest.mark.usefixtures("device")
+def test_corpus_apply_outputs_keep_a_tiff_s_picture_tags(
+    pillow_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    files = _tiffs(pillow_corpus)
+    for index, path in enumerate(files):
+        shutil.copyfile(path, folder / f"{index:03d}-{path.name}")
+    out = tmp_path / "out"
+    argv = ["apply", "thumbnail:64x64", str(folder), "-o", str(out), "--format", output]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's warnings about odd files
+        main([*argv, "--cpu-fallback", "--no-progress"])
+        capsys.readouterr()
+        tally = Tally()
+        tagged = 0
+        for source in sorted(folder.iterdir()):
+            written = out / f"{source.stem}.{output}"
+            if not written.exists():  # a file Pillow cannot decode fails, as in Pillow
+                continue
+            with PILImage.open(source) as opened:
+                expected = _picture(opened.getexif())
+            with PILImage.open(written) as reread:
+                actual = _picture(reread.getexif())
+            tagged += bool(expected)
+            tally.add(source.name, expected, actual)
+    tally.check(f"apply to {output}: picture tags of {len(files)} TIFFs, {tagged} with some")
+    assert tagged > 20  # scanners, Photoshop, ImageMagick, libtiff's tools, cameras

@@ -27,10 +27,10 @@ import pillow_gpu.ray
 import pytest
 import ray
 import ray.data
+from PIL import ExifTags, PngImagePlugin
 from PIL import Image as PILImage
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
-from PIL import PngImagePlugin
 from pillow_gpu import Image, ImageOps
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
@@ -268,6 +268,31 @@ def test_mapper_keeps_a_png_s_text_chunks_with_keep(tmp_path: Path, metadata: st
     with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
         expected = {"parameters": "a lighthouse at dusk, Steps: 30"} if metadata == "keep" else {}
         assert dict(written.text) == expected
+
+
+@pytest.mark.parametrize("metadata", [None, "keep", "strip"])
+def test_mapper_carries_a_tiff_s_picture_tags_with_keep(
+    tmp_path: Path, metadata: str | None
+) -> None:
+    exif = PILImage.Exif()
+    exif[ExifTags.Base.Make], exif[ExifTags.Base.Artist] = "Nikon", "Jane Doe"
+    exif[ExifTags.IFD.Exif] = {ExifTags.Base.ExposureTime: 0.004}
+    source = tmp_path / "scan.tif"
+    make_image("RGB", (24, 16), 3).save(source, exif=exif.tobytes())
+    mapper = PillowGpuMapper("invert", format="jpeg", metadata=metadata)
+    try:
+        out = mapper({"path": np.array([str(source)], dtype=object)})
+    finally:
+        mapper.close()
+    assert out["error_kind"][0] == "", out["error_message"][0]
+    with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
+        found = written.getexif()
+        kept = metadata == "keep"
+        assert (found.get(ExifTags.Base.Make), found.get(ExifTags.Base.Artist)) == (
+            ("Nikon", "Jane Doe") if kept else (None, None)
+        )
+        expected = {ExifTags.Base.ExposureTime: 0.004} if kept else {}
+        assert dict(found.get_ifd(ExifTags.IFD.Exif)) == expected
 
 
 def test_mapper_rejects_an_unknown_metadata_choice() -> None:

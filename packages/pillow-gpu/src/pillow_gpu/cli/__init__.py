@@ -262,10 +262,11 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--strip-metadata",
         action="store_true",
-        help="write outputs without the input's EXIF (camera data, GPS position), ICC "
-        "profile, XMP and resolution (default: each is written where the output format holds "
-        "it, as the chain leaves it: exif_transpose removes the orientation it applied; the "
-        "ICC profile only where it describes the output's mode)",
+        help="write outputs without the input's EXIF (camera data, GPS position; a TIFF's "
+        "make, model, artist, copyright and Exif directory), ICC profile, XMP and resolution "
+        "(default: each is written where the output format holds it, as the chain leaves it: "
+        "exif_transpose removes the orientation it applied; the ICC profile only where it "
+        "describes the output's mode)",
     )
     ray = parser.add_argument_group(
         "Ray Data (needs pillow-gpu[ray]; see docs/ray.md)",

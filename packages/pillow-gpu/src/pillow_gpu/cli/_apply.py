@@ -51,6 +51,7 @@ from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
 from pillow_gpu.cli._frames import ExtraFrames, frame_graphs, refuse_extra_frames
+from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items
 from pillow_gpu.cli._outputs import (
     QUALITY_FORMATS,
     TEMP_SUFFIX,
@@ -204,8 +205,9 @@ class _Run:
     inputs: list[Input] = field(default_factory=list)
     #: Inputs of several frames that --all-frames runs after the stream, frame by frame.
     animations: list[int] = field(default_factory=list)
-    #: PNG inputs, whose text chunks a PNG output keeps (cli._metadata).
-    png_inputs: set[int] = field(default_factory=set)
+    #: What outputs keep of their input files beyond the results' info, by input (a PNG's
+    #: text chunks, a TIFF's picture tags; cli._metadata); inputs holding none are left out.
+    file_items: dict[int, FileItems] = field(default_factory=dict)
     tally: Tally = field(default_factory=Tally)
     bar: Any = field(default_factory=_Quiet)
     started: float = field(default_factory=time.perf_counter)
@@ -255,8 +257,9 @@ class _Run:
         except Exception as error:  # DecompressionBombError and MemoryError included
             self.fail(Failure.from_error(key, error, "open"))
             return None
-        if source.format == "PNG":
-            self.png_inputs.add(index)
+        items = file_items(source)
+        if items != NO_ITEMS:
+            self.file_items[index] = items
         if not self.first_frame:
             try:
                 refuse_extra_frames(source)
@@ -322,7 +325,7 @@ class _Run:
         file); report a failure instead of raising."""
         item = self.inputs[index]
         try:
-            self.writer.write(item, image, *more, from_png=index in self.png_inputs)
+            self.writer.write(item, image, *more, source=self.file_items.get(index, NO_ITEMS))
         except OutputError as error:
             self.fail(output_failure(item.path, error))
             return False

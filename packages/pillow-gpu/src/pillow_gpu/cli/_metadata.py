@@ -20,6 +20,16 @@ puts in ``info`` as strings and its writer writes only from a ``pnginfo`` (``zTX
 written uncompressed). Other formats' string entries in ``info`` (a TIFF's ``compression``)
 are not text chunks, so only a PNG's are carried.
 
+A TIFF keeps its camera and author data in its own tags, which Pillow's reader leaves in the
+opened file's tag directories (not in ``info``) and its writer writes only from an ``exif`` or
+``tiffinfo`` option; so an output of a TIFF is given, as its EXIF, the tags of the TIFF's first
+directory that describe the picture (:data:`TIFF_PICTURE_TAGS`: description, make, model,
+software, date, artist, copyright, Windows' title, author and keywords) with its Exif and GPS
+directories, read when the file is opened (:func:`file_items`). The tags that describe how the
+TIFF stored its pixels (size, strips, compression, orientation, which Pillow's reader applies)
+are not carried, nor its IPTC and Photoshop blocks. A directory that cannot be read (a damaged
+file) is left out, and the other tags are kept.
+
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
 AVIF plugins write the one ``info`` holds unless told otherwise): for publishing a photo
 without its camera data, GPS position included.
@@ -29,11 +39,98 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from PIL import PngImagePlugin
+from PIL import ExifTags, PngImagePlugin
+from PIL import Image as PILImage
 
-__all__ = ["metadata_options"]
+__all__ = ["NO_ITEMS", "TIFF_PICTURE_TAGS", "FileItems", "file_items", "metadata_options"]
+
+_Base = ExifTags.Base
+#: The tags of a TIFF's first directory that describe its picture, not how the file stores it:
+#: the EXIF standard's first-directory tags other than layout ones, and Windows' XP tags.
+TIFF_PICTURE_TAGS = frozenset(
+    {
+        _Base.DocumentName,
+        _Base.ImageDescription,
+        _Base.Make,
+        _Base.Model,
+        _Base.Software,
+        _Base.DateTime,
+        _Base.Artist,
+        _Base.HostComputer,
+        _Base.Rating,
+        _Base.RatingPercent,
+        _Base.Copyright,
+        _Base.XPTitle,
+        _Base.XPComment,
+        _Base.XPAuthor,
+        _Base.XPKeywords,
+        _Base.XPSubject,
+    }
+)
+#: The directories a TIFF's first directory points to that an output keeps with those tags.
+_DIRECTORIES = (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo)
+
+
+@dataclass(frozen=True, slots=True)
+class FileItems:
+    """What an output keeps of its input file that the result's ``info`` does not hold."""
+
+    #: The input is a PNG: its text chunks (in ``info``) are written into a PNG output.
+    png: bool = False
+    #: A TIFF input's picture tags and directories (:func:`tiff_tags`), written as EXIF.
+    tiff_tags: Mapping[int, Any] | None = None
+
+
+#: The items of an input that holds none of them.
+NO_ITEMS = FileItems()
+
+
+def file_items(opened: Any) -> FileItems:
+    """The :class:`FileItems` of an opened file (a lazy image or Pillow's; header only)."""
+    return FileItems(png=opened.format == "PNG", tiff_tags=tiff_tags(opened))
+
+
+def tiff_tags(opened: Any) -> dict[int, Any] | None:
+    """The picture tags (:data:`TIFF_PICTURE_TAGS`) of an opened TIFF's first directory and its
+    Exif and GPS directories (as dicts), or None for another format or a TIFF without any.
+
+    A directory that cannot be read is left out; tags that cannot be read at all give None.
+    """
+    if opened.format != "TIFF":
+        return None
+    try:
+        exif = opened.getexif()
+        tags: dict[int, Any] = {tag: exif[tag] for tag in exif if tag in TIFF_PICTURE_TAGS}
+    except Exception:  # a damaged first directory: Pillow raises on reading it
+        return None
+    for pointer in _DIRECTORIES:
+        if pointer not in exif:
+            continue
+        try:
+            directory = dict(exif.get_ifd(pointer))
+            if ExifTags.IFD.Interop in directory:  # the Exif directory's own pointer
+                interop = dict(exif.get_ifd(ExifTags.IFD.Interop))
+                if interop:
+                    directory[ExifTags.IFD.Interop] = interop
+                else:
+                    del directory[ExifTags.IFD.Interop]
+        except Exception:  # a damaged directory: the rest is kept
+            continue
+        if directory:
+            tags[pointer] = directory
+    return tags or None
+
+
+def _exif_bytes(tags: Mapping[int, Any]) -> bytes:
+    exif = PILImage.Exif()
+    for tag, value in tags.items():
+        exif[tag] = value
+    return exif.tobytes()
+
 
 #: Colour space signature of an ICC profile (header bytes 16..19) by the modes it describes.
 _PROFILE_SPACES = {
@@ -60,11 +157,14 @@ def _resolution(value: Any) -> bool:
     )
 
 
-def metadata_options(image: Any, *, keep: bool = True, text: bool = False) -> dict[str, Any]:
+def metadata_options(
+    image: Any, *, keep: bool = True, source: FileItems = NO_ITEMS, output_format: str = ""
+) -> dict[str, Any]:
     """``save`` options that write ``image.info``'s EXIF, ICC profile (where it describes the
     image's mode, else ``icc_profile=None``), XMP and resolution into its file (another item
-    absent or empty is left out), and with ``text`` (a PNG saved from a PNG) its text chunks;
-    or with ``keep=False`` that write none of them."""
+    absent or empty is left out), with what it keeps of its input file (``source``: a TIFF's
+    picture tags as EXIF, and a PNG's text chunks when ``output_format`` is ``"PNG"``); or with
+    ``keep=False`` that write none of them."""
     if not keep:
         return {"icc_profile": None}  # the one item plugins fall back to ``info`` for
     info = getattr(image, "info", None) or {}
@@ -72,6 +172,8 @@ def metadata_options(image: Any, *, keep: bool = True, text: bool = False) -> di
     exif = info.get("exif")
     if isinstance(exif, bytes) and exif:
         options["exif"] = exif
+    elif source.tiff_tags:
+        options["exif"] = _exif_bytes(source.tiff_tags)
     profile = info.get("icc_profile")
     fits = isinstance(profile, bytes) and _profile_fits(profile, image.mode)
     # None, not absent: Pillow's PNG, TIFF and AVIF plugins would write ``info``'s otherwise.
@@ -82,6 +184,7 @@ def metadata_options(image: Any, *, keep: bool = True, text: bool = False) -> di
     dpi = info.get("dpi")
     if _resolution(dpi):
         options["dpi"] = dpi
+    text = source.png and output_format == "PNG"
     chunks = [(key, value) for key, value in info.items() if isinstance(value, str)] if text else []
     if chunks:
         pnginfo = PngImagePlugin.PngInfo()

@@ -26,7 +26,7 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from pillow_gpu.cli._frames import animation_options
-from pillow_gpu.cli._metadata import metadata_options
+from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, metadata_options
 from pillow_gpu.cli._plugins import HIDDEN, named_extensions, plugin_hint
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
@@ -429,11 +429,15 @@ class Writer:
             )
 
     def write(
-        self, item: Input, image: PILImage.Image, *more: PILImage.Image, from_png: bool = False
+        self,
+        item: Input,
+        image: PILImage.Image,
+        *more: PILImage.Image,
+        source: FileItems = NO_ITEMS,
     ) -> None:
         """Save ``image`` (with ``more`` frames: all of them as one file) to a temporary file
-        beside the output, then rename it into place; the text chunks of a PNG input
-        (``from_png``) are kept in a PNG output.
+        beside the output, then rename it into place, with what it keeps of its input file
+        (``source``: a PNG's text chunks, a TIFF's picture tags; :mod:`pillow_gpu.cli._metadata`).
 
         A symlink at the output name is replaced, never followed. On any failure (an
         interrupt included) the temporary file is removed and the old output is untouched.
@@ -447,8 +451,9 @@ class Writer:
         options = {}
         if self.quality is not None and item.format in QUALITY_FORMATS:
             options["quality"] = self.quality
-        text = from_png and item.format == "PNG"
-        options.update(metadata_options(image, keep=self.metadata, text=text))
+        options.update(
+            metadata_options(image, keep=self.metadata, source=source, output_format=item.format)
+        )
         if more:
             options.update(animation_options((image, *more)))
         try:
