@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImagePalette
 from pillow_gpu import GpuBatchExecutor, Image, ImageFilter
@@ -187,6 +189,26 @@ def test_pillow_s_unrecorded_attributes_say_why_and_what_to_do(name: str) -> Non
     assert text.startswith(f"why: a lazy image records operations for the GPU, and Pillow's {name}")
     assert "; fix: " in text
     assert ("to_pil()" in text) or ("ImageSequence" in text)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda image: PILImage.blend(image, image, 0.5),
+        lambda image: PILImage.merge("RGB", image.split()),
+        lambda image: PILImageChops.add(image, image),
+        lambda image: PILImageEnhance.Color(image).enhance(1.5),
+    ],
+    ids=["Image.blend", "Image.merge", "ImageChops.add", "ImageEnhance.Color"],
+)
+def test_pillow_s_own_functions_on_a_lazy_image_name_ours(call: Any) -> None:
+    lazy = Image.from_pil(PILImage.new("RGB", (2, 2), (9, 8, 7)))
+    with pytest.raises(AttributeError) as missing:
+        call(lazy)
+    text = str(missing.value)
+    assert text.startswith("why: Pillow's module functions (PIL.Image.blend, ")
+    assert "> has no _new; fix: call pillow_gpu's function of the same name" in text
+    assert call(lazy.to_pil()).tobytes() == call(PILImage.new("RGB", (2, 2), (9, 8, 7))).tobytes()
 
 
 def test_other_missing_attributes_keep_python_s_message() -> None:

@@ -7,7 +7,7 @@ the way to do it (any other name gets Python's usual message).
 
 from __future__ import annotations
 
-__all__ = ["FILE_ONLY", "NOT_RECORDED", "missing_attribute"]
+__all__ = ["FILE_ONLY", "NOT_RECORDED", "PILLOW_INTERNALS", "missing_attribute"]
 
 #: Pillow's ``Image`` attributes a lazy image does not provide, and why.
 NOT_RECORDED = {
@@ -64,9 +64,23 @@ _TIFF_ONLY = (
 FILE_ONLY.update(dict.fromkeys(("tag_v2", "tag", "ifd", "get_photoshop_blocks"), _TIFF_ONLY))
 
 
+#: Private names of Pillow's ``Image`` that Pillow's own module functions call on the images
+#: they are given, and why a lazy image has none (what a caller of those functions should do).
+PILLOW_INTERNALS = {
+    "_new": (
+        "Pillow's module functions (PIL.Image.blend, alpha_composite and merge, PIL.ImageChops, "
+        "PIL.ImageEnhance) work on C images and wrap their result with _new; a lazy image "
+        "records operations for the GPU and has no C image",
+        "call pillow_gpu's function of the same name (pillow_gpu.Image.blend, "
+        "pillow_gpu.ImageChops, pillow_gpu.ImageEnhance), which takes lazy images, or pass "
+        "image.to_pil() to Pillow's",
+    ),
+}
+
+
 def missing_attribute(image: object, name: str) -> AttributeError:
     """The error for attribute ``name`` of ``image``, which normal lookup did not find."""
-    file_only = FILE_ONLY.get(name)
+    file_only = FILE_ONLY.get(name) or PILLOW_INTERNALS.get(name)
     if file_only is not None:
         return AttributeError(
             f"why: {file_only[0]}; observed: {image!r} has no {name}; fix: {file_only[1]}"
