@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.cli import main
+from pillow_gpu.cli._chain import parse_chain
 from pillow_gpu.gpu._device import SharedDevice
 
 
@@ -276,20 +278,51 @@ def test_a_size_dependent_step_fails_only_the_files_it_does_not_fit(
     assert not (out / "small.png").exists()
 
 
-def test_an_output_the_format_cannot_hold_is_reported_at_save(
-    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+#: A result mode an output format cannot hold, the step that fixes it and the formats named.
+UNWRITABLE = [
+    ("RGBA", "jpg", "flatten", "png, webp or tiff"),
+    ("LA", "jpg", "flatten", "png, webp or tiff"),
+    ("P", "jpg", "flatten", "png, webp or tiff"),
+    ("I;16", "jpg", "", "png or tiff"),  # convert:L clips: no step is named
+    ("CMYK", "png", "convert:RGB", "tiff"),
+]
+
+
+@pytest.mark.parametrize(
+    ("mode", "output", "step", "formats"),
+    UNWRITABLE,
+    ids=[f"{row[0]}-{row[1]}" for row in UNWRITABLE],
+)
+def test_an_output_the_format_cannot_hold_is_reported_at_save_with_the_step_that_fixes_it(
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    mode: str,
+    output: str,
+    step: str,
+    formats: str,
 ) -> None:
     folder = tmp_path / "modes"
     _write(folder, "gray.png", "L", (8, 8), 1)
-    rgba = _write(folder, "rgba.png", "RGBA", (8, 8), 2)
+    unwritable = folder / f"odd.{'tif' if mode == 'CMYK' else 'png'}"
+    wide = mode == "I;16"  # a 16-bit PNG, as a scanner writes it
+    make_image("L" if wide else mode, (8, 8), 2).convert(mode).save(unwritable)
     out = tmp_path / "out"
-    code = main(["apply", "chops_invert", str(folder), "-o", str(out), "--format", "jpg"])
+    argv = ["apply", "flip", str(folder), "-o", str(out), "--format", output, "--cpu-fallback"]
+    assert main(argv) == 1
     captured = capsys.readouterr()
-    assert code == 1
-    assert f"{rgba}: OSError at save: why: Pillow could not write the output" in captured.err
-    assert "observed: cannot write mode RGBA as JPEG; fix: " in captured.err
-    assert (out / "gray.jpg").exists()
+    file_format = PILImage.registered_extensions()[f".{output}"]
+    assert f"{unwritable}: OSError at save: why: the output's format cannot hold the chain's " in (
+        captured.err
+    )
+    fix = f"fix: add {step} to the end " if step else "fix: choose a --format that holds"
+    assert f"observed: cannot write mode {mode} as {file_format}; {fix}" in captured.err
+    assert f"such as {formats} ({file_format} cannot hold {mode} images" in captured.err
+    assert (out / f"gray.{output}").exists()
     assert "1 written, 1 failed" in captured.out
+    with PILImage.open(unwritable) as opened:  # the step fixes it, as in Pillow
+        fixed = parse_chain(f"flip,{step}" if step else "flip").apply_pil(opened)
+        fixed.save(io.BytesIO(), format=file_format if step else formats.split(maxsplit=1)[0])
 
 
 def test_flatten_turns_a_folder_with_transparency_into_jpegs_like_pillow(

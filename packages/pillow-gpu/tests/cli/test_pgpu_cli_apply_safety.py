@@ -165,7 +165,7 @@ def test_a_failed_save_with_overwrite_keeps_the_previous_output(
     captured = capsys.readouterr()
     assert code == 1
     (failed,) = _failed_lines(captured.err)
-    assert f"{source}: OSError at save: why: Pillow could not write the output" in failed
+    assert f"{source}: OSError at save: why: the output's format cannot hold" in failed
     assert (out / "rgba.jpg").read_bytes() == previous
     assert _temp_files(out) == []
 

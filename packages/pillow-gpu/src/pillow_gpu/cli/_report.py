@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -95,9 +96,39 @@ _STAGE_TEXT = {
 }
 
 
+#: Pillow's message when a format's writer has no raw mode for the image's mode.
+_CANNOT_WRITE = re.compile(r"cannot write mode (\S+) as (\S+)")
+#: Modes with transparency, which ``flatten`` puts onto a colour (an RGB result).
+_TRANSPARENT = frozenset({"RGBA", "RGBa", "LA", "La", "PA", "P"})
+#: Modes of more than 8 bits a band, and the formats Pillow writes them to as they are.
+_WIDE = {"I;16": "png or tiff", "I;16B": "png or tiff", "I;16L": "png or tiff", "I": "tiff"}
+_WIDE |= {"I;16N": "png or tiff", "F": "tiff"}
+
+
+def _mode_fix(mode: str, file_format: str) -> str:
+    """The fix for a result of ``mode`` that ``file_format``'s writer cannot hold."""
+    if mode in _TRANSPARENT:
+        step = "add flatten to the end of the chain (transparency onto white, an RGB image)"
+        other = "a --format that keeps transparency, such as png, webp or tiff"
+    elif mode in _WIDE:  # convert:L would clip every value over 255 (a 16-bit scan: white)
+        return (
+            f"choose a --format that holds {mode} as it is, such as {_WIDE[mode]} "
+            f"({file_format} cannot hold {mode} images; Pillow's convert to L clips values "
+            "over 255, it does not scale them)"
+        )
+    else:
+        step = "add convert:RGB to the end of the chain"
+        other = f"a --format that holds {mode}, such as tiff"
+    return f"{step}, or choose {other} ({file_format} cannot hold {mode} images)"
+
+
 def _explain(error: BaseException, stage: str) -> str:
     observed = f"{error}" or type(error).__name__
-    if isinstance(error, PILImage.DecompressionBombError):
+    unwritable = _CANNOT_WRITE.fullmatch(observed) if stage == "save" else None
+    if unwritable is not None:
+        why = "the output's format cannot hold the chain's result in its mode"
+        fix = _mode_fix(*unwritable.groups())
+    elif isinstance(error, PILImage.DecompressionBombError):
         why = "the file declares more pixels than Pillow's decompression-bomb bound allows"
         fix = (
             "leave the file out; if it is trusted, shrink it first (the GPU path admits at "
