@@ -253,19 +253,24 @@ def test_mapper_writes_the_metadata_it_is_told_to(mixed: Path, metadata: str | N
         assert 0x0112 not in written.getexif()
 
 
+def _mapped_file(source: Path, **options: Any) -> io.BytesIO:
+    """The encoded file ``PillowGpuMapper("invert", **options)`` gives for ``source``."""
+    mapper = PillowGpuMapper("invert", **options)
+    try:
+        out = mapper({"path": np.array([str(source)], dtype=object)})
+    finally:
+        mapper.close()
+    assert out["error_kind"][0] == "", out["error_message"][0]
+    return io.BytesIO(bytes(out["bytes"][0]))
+
+
 @pytest.mark.parametrize("metadata", [None, "keep", "strip"])
 def test_mapper_keeps_a_png_s_text_chunks_with_keep(tmp_path: Path, metadata: str | None) -> None:
     info = PngImagePlugin.PngInfo()
     info.add_text("parameters", "a lighthouse at dusk, Steps: 30")
     source = tmp_path / "generated.png"
     make_image("RGB", (24, 16), 3).save(source, pnginfo=info)
-    mapper = PillowGpuMapper("invert", format="png", metadata=metadata)
-    try:
-        out = mapper({"path": np.array([str(source)], dtype=object)})
-    finally:
-        mapper.close()
-    assert out["error_kind"][0] == "", out["error_message"][0]
-    with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
+    with PILImage.open(_mapped_file(source, format="png", metadata=metadata)) as written:
         expected = {"parameters": "a lighthouse at dusk, Steps: 30"} if metadata == "keep" else {}
         assert dict(written.text) == expected
 
@@ -279,13 +284,7 @@ def test_mapper_carries_a_tiff_s_picture_tags_with_keep(
     exif[ExifTags.IFD.Exif] = {ExifTags.Base.ExposureTime: 0.004}
     source = tmp_path / "scan.tif"
     make_image("RGB", (24, 16), 3).save(source, exif=exif.tobytes())
-    mapper = PillowGpuMapper("invert", format="jpeg", metadata=metadata)
-    try:
-        out = mapper({"path": np.array([str(source)], dtype=object)})
-    finally:
-        mapper.close()
-    assert out["error_kind"][0] == "", out["error_message"][0]
-    with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
+    with PILImage.open(_mapped_file(source, format="jpeg", metadata=metadata)) as written:
         found = written.getexif()
         kept = metadata == "keep"
         assert (found.get(ExifTags.Base.Make), found.get(ExifTags.Base.Artist)) == (
