@@ -364,3 +364,61 @@ def test_only_a_tiff_gives_picture_tags(tmp_path: Path) -> None:
     with PILImage.open(jpeg) as opened:  # a JPEG's EXIF is in its info, written from there
         assert file_items(opened) == FileItems()
         assert metadata_options(opened)["exif"] == opened.info["exif"]
+
+
+#: A TIFF's XMP, IPTC and Photoshop blocks: kept in TIFF outputs only.
+BLOCKS = {700: b'<x:xmpmeta xmlns:x="adobe:ns:meta/"/>', 33723: b"\x1c\x02\x00", 34377: b"8BIM"}
+
+
+@pytest.mark.parametrize(
+    ("output", "compression", "directories", "blocks"),
+    [
+        ("JPEG", None, True, False),
+        ("PNG", None, True, False),
+        ("TIFF", None, True, True),
+        ("TIFF", "raw", True, True),
+        ("TIFF", "tiff_lzw", False, True),  # written by libtiff: no directories
+        ("TIFF", "tiff_adobe_deflate", False, True),
+    ],
+    ids=["jpeg", "png", "tiff", "tiff-raw", "tiff-lzw", "tiff-deflate"],
+)
+def test_a_tiff_s_tags_are_written_as_each_output_holds_them(
+    output: str, compression: str | None, directories: bool, blocks: bool
+) -> None:
+    tags = {_Base.Make: "Nikon", ExifTags.IFD.Exif: EXPOSURE, **BLOCKS}
+    info = {} if compression is None else {"compression": compression}
+    image = make_image("RGB", (12, 8), 4)
+    image.info.update(info)
+    options = metadata_options(image, source=FileItems(tiff_tags=tags), output_format=output)
+    buffer = io.BytesIO()
+    image.save(buffer, format=output, **options)  # Pillow writes every combination
+    with PILImage.open(buffer) as reread:
+        exif = reread.getexif()
+        assert exif.get(_Base.Make) == "Nikon"
+        assert dict(exif.get_ifd(ExifTags.IFD.Exif)) == (EXPOSURE if directories else {})
+        found = {tag: reread.tag_v2.get(tag) for tag in BLOCKS} if output == "TIFF" else {}
+        assert found == (BLOCKS if blocks else {})
+        if not blocks:
+            assert not set(exif) & set(BLOCKS)
+
+
+def test_a_tiff_s_blocks_reach_a_tiff_output_as_pillow_s_own_save_keeps_them(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "in" / "scan.tif"
+    source.parent.mkdir()
+    blocks = PILImage.Exif()
+    for tag, value in BLOCKS.items():
+        blocks[tag] = value
+    make_image("RGB", (40, 30), 6).save(source, exif=blocks.tobytes())
+    out = tmp_path / "out"
+    argv = ["apply", "thumbnail:20x20", str(source.parent), "-o", str(out), "--no-progress"]
+    assert main(argv) == 0, capsys.readouterr().err
+    with PILImage.open(source) as opened:
+        opened.thumbnail((20, 20))  # Pillow's own program: its writer keeps these blocks
+        buffer = io.BytesIO()
+        opened.save(buffer, format="TIFF")
+    with PILImage.open(buffer) as pillow, PILImage.open(out / "scan.tif") as ours:
+        assert {tag: ours.tag_v2.get(tag) for tag in BLOCKS} == BLOCKS
+        assert {tag: pillow.tag_v2.get(tag) for tag in BLOCKS} == BLOCKS
+        assert ours.tobytes() == pillow.tobytes()

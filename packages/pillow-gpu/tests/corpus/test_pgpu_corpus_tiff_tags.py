@@ -26,7 +26,7 @@ from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageSequence
 from pillow_gpu.cli import main
-from pillow_gpu.cli._metadata import TIFF_PICTURE_TAGS
+from pillow_gpu.cli._metadata import TIFF_BLOCKS, TIFF_PICTURE_TAGS
 
 from .conftest import Tally, opened_files, outcome
 
@@ -145,18 +145,29 @@ def _as_written(tag: int, value: Any) -> Any:
     return value
 
 
-def _picture(exif: PILImage.Exif) -> dict[str, Any]:
-    """The picture tags and the Exif and GPS directories of ``exif``, by ``repr`` (a NaN)."""
+def _picture(image: PILImage.Image, *, directories: bool, blocks: bool) -> dict[str, Any]:
+    """The picture tags of ``image``'s EXIF, its Exif and GPS directories (with
+    ``directories``) and its XMP, IPTC and Photoshop blocks (with ``blocks``), by ``repr``."""
+    exif = image.getexif()
     found = {
         hex(tag): repr(_as_written(tag, exif[tag])) for tag in exif if tag in TIFF_PICTURE_TAGS
     }
-    for pointer in (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo):
+    for pointer in (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo) if directories else ():
         with contextlib.suppress(Exception):  # a damaged directory is not carried
             directory = exif.get_ifd(pointer)
             kept = {tag: value for tag, value in directory.items() if tag != ExifTags.IFD.Interop}
             if kept:
                 found[hex(pointer)] = repr(sorted(kept.items()))
+    tags = getattr(image, "tag_v2", {}) if blocks else {}
+    found |= {hex(tag): repr(tags[tag]) for tag in TIFF_BLOCKS & set(tags)}
     return found
+
+
+def _apply_writes(folder: Path, argv: list[str]) -> set[str]:
+    """The names ``apply`` wrote into ``folder`` (an emptied folder) with ``argv``."""
+    shutil.rmtree(folder, ignore_errors=True)
+    main([*argv, "-o", str(folder), "--cpu-fallback", "--no-progress"])
+    return {path.name for path in folder.iterdir()}
 
 
 @pytest.mark.parametrize("output", ["jpg", "tif"])
@@ -170,22 +181,31 @@ def test_corpus_apply_outputs_keep_a_tiff_s_picture_tags(
     for index, path in enumerate(files):
         shutil.copyfile(path, folder / f"{index:03d}-{path.name}")
     out = tmp_path / "out"
-    argv = ["apply", "thumbnail:64x64", str(folder), "-o", str(out), "--format", output]
+    argv = ["apply", "thumbnail:64x64", str(folder), "--format", output]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's warnings about odd files
-        main([*argv, "--cpu-fallback", "--no-progress"])
+        stripped = _apply_writes(out, [*argv, "--strip-metadata"])
+        kept = _apply_writes(out, argv)
         capsys.readouterr()
+        assert kept == stripped  # carrying the tags never costs an output
         tally = Tally()
         tagged = 0
         for source in sorted(folder.iterdir()):
             written = out / f"{source.stem}.{output}"
             if not written.exists():  # a file Pillow cannot decode fails, as in Pillow
                 continue
+            to_tiff = output == "tif"
             with PILImage.open(source) as opened:
-                expected = _picture(opened.getexif())
+                # A compressed TIFF output goes through libtiff, which takes no directories.
+                compressed = opened.info.get("compression", "raw") != "raw"
+                directories = not (to_tiff and compressed)
+                expected = _picture(opened, directories=directories, blocks=to_tiff)
             with PILImage.open(written) as reread:
-                actual = _picture(reread.getexif())
+                actual = _picture(reread, directories=directories, blocks=to_tiff)
+                if not directories:
+                    assert ExifTags.IFD.Exif not in reread.getexif(), source.name
             tagged += bool(expected)
             tally.add(source.name, expected, actual)
     tally.check(f"apply to {output}: picture tags of {len(files)} TIFFs, {tagged} with some")
+    assert len(kept) > 50
     assert tagged > 20  # scanners, Photoshop, ImageMagick, libtiff's tools, cameras

@@ -27,8 +27,12 @@ directory that describe the picture (:data:`TIFF_PICTURE_TAGS`: description, mak
 software, date, artist, copyright, Windows' title, author and keywords) with its Exif and GPS
 directories, read when the file is opened (:func:`file_items`). The tags that describe how the
 TIFF stored its pixels (size, strips, compression, orientation, which Pillow's reader applies)
-are not carried, nor its IPTC and Photoshop blocks. A directory that cannot be read (a damaged
-file) is left out, and the other tags are kept.
+are not carried. A TIFF output also keeps the TIFF's XMP, IPTC and Photoshop blocks
+(:data:`TIFF_BLOCKS`), as Pillow's own ``thumbnail`` and ``save`` of an opened TIFF do (its
+TIFF writer ignores an ``xmp`` option). A directory that cannot be read (a damaged file) is
+left out, and the other tags are kept. A compressed TIFF output (which keeps its input's
+compression, and which Pillow writes through libtiff) gets the first directory's tags without
+the Exif and GPS directories: Pillow cannot hand those to libtiff.
 
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
 AVIF plugins write the one ``info`` holds unless told otherwise): for publishing a photo
@@ -43,10 +47,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from PIL import ExifTags, PngImagePlugin
+from PIL import ExifTags, PngImagePlugin, TiffImagePlugin
 from PIL import Image as PILImage
 
-__all__ = ["NO_ITEMS", "TIFF_PICTURE_TAGS", "FileItems", "file_items", "metadata_options"]
+__all__ = [
+    "NO_ITEMS",
+    "TIFF_BLOCKS",
+    "TIFF_PICTURE_TAGS",
+    "FileItems",
+    "file_items",
+    "metadata_options",
+]
 
 _Base = ExifTags.Base
 #: The tags of a TIFF's first directory that describe its picture, not how the file stores it:
@@ -73,6 +84,9 @@ TIFF_PICTURE_TAGS = frozenset(
 )
 #: The directories a TIFF's first directory points to that an output keeps with those tags.
 _DIRECTORIES = (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo)
+#: The blocks of a TIFF's first directory that Pillow's TIFF writer keeps from an opened TIFF
+#: (XMP, IPTC, Photoshop resources): carried into TIFF outputs only.
+TIFF_BLOCKS = frozenset({700, 33723, 34377})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +109,9 @@ def file_items(opened: Any) -> FileItems:
 
 
 def tiff_tags(opened: Any) -> dict[int, Any] | None:
-    """The picture tags (:data:`TIFF_PICTURE_TAGS`) of an opened TIFF's first directory and its
-    Exif and GPS directories (as dicts), or None for another format or a TIFF without any.
+    """The picture tags (:data:`TIFF_PICTURE_TAGS`) and blocks (:data:`TIFF_BLOCKS`) of an
+    opened TIFF's first directory, with its Exif and GPS directories (as dicts); None for
+    another format or a TIFF without any.
 
     A directory that cannot be read is left out; tags that cannot be read at all give None.
     """
@@ -105,6 +120,9 @@ def tiff_tags(opened: Any) -> dict[int, Any] | None:
     try:
         exif = opened.getexif()
         tags: dict[int, Any] = {tag: exif[tag] for tag in exif if tag in TIFF_PICTURE_TAGS}
+        # A block stored as numbers (an IPTC block as LONGs) is left out, as Pillow's writer
+        # leaves it out.
+        tags |= {tag: exif[tag] for tag in TIFF_BLOCKS & set(exif) if isinstance(exif[tag], bytes)}
     except Exception:  # a damaged first directory: Pillow raises on reading it
         return None
     for pointer in _DIRECTORIES:
@@ -125,11 +143,24 @@ def tiff_tags(opened: Any) -> dict[int, Any] | None:
     return tags or None
 
 
-def _exif_bytes(tags: Mapping[int, Any]) -> bytes:
+def _exif_bytes(tags: Mapping[int, Any], output_format: str, info: Mapping[str, Any]) -> bytes:
+    """The EXIF block of a TIFF's ``tags`` for an output in ``output_format``."""
+    blocks = output_format == "TIFF"
+    directories = not _through_libtiff(output_format, info)
     exif = PILImage.Exif()
     for tag, value in tags.items():
-        exif[tag] = value
+        if (blocks or tag not in TIFF_BLOCKS) and (directories or not isinstance(value, dict)):
+            exif[tag] = value
     return exif.tobytes()
+
+
+def _through_libtiff(output_format: str, info: Mapping[str, Any]) -> bool:
+    """True when Pillow's TIFF writer hands the output to libtiff (a compressed TIFF keeps its
+    input's ``compression``), whose tag writing takes no directories: Pillow raises "Error
+    setting from dictionary" for an ``exif`` holding an Exif or GPS directory."""
+    if output_format != "TIFF":
+        return False
+    return bool(TiffImagePlugin.WRITE_LIBTIFF) or info.get("compression") not in (None, "raw")
 
 
 #: Colour space signature of an ICC profile (header bytes 16..19) by the modes it describes.
@@ -173,7 +204,7 @@ def metadata_options(
     if isinstance(exif, bytes) and exif:
         options["exif"] = exif
     elif source.tiff_tags:
-        options["exif"] = _exif_bytes(source.tiff_tags)
+        options["exif"] = _exif_bytes(source.tiff_tags, output_format, info)
     profile = info.get("icc_profile")
     fits = isinstance(profile, bytes) and _profile_fits(profile, image.mode)
     # None, not absent: Pillow's PNG, TIFF and AVIF plugins would write ``info``'s otherwise.
