@@ -422,3 +422,21 @@ def test_a_tiff_s_blocks_reach_a_tiff_output_as_pillow_s_own_save_keeps_them(
         assert {tag: ours.tag_v2.get(tag) for tag in BLOCKS} == BLOCKS
         assert {tag: pillow.tag_v2.get(tag) for tag in BLOCKS} == BLOCKS
         assert ours.tobytes() == pillow.tobytes()
+
+
+@pytest.mark.parametrize("source", ["photo.jpg", "photo.webp"])
+def test_a_tiff_output_keeps_any_input_s_xmp(
+    photos: Path,
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    source: str,
+) -> None:
+    # Pillow's TIFF writer ignores an xmp option; the packet goes in as the XMP tag.
+    out = tmp_path / "out"
+    argv = ["apply", "resize:60x40", str(photos / source), "-o", str(out), "--format", "tif"]
+    assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
+    with PILImage.open(out / f"{Path(source).stem}.tif") as reread:
+        assert reread.tag_v2.get(700) == XMP
+        assert reread.info.get("xmp") == XMP
+        assert (reread.getexif().get(0x010F), reread.getexif().get(0x0110)) == ("Canon", "EOS R5")

@@ -28,8 +28,9 @@ software, date, artist, copyright, Windows' title, author and keywords) with its
 directories, read when the file is opened (:func:`file_items`). The tags that describe how the
 TIFF stored its pixels (size, strips, compression, orientation, which Pillow's reader applies)
 are not carried. A TIFF output also keeps the TIFF's XMP, IPTC and Photoshop blocks
-(:data:`TIFF_BLOCKS`), as Pillow's own ``thumbnail`` and ``save`` of an opened TIFF do (its
-TIFF writer ignores an ``xmp`` option). A directory that cannot be read (a damaged file) is
+(:data:`TIFF_BLOCKS`), as Pillow's own ``thumbnail`` and ``save`` of an opened TIFF do. Pillow's
+TIFF writer ignores an ``xmp`` option, so any input's XMP packet goes into a TIFF output as its
+XMP tag, through the ``exif`` option. A directory that cannot be read (a damaged file) is
 left out, and the other tags are kept. A compressed TIFF output (which keeps its input's
 compression, and which Pillow writes through libtiff) gets the first directory's tags without
 the Exif and GPS directories: Pillow cannot hand those to libtiff.
@@ -87,6 +88,7 @@ _DIRECTORIES = (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo)
 #: The blocks of a TIFF's first directory that Pillow's TIFF writer keeps from an opened TIFF
 #: (XMP, IPTC, Photoshop resources): carried into TIFF outputs only.
 TIFF_BLOCKS = frozenset({700, 33723, 34377})
+_XMP = 700
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,23 +145,35 @@ def tiff_tags(opened: Any) -> dict[int, Any] | None:
     return tags or None
 
 
-def _exif_bytes(tags: Mapping[int, Any], output_format: str, info: Mapping[str, Any]) -> bytes:
-    """The EXIF block of a TIFF's ``tags`` for an output in ``output_format``."""
-    blocks = output_format == "TIFF"
-    directories = not _through_libtiff(output_format, info)
+def _exif_bytes(tags: Mapping[int, Any], output_format: str) -> bytes:
+    """The EXIF block of a TIFF's ``tags`` (:func:`tiff_tags`) for an ``output_format`` file."""
     exif = PILImage.Exif()
     for tag, value in tags.items():
-        if (blocks or tag not in TIFF_BLOCKS) and (directories or not isinstance(value, dict)):
+        if output_format == "TIFF" or tag not in TIFF_BLOCKS:
             exif[tag] = value
     return exif.tobytes()
 
 
-def _through_libtiff(output_format: str, info: Mapping[str, Any]) -> bool:
-    """True when Pillow's TIFF writer hands the output to libtiff (a compressed TIFF keeps its
+def _tiff_exif(exif_bytes: bytes | None, xmp: bytes | str | None, info: Mapping[str, Any]) -> bytes:
+    """The ``exif`` option of a TIFF output: ``exif_bytes`` with the XMP packet as its tag (the
+    TIFF writer ignores an ``xmp`` option), and without the Exif and GPS directories where
+    libtiff writes the file (:func:`_through_libtiff`)."""
+    exif = PILImage.Exif()
+    if exif_bytes:
+        exif.load(exif_bytes)
+    if xmp and _XMP not in exif:
+        exif[_XMP] = xmp.encode() if isinstance(xmp, str) else xmp
+    if _through_libtiff(info):
+        for pointer in _DIRECTORIES:
+            if pointer in exif:
+                del exif[pointer]
+    return exif.tobytes()
+
+
+def _through_libtiff(info: Mapping[str, Any]) -> bool:
+    """True when Pillow's TIFF writer hands an output to libtiff (a compressed TIFF keeps its
     input's ``compression``), whose tag writing takes no directories: Pillow raises "Error
     setting from dictionary" for an ``exif`` holding an Exif or GPS directory."""
-    if output_format != "TIFF":
-        return False
     return bool(TiffImagePlugin.WRITE_LIBTIFF) or info.get("compression") not in (None, "raw")
 
 
@@ -195,7 +209,8 @@ def metadata_options(
     image's mode, else ``icc_profile=None``), XMP and resolution into its file (another item
     absent or empty is left out), with what it keeps of its input file (``source``: a TIFF's
     picture tags as EXIF, and a PNG's text chunks when ``output_format`` is ``"PNG"``); or with
-    ``keep=False`` that write none of them."""
+    ``keep=False`` that write none of them. A TIFF output's XMP goes into its ``exif``, the
+    option its writer reads."""
     if not keep:
         return {"icc_profile": None}  # the one item plugins fall back to ``info`` for
     info = getattr(image, "info", None) or {}
@@ -204,7 +219,7 @@ def metadata_options(
     if isinstance(exif, bytes) and exif:
         options["exif"] = exif
     elif source.tiff_tags:
-        options["exif"] = _exif_bytes(source.tiff_tags, output_format, info)
+        options["exif"] = _exif_bytes(source.tiff_tags, output_format)
     profile = info.get("icc_profile")
     fits = isinstance(profile, bytes) and _profile_fits(profile, image.mode)
     # None, not absent: Pillow's PNG, TIFF and AVIF plugins would write ``info``'s otherwise.
@@ -212,6 +227,8 @@ def metadata_options(
     xmp = info.get("xmp")
     if isinstance(xmp, (bytes, str)) and xmp:
         options["xmp"] = xmp
+    if output_format == "TIFF" and ("exif" in options or "xmp" in options):
+        options["exif"] = _tiff_exif(options.get("exif"), options.pop("xmp", None), info)
     dpi = info.get("dpi")
     if _resolution(dpi):
         options["dpi"] = dpi
