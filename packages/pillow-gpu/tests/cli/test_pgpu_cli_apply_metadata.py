@@ -440,3 +440,46 @@ def test_a_tiff_output_keeps_any_input_s_xmp(
         assert reread.tag_v2.get(700) == XMP
         assert reread.info.get("xmp") == XMP
         assert (reread.getexif().get(0x010F), reread.getexif().get(0x0110)) == ("Canon", "EOS R5")
+
+
+#: EXIF whose TIFF header Pillow cannot read (a file of Pillow's corpus, invalid-exif.jpg).
+BROKEN_EXIF = b"Exif\x00\x00\xff\xff\xff\xff\x00\x00\x00\x08"
+#: The resolution some writers leave for "unknown".
+SENTINEL_DPI = (4294967295.0, 4294967295.0)
+
+
+@pytest.mark.parametrize("output", ["JPEG", "PNG", "WEBP", "TIFF"])
+def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str) -> None:
+    image = make_image("RGB", (12, 8), 7)
+    image.info.update(exif=BROKEN_EXIF, dpi=SENTINEL_DPI)
+    options = metadata_options(image, output_format=output)
+    # A TIFF stores EXIF as tags, which Pillow cannot read here; the others store its bytes.
+    assert options.get("exif") == (None if output == "TIFF" else BROKEN_EXIF)
+    # A PNG stores pixels per metre in 32 bits; JPEG and TIFF take the value (WebP none).
+    assert ("dpi" in options) == (output != "PNG")
+    image.save(io.BytesIO(), format=output, **options)  # Pillow writes what is left
+
+
+def test_photos_with_such_items_are_written_as_pillow_s_plain_save_writes_them(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    make_image("RGB", (40, 30), 2).save(folder / "broken.jpg", exif=BROKEN_EXIF)
+    sentinel = PILImage.Exif()
+    sentinel[_Base.XResolution] = sentinel[_Base.YResolution] = 4294967295
+    sentinel[_Base.ResolutionUnit] = 2
+    make_image("RGB", (40, 30), 3).save(folder / "sentinel.jpg", exif=sentinel.tobytes())
+    with PILImage.open(folder / "broken.jpg") as broken:
+        assert broken.info["exif"] == BROKEN_EXIF
+    with PILImage.open(folder / "sentinel.jpg") as odd:
+        assert odd.info["dpi"] == SENTINEL_DPI  # read from the EXIF, as Pillow reads it
+    for output in ("png", "tif"):
+        out = tmp_path / output
+        argv = ["apply", "invert", str(folder), "-o", str(out), "--format", output]
+        assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
+        with PILImage.open(out / f"broken.{output}") as reread:
+            assert reread.info.get("exif") == (BROKEN_EXIF if output == "png" else None)
+        with PILImage.open(out / f"sentinel.{output}") as reread:
+            assert reread.getexif().get(_Base.XResolution) == 4294967295
+            assert (reread.info.get("dpi") is None) == (output == "png")

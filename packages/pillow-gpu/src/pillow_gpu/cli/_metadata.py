@@ -154,20 +154,28 @@ def _exif_bytes(tags: Mapping[int, Any], output_format: str) -> bytes:
     return exif.tobytes()
 
 
-def _tiff_exif(exif_bytes: bytes | None, xmp: bytes | str | None, info: Mapping[str, Any]) -> bytes:
-    """The ``exif`` option of a TIFF output: ``exif_bytes`` with the XMP packet as its tag (the
+def _tiff_exif(
+    exif_bytes: bytes | None, xmp: bytes | str | None, info: Mapping[str, Any]
+) -> PILImage.Exif:
+    """The tags of a TIFF output's ``exif`` option: ``exif_bytes`` with the XMP packet as a tag (the
     TIFF writer ignores an ``xmp`` option), and without the Exif and GPS directories where
-    libtiff writes the file (:func:`_through_libtiff`)."""
+    libtiff writes the file (:func:`_through_libtiff`). EXIF that Pillow cannot read as tags
+    (a damaged block) is left out: a TIFF stores EXIF as tags, not as the bytes a JPEG, PNG or
+    WebP output carries."""
     exif = PILImage.Exif()
     if exif_bytes:
-        exif.load(exif_bytes)
+        try:
+            exif.load(exif_bytes)
+            exif.tobytes()  # the writer serialises it again: what it reads must serialise
+        except Exception:  # Pillow cannot read it as tags; a TIFF stores nothing else
+            exif = PILImage.Exif()
     if xmp and _XMP not in exif:
         exif[_XMP] = xmp.encode() if isinstance(xmp, str) else xmp
     if _through_libtiff(info):
         for pointer in _DIRECTORIES:
             if pointer in exif:
                 del exif[pointer]
-    return exif.tobytes()
+    return exif
 
 
 def _through_libtiff(info: Mapping[str, Any]) -> bool:
@@ -176,6 +184,9 @@ def _through_libtiff(info: Mapping[str, Any]) -> bool:
     setting from dictionary" for an ``exif`` holding an Exif or GPS directory."""
     return bool(TiffImagePlugin.WRITE_LIBTIFF) or info.get("compression") not in (None, "raw")
 
+
+#: Most pixels per metre a PNG's pHYs chunk stores (an unsigned 32-bit number).
+_PNG_MOST = 0xFFFFFFFF
 
 #: Colour space signature of an ICC profile (header bytes 16..19) by the modes it describes.
 _PROFILE_SPACES = {
@@ -191,15 +202,17 @@ def _profile_fits(profile: bytes, mode: str) -> bool:
     return mode in _PROFILE_SPACES.get(profile[16:20], frozenset())
 
 
-def _resolution(value: Any) -> bool:
-    return (
-        isinstance(value, tuple)
-        and len(value) == 2
-        and all(  # a TIFF's are rationals (IFDRational)
-            isinstance(item, numbers.Real) and math.isfinite(float(item)) and float(item) > 0
-            for item in value
-        )
-    )
+def _resolution(value: Any, output_format: str) -> bool:
+    """True for a resolution ``output_format`` can store (a PNG stores pixels per metre in 32
+    bits: a sentinel such as 4294967295 dpi, which some writers leave, does not fit)."""
+    if not (isinstance(value, tuple) and len(value) == 2):
+        return False
+    for item in value:  # a TIFF's are rationals (IFDRational)
+        if not (isinstance(item, numbers.Real) and math.isfinite(float(item)) and float(item) > 0):
+            return False
+        if output_format == "PNG" and int(float(item) / 0.0254 + 0.5) > _PNG_MOST:
+            return False
+    return True
 
 
 def metadata_options(
@@ -228,9 +241,11 @@ def metadata_options(
     if isinstance(xmp, (bytes, str)) and xmp:
         options["xmp"] = xmp
     if output_format == "TIFF" and ("exif" in options or "xmp" in options):
-        options["exif"] = _tiff_exif(options.get("exif"), options.pop("xmp", None), info)
+        tags = _tiff_exif(options.pop("exif", None), options.pop("xmp", None), info)
+        if tags:
+            options["exif"] = tags.tobytes()
     dpi = info.get("dpi")
-    if _resolution(dpi):
+    if _resolution(dpi, output_format):
         options["dpi"] = dpi
     text = source.png and output_format == "PNG"
     chunks = [(key, value) for key, value in info.items() if isinstance(value, str)] if text else []
