@@ -118,11 +118,13 @@ Outputs:
   (default a.png -> a.gpu.png); a later run over the folder skips files whose stem ends in
   SUFFIX. With -o, outputs keep their names and sub-folders under the output folder, which
   is never read as input (even inside an input folder with -r).
-  The extension is --format's, or the input's.
+  The extension is --format's, or the input's (for a file named with another extension or
+  none, such as photo.jpg_large, its format's usual one: photo.gpu.jpg).
   A folder's files are those with an extension Pillow reads (.heic and .jxl too where
   pillow-heif or pillow-jxl-plugin is installed: they are registered); hidden files and
   folders (names starting with a dot) are left out, as a shell's * leaves them out. The
-  summary counts what was left out, by extension.
+  summary counts what was left out, by extension, and apart the images under other names
+  (identified by their content), which run when named on the command line.
   Each output name is claimed once per run: inputs are de-duplicated by resolved path (the
   first mention wins), and a later input that maps to an output name already claimed (a.png
   in two input folders, or x/a.png and x/a.jpg with --format png) fails as OutputCollision;

@@ -554,7 +554,7 @@ def _summary(run: _Run, elapsed: float, found: Discovery) -> None:
         "each file is planned for the GPU on its own"
     )
     lines = run.tally.lines(elapsed=elapsed, notes=notes, fallback=run.fallback, admitted=admitted)
-    skipped = skipped_note(found.skipped)
+    skipped = skipped_note(found.skipped, found.readable)
     if skipped is not None:
         lines.insert(-1, f"  {skipped}")
     print(f"pillow-gpu apply: {lines[0]}")

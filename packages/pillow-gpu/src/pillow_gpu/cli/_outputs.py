@@ -19,6 +19,7 @@ import os
 import re
 import stat
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,6 +181,37 @@ def _image_extensions() -> frozenset[str]:
     return frozenset(ext.lower() for ext in PILImage.registered_extensions())
 
 
+#: The extension an output of an identified file gets, where the format's own name is not the
+#: usual one (an MPO is a camera JPEG; its JPEG writer writes the picture).
+_USUAL_EXTENSION = {"JPEG": ".jpg", "MPO": ".jpg", "TIFF": ".tif"}
+
+
+def identified_extension(path: Path) -> str | None:
+    """The usual extension of the format Pillow identifies ``path``'s content as (its header
+    only, as ``Image.open`` does whatever the name; ``""`` for a format Pillow registers no
+    extension for, such as SPIDER), or None where it identifies no image.
+
+    For files whose extension Pillow does not register: a download's ``photo.jpg_large``, a
+    file without one. Pillow's identification is by each format's signature, so other files
+    (text, archives, programs) are not taken for images.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a header Pillow warns about is still identified
+            with PILImage.open(path) as opened:
+                file_format = opened.format
+    except Exception:  # no image Pillow reads, or one it refuses to open (a bomb)
+        return None
+    usual = _USUAL_EXTENSION.get(file_format or "")
+    if usual is not None:
+        return usual
+    extensions = [
+        ext for ext, name in PILImage.registered_extensions().items() if name == file_format
+    ]
+    own = f".{(file_format or '').lower()}"
+    return own if own in extensions else (extensions[0] if extensions else "")
+
+
 def real_path(path: Path | str) -> str:
     """``path`` resolved and case-normalised, for comparing paths."""
     return os.path.normcase(os.path.realpath(path))
@@ -189,8 +221,10 @@ def _within(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _output_path(source: Path, relative: Path, args: argparse.Namespace) -> Path:
-    suffix = f".{args.format}" if args.format else source.suffix
+def _output_path(
+    source: Path, relative: Path, args: argparse.Namespace, identified: str | None
+) -> Path:
+    suffix = f".{args.format}" if args.format else (identified or source.suffix)
     if args.output_dir:
         return Path(args.output_dir) / relative.with_suffix(suffix)
     return source.with_name(f"{source.stem}{args.suffix}{suffix}")
@@ -205,12 +239,20 @@ class Discovery:
     duplicates: int = 0
     #: What the folders held and the run left out: extension (or ``HIDDEN``) -> count.
     skipped: collections.Counter[str] = field(default_factory=collections.Counter)
+    #: Files of the folders left out for their extension that Pillow identifies as images.
+    readable: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
 def _folder_files(
     folder: Path, args: argparse.Namespace, skip: str | None, unreadable: list[OSError]
-) -> tuple[list[Path], collections.Counter[str], int]:
-    """Image files of ``folder`` (sorted), the other files by extension, earlier outputs.
+) -> tuple[list[Path], collections.Counter[str], collections.Counter[str], int]:
+    """Image files of ``folder`` (sorted), the other files by extension, those of them Pillow
+    identifies as images by their content (:func:`identified_extension`) by extension, and
+    the number of earlier outputs.
+
+    Only files with an image extension are inputs, as a shell's ``*.jpg`` would choose them:
+    a camera card's ``.THM`` previews are JPEGs, and a folder's stray images under other names
+    are counted (the summary names them), not run.
 
     Sub-folders are searched with ``--recursive``; symlinked sub-folders are not followed and
     the output folder ``skip`` (a resolved path) is never entered. Hidden files and folders
@@ -221,6 +263,7 @@ def _folder_files(
     extensions = _image_extensions()
     found: list[Path] = []
     other: collections.Counter[str] = collections.Counter()
+    readable: collections.Counter[str] = collections.Counter()
     earlier = 0
     for top, folders, names in os.walk(folder, onerror=unreadable.append):
         if not args.recursive:
@@ -238,27 +281,46 @@ def _folder_files(
                 other[HIDDEN] += 1
                 continue
             child = Path(top) / name
-            if child.suffix.lower() not in extensions or not child.is_file():
-                other[child.suffix.lower() if child.is_file() else "(not a file)"] += 1
+            if not child.is_file():
+                other["(not a file)"] += 1
+            elif child.suffix.lower() not in extensions:
+                if identified_extension(child) is None:
+                    other[child.suffix.lower()] += 1
+                else:
+                    readable[child.suffix.lower()] += 1
             elif not args.output_dir and child.stem.endswith(args.suffix):
                 earlier += 1  # an earlier output written beside its input
             else:
                 found.append(child)
-    return sorted(found), other, earlier
+    return sorted(found), other, readable, earlier
 
 
 def _no_images(
-    text: str, args: argparse.Namespace, other: collections.Counter[str], earlier: int
+    text: str,
+    args: argparse.Namespace,
+    other: collections.Counter[str],
+    readable: collections.Counter[str],
+    earlier: int,
 ) -> Failure:
-    observed = f"{sum(other.values())} other file(s)"
+    held = [f"{sum(other.values())} other file(s)"]
     if other:
-        observed += f" ({named_extensions(other)})"
+        held[0] += f" ({named_extensions(other)})"
+    elif readable:
+        held.clear()
+    if readable:
+        held.append(
+            f"{sum(readable.values())} image file(s) under other extensions "
+            f"({named_extensions(readable)})"
+        )
     if earlier:
-        observed += f" and {earlier} earlier output(s) ending in {args.suffix!r}, skipped"
+        held.append(f"{earlier} earlier output(s) ending in {args.suffix!r}, skipped")
+    observed = " and ".join(held)
     fix = "check the path" if args.recursive else "pass -r to search sub-folders, or check the path"
     hint = plugin_hint(other)
     if hint is not None:
         fix = f"{hint}, or {fix}"
+    if readable:
+        fix = f"name the image files on the command line, or {fix}"
     return Failure(
         path=text,
         kind="NoImages",
@@ -284,46 +346,54 @@ def discover(
 ) -> Discovery:
     """Expand folders into their image files and claim each output name once.
 
-    No file is opened here. Inputs are de-duplicated by resolved path (the first mention
-    wins); an input whose output name is already claimed, or is an input, is a failure.
+    A file with an image extension is not opened here. A folder's other files are identified
+    by their content (counted, not run); a file named with another extension (or none) is an
+    input where Pillow identifies an image in it (:func:`identified_extension`), and its
+    output takes that format's extension. Inputs are de-duplicated by resolved path (the
+    first mention wins); an input whose output name is already claimed, or is an input, is a
+    failure.
     """
     found = Discovery()
     skip = real_path(args.output_dir) if args.output_dir else None
-    candidates: list[tuple[Path, Path]] = []
+    candidates: list[tuple[Path, Path, str | None]] = []
     for text in paths:
         if interrupted():
             break
         path = Path(text)
         if path.is_dir():
             unreadable: list[OSError] = []
-            children, other, earlier = _folder_files(path, args, skip, unreadable)
+            children, other, readable, earlier = _folder_files(path, args, skip, unreadable)
             found.skipped.update(other)
+            found.readable.update(readable)
             for error in unreadable:
                 where = str(error.filename) if error.filename is not None else text
                 found.failures.append(Failure.from_error(where, error, "input"))
             if not children and not unreadable:
-                found.failures.append(_no_images(text, args, other, earlier))
-            candidates.extend((child, child.relative_to(path)) for child in children)
+                found.failures.append(_no_images(text, args, other, readable, earlier))
+            candidates.extend((child, child.relative_to(path), None) for child in children)
         elif path.is_file():
-            candidates.append((path, Path(path.name)))
+            registered = path.suffix.lower() in _image_extensions()
+            candidates.append(
+                (path, Path(path.name), None if registered else identified_extension(path))
+            )
         elif path.exists() or path.is_symlink():
             what = "a dangling symlink" if not path.exists() else "not a regular file or folder"
             found.failures.append(_missing(text, what))
         else:
             found.failures.append(_missing(text, "no file or folder at this path"))
     sources: dict[str, Path] = {}
-    unique: list[tuple[Path, Path]] = []
-    for path, relative in candidates:
+    unique: list[tuple[Path, Path, str | None]] = []
+    for path, relative, identified in candidates:
         real = real_path(path)
         if real in sources:
             found.duplicates += 1
             continue
         sources[real] = path
-        unique.append((path, relative))
+        unique.append((path, relative, identified))
     claimed: dict[str, Path] = {}
     folders: dict[Path, str] = {}  # resolved output folders, cached
-    for path, relative in unique:
-        output = _output_path(path, relative, args)
+    for path, relative, identified in unique:
+        output = _output_path(path, relative, args, identified)
         writer = _writable_format(output.suffix)
         if writer is None:
             found.failures.append(output_failure(path, _no_writer(output)))

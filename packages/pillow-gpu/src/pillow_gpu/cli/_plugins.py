@@ -81,10 +81,12 @@ def plugin_hint(skipped: collections.Counter[str]) -> str | None:
     return f"pip install {' '.join(packages)} to read them" if packages else None
 
 
-def skipped_note(skipped: collections.Counter[str]) -> str | None:
+def skipped_note(
+    skipped: collections.Counter[str], readable: collections.Counter[str] | None = None
+) -> str | None:
     """The summary's line for what the inputs' folders held and the run left out: hidden
-    entries (:data:`HIDDEN`) and files in no format Pillow reads here, by extension; None if
-    nothing was left out."""
+    entries (:data:`HIDDEN`), files in no format Pillow reads here, and image files under
+    other extensions (``readable``), each by extension; None if nothing was left out."""
     parts = []
     hidden = skipped.get(HIDDEN, 0)
     if hidden:
@@ -97,4 +99,9 @@ def skipped_note(skipped: collections.Counter[str]) -> str | None:
         )
         hint = plugin_hint(unread)
         parts.append(part if hint is None else f"{part}; {hint}")
+    if readable:
+        parts.append(
+            f"{sum(readable.values())} image file(s) under extensions that are no image "
+            f"format's ({named_extensions(readable)}); name them on the command line to run them"
+        )
     return "skipped: " + ", ".join(parts) if parts else None
