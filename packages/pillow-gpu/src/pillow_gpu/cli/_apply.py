@@ -50,6 +50,7 @@ from PIL import ImageSequence as PILImageSequence
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
+from pillow_gpu.cli._fallback import memory_refusal
 from pillow_gpu.cli._frames import ExtraFrames, frame_graphs, refuse_extra_frames
 from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items
 from pillow_gpu.cli._outputs import (
@@ -295,6 +296,10 @@ class _Run:
             f"{error.stage}: {printable(error.why)}",
             file=sys.stderr,
         )
+        too_large = memory_refusal(item.path, self.chain, animation=index in self.animations)
+        if too_large is not None:
+            self.fail(too_large)
+            return
         try:
             with PILImage.open(item.path) as opened:
                 try:
