@@ -101,8 +101,10 @@ _CANNOT_WRITE = re.compile(r"cannot write mode (\S+) as (\S+)")
 #: Modes with transparency, which ``flatten`` puts onto a colour (an RGB result).
 _TRANSPARENT = frozenset({"RGBA", "RGBa", "LA", "La", "PA", "P"})
 #: Modes of more than 8 bits a band, and the formats Pillow writes them to as they are.
-_WIDE = {"I;16": "png or tiff", "I;16B": "png or tiff", "I;16L": "png or tiff", "I": "tiff"}
-_WIDE |= {"I;16N": "png or tiff", "F": "tiff"}
+_WIDE = {
+    **dict.fromkeys(("I;16", "I;16B", "I;16L", "I;16N"), "png or tiff"),
+    **dict.fromkeys(("I", "F"), "tiff"),
+}
 
 
 def _mode_fix(mode: str, file_format: str) -> str:
