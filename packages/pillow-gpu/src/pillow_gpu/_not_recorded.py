@@ -80,10 +80,10 @@ PILLOW_INTERNALS = {
 
 def missing_attribute(image: object, name: str) -> AttributeError:
     """The error for attribute ``name`` of ``image``, which normal lookup did not find."""
-    file_only = FILE_ONLY.get(name) or PILLOW_INTERNALS.get(name)
-    if file_only is not None:
+    explained = FILE_ONLY.get(name) or PILLOW_INTERNALS.get(name)
+    if explained is not None:
         return AttributeError(
-            f"why: {file_only[0]}; observed: {image!r} has no {name}; fix: {file_only[1]}"
+            f"why: {explained[0]}; observed: {image!r} has no {name}; fix: {explained[1]}"
         )
     why = NOT_RECORDED.get(name)
     if why is None:

@@ -273,7 +273,8 @@ class PillowGpuMapper:
             stage = "open"
             try:
                 image = Image.open(source)  # the header only; the executor decodes
-                rows[index].items = file_items(image)
+                if self.metadata == "keep":  # read only where a kept output carries them
+                    rows[index].items = file_items(image)
                 if not self.first_frame:
                     stage = "frames"
                     refuse_extra_frames(image)

@@ -258,7 +258,7 @@ class _Run:
         except Exception as error:  # DecompressionBombError and MemoryError included
             self.fail(Failure.from_error(key, error, "open"))
             return None
-        items = file_items(source)
+        items = file_items(source) if self.writer.metadata else NO_ITEMS  # read only if kept
         if items != NO_ITEMS:
             self.file_items[index] = items
         if not self.first_frame:

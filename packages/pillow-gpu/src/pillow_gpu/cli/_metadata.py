@@ -145,27 +145,28 @@ def tiff_tags(opened: Any) -> dict[int, Any] | None:
     return tags or None
 
 
-def _exif_bytes(tags: Mapping[int, Any], output_format: str) -> bytes:
-    """The EXIF block of a TIFF's ``tags`` (:func:`tiff_tags`) for an ``output_format`` file."""
+def _picture_exif(tags: Mapping[int, Any], output_format: str) -> PILImage.Exif:
+    """The EXIF of a TIFF's ``tags`` (:func:`tiff_tags`) for an ``output_format`` file."""
     exif = PILImage.Exif()
     for tag, value in tags.items():
         if output_format == "TIFF" or tag not in TIFF_BLOCKS:
             exif[tag] = value
-    return exif.tobytes()
+    return exif
 
 
 def _tiff_exif(
-    exif_bytes: bytes | None, xmp: bytes | str | None, info: Mapping[str, Any]
+    given: bytes | PILImage.Exif | None, xmp: bytes | str | None, info: Mapping[str, Any]
 ) -> PILImage.Exif:
-    """The tags of a TIFF output's ``exif`` option: ``exif_bytes`` with the XMP packet as a tag (the
-    TIFF writer ignores an ``xmp`` option), and without the Exif and GPS directories where
-    libtiff writes the file (:func:`_through_libtiff`). EXIF that Pillow cannot read as tags
-    (a damaged block) is left out: a TIFF stores EXIF as tags, not as the bytes a JPEG, PNG or
-    WebP output carries."""
-    exif = PILImage.Exif()
-    if exif_bytes:
+    """The tags of a TIFF output's ``exif`` option: the ``given`` EXIF (an input's bytes, or
+    a TIFF's picture tags) with the XMP packet as a tag (the TIFF writer ignores an ``xmp``
+    option), and without the Exif and GPS directories where libtiff writes the file
+    (:func:`_through_libtiff`). EXIF bytes that Pillow cannot read as tags (a damaged block)
+    are left out: a TIFF stores EXIF as tags, not as the bytes a JPEG, PNG or WebP output
+    carries."""
+    exif = given if isinstance(given, PILImage.Exif) else PILImage.Exif()
+    if isinstance(given, bytes) and given:
         try:
-            exif.load(exif_bytes)
+            exif.load(given)
             exif.tobytes()  # the writer serialises it again: what it reads must serialise
         except Exception:  # Pillow cannot read it as tags; a TIFF stores nothing else
             exif = PILImage.Exif()
@@ -228,11 +229,9 @@ def metadata_options(
         return {"icc_profile": None}  # the one item plugins fall back to ``info`` for
     info = getattr(image, "info", None) or {}
     options: dict[str, Any] = {}
-    exif = info.get("exif")
-    if isinstance(exif, bytes) and exif:
-        options["exif"] = exif
-    elif source.tiff_tags:
-        options["exif"] = _exif_bytes(source.tiff_tags, output_format)
+    exif: bytes | PILImage.Exif | None = info.get("exif")
+    if not (isinstance(exif, bytes) and exif):
+        exif = _picture_exif(source.tiff_tags, output_format) if source.tiff_tags else None
     profile = info.get("icc_profile")
     fits = isinstance(profile, bytes) and _profile_fits(profile, image.mode)
     # None, not absent: Pillow's PNG, TIFF and AVIF plugins would write ``info``'s otherwise.
@@ -240,10 +239,10 @@ def metadata_options(
     xmp = info.get("xmp")
     if isinstance(xmp, (bytes, str)) and xmp:
         options["xmp"] = xmp
-    if output_format == "TIFF" and ("exif" in options or "xmp" in options):
-        tags = _tiff_exif(options.pop("exif", None), options.pop("xmp", None), info)
-        if tags:
-            options["exif"] = tags.tobytes()
+    if output_format == "TIFF" and (exif or "xmp" in options):
+        exif = _tiff_exif(exif, options.pop("xmp", None), info) or None
+    if exif:
+        options["exif"] = exif if isinstance(exif, bytes) else exif.tobytes()
     dpi = info.get("dpi")
     if _resolution(dpi, output_format):
         options["dpi"] = dpi
