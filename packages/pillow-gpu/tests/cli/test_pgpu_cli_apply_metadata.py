@@ -442,6 +442,41 @@ def test_a_tiff_output_keeps_any_input_s_xmp(
         assert (reread.getexif().get(0x010F), reread.getexif().get(0x0110)) == ("Canon", "EOS R5")
 
 
+#: A phone's EXIF: its first directory names the photo's full width and height (as Pillow's
+#: test image flower2.jpg's does) beside layout tags of other files (strips, tiles, YCbCr).
+PHONE_LAYOUT = {256: 4000, 257: 3000, 258: (8, 8, 8), 262: 2, 277: 3, 322: 512, 323: 512, 531: 1}
+
+
+@pytest.mark.parametrize("source", ["phone.jpg", "phone.webp", "phone.png"])
+def test_an_exif_s_layout_tags_never_replace_a_tiff_output_s_own(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    # Given to Pillow's TIFF writer, the EXIF's width and height replaced the thumbnail's: the
+    # output said 4000 x 3000 over 40 x 30 pixels and no reader could load it.
+    folder = tmp_path / "in"
+    folder.mkdir()
+    exif = PILImage.Exif()
+    for tag, value in {**PHONE_LAYOUT, **PICTURE, _Base.Orientation: 6}.items():
+        exif[tag] = value
+    exif[ExifTags.IFD.Exif] = EXPOSURE
+    make_image("RGB", (80, 60), 4).save(folder / source, exif=exif.tobytes())
+    out = tmp_path / "out"
+    argv = ["apply", "thumbnail:40x40", str(folder / source), "-o", str(out), "--format", "tif"]
+    assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
+    with PILImage.open(folder / source) as opened:
+        expected = parse_chain("thumbnail:40x40").apply_pil(opened)
+    with PILImage.open(out / "phone.tif") as written:
+        tags = dict(written.getexif())
+        exposure = dict(written.getexif().get_ifd(ExifTags.IFD.Exif))
+        written.load()  # Pillow's TIFF reader turns the pixels by the orientation carried
+        turned = expected.transpose(PILImage.Transpose.ROTATE_270)
+        assert (written.size, written.tobytes()) == (turned.size, turned.tobytes())
+    assert (tags[256], tags[257]) == expected.size  # the writer's, not the phone's
+    assert not {322, 323, 531} & set(tags)
+    assert {tag: tags.get(tag) for tag in PICTURE} == PICTURE
+    assert exposure[_Base.ISOSpeedRatings] == EXPOSURE[_Base.ISOSpeedRatings]
+
+
 #: EXIF whose TIFF header Pillow cannot read (a file of Pillow's corpus, invalid-exif.jpg).
 BROKEN_EXIF = b"Exif\x00\x00\xff\xff\xff\xff\x00\x00\x00\x08"
 #: The resolution some writers leave for "unknown".

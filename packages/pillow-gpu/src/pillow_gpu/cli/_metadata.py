@@ -30,10 +30,12 @@ TIFF stored its pixels (size, strips, compression, orientation, which Pillow's r
 are not carried. A TIFF output also keeps the TIFF's XMP, IPTC and Photoshop blocks
 (:data:`TIFF_BLOCKS`), as Pillow's own ``thumbnail`` and ``save`` of an opened TIFF do. Pillow's
 TIFF writer ignores an ``xmp`` option, so any input's XMP packet goes into a TIFF output as its
-XMP tag, through the ``exif`` option. A directory that cannot be read (a damaged file) is
-left out, and the other tags are kept. A compressed TIFF output (which keeps its input's
-compression, and which Pillow writes through libtiff) gets the first directory's tags without
-the Exif and GPS directories: Pillow cannot hand those to libtiff.
+XMP tag, through the ``exif`` option. An input's EXIF reaches a TIFF output without the tags
+that say how a file stores its pixels (:data:`TIFF_LAYOUT_TAGS`: a phone's JPEG names its full
+width and height there), which the writer would take over its own. A directory that cannot be
+read (a damaged file) is left out, and the other tags are kept. A compressed TIFF output (which
+keeps its input's compression, and which Pillow writes through libtiff) gets the first
+directory's tags without the Exif and GPS directories: Pillow cannot hand those to libtiff.
 
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
 AVIF plugins write the one ``info`` holds unless told otherwise): for publishing a photo
@@ -54,6 +56,7 @@ from PIL import Image as PILImage
 __all__ = [
     "NO_ITEMS",
     "TIFF_BLOCKS",
+    "TIFF_LAYOUT_TAGS",
     "TIFF_PICTURE_TAGS",
     "FileItems",
     "file_items",
@@ -81,6 +84,23 @@ TIFF_PICTURE_TAGS = frozenset(
         _Base.XPAuthor,
         _Base.XPKeywords,
         _Base.XPSubject,
+    }
+)
+#: The tags that say how a TIFF stores its pixels (TIFF 6.0's size, sample, strip, tile,
+#: compression, palette and YCbCr-coding tags): a TIFF reader decodes by them, and a TIFF
+#: writer sets its own. An input's EXIF may hold some (a phone writes its photo's width and
+#: height into the JPEG's), and given to a TIFF output they would replace the writer's: a
+#: 4000 x 3000 ``ImageWidth`` over a thumbnail's pixels leaves a file no reader can load.
+TIFF_LAYOUT_TAGS = frozenset(
+    {
+        *(254, 255, 256, 257, 258, 259),  # subfile types, width, length, bits, compression
+        *(262, 263, 264, 265, 266),  # photometric, thresholding, cell size, fill order
+        *(273, 277, 278, 279, 280, 281, 284),  # strips, samples per pixel, planar layout
+        *(288, 289, 290, 291, 292, 293, 317, 320),  # free space, gray response, fax, predictor
+        *(322, 323, 324, 325, 330),  # tiles, sub-directories
+        *(332, 333, 334, 336, 338, 339, 340, 341),  # inks, extra samples, sample format
+        *(347, 512, 513, 514, 515, 517, 518, 519, 520, 521),  # JPEG tables, old-style JPEG
+        *(529, 530, 531, 532),  # YCbCr coding
     }
 )
 #: The directories a TIFF's first directory points to that an output keeps with those tags.
@@ -159,10 +179,10 @@ def _tiff_exif(
 ) -> PILImage.Exif:
     """The tags of a TIFF output's ``exif`` option: the ``given`` EXIF (an input's bytes, or
     a TIFF's picture tags) with the XMP packet as a tag (the TIFF writer ignores an ``xmp``
-    option), and without the Exif and GPS directories where libtiff writes the file
-    (:func:`_through_libtiff`). EXIF bytes that Pillow cannot read as tags (a damaged block)
-    are left out: a TIFF stores EXIF as tags, not as the bytes a JPEG, PNG or WebP output
-    carries."""
+    option), without the tags of the input's storage (:data:`TIFF_LAYOUT_TAGS`), and without
+    the Exif and GPS directories where libtiff writes the file (:func:`_through_libtiff`).
+    EXIF bytes that Pillow cannot read as tags (a damaged block) are left out: a TIFF stores
+    EXIF as tags, not as the bytes a JPEG, PNG or WebP output carries."""
     exif = given if isinstance(given, PILImage.Exif) else PILImage.Exif()
     if isinstance(given, bytes) and given:
         try:
@@ -170,6 +190,8 @@ def _tiff_exif(
             exif.tobytes()  # the writer serialises it again: what it reads must serialise
         except Exception:  # Pillow cannot read it as tags; a TIFF stores nothing else
             exif = PILImage.Exif()
+    for tag in TIFF_LAYOUT_TAGS.intersection(exif):
+        del exif[tag]
     if xmp and _XMP not in exif:
         exif[_XMP] = xmp.encode() if isinstance(xmp, str) else xmp
     if _through_libtiff(info):
