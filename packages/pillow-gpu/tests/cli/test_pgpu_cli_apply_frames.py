@@ -251,3 +251,24 @@ def test_all_frames_reports_an_animation_whose_last_frame_is_cut(
     assert "observed: image file is truncated" in line
     assert "fix: check that the file is complete, pass --first-frame" in line
     assert not out.exists() or not list(out.iterdir())
+
+
+@pytest.mark.parametrize("output", ["webp", "avif"])
+def test_all_frames_of_several_sizes_into_one_size_animations_name_tiff(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    # A multi-page scan's pages differ in size; WebP and AVIF animations hold one size.
+    folder = tmp_path / "in"
+    folder.mkdir()
+    pages = [make_image("RGB", (36, 24), 1), make_image("RGB", (20, 30), 2)]
+    pages[0].save(folder / "scan.tif", save_all=True, append_images=pages[1:])
+    out = tmp_path / "out"
+    assert _apply(folder, out, "--all-frames", "--format", output, chain="invert") == 1
+    (line,) = re.findall(r"^pillow-gpu: failed: .*$", capsys.readouterr().err, re.M)
+    assert " at save: why: the chain's results for this file's frames differ in size" in line
+    assert "fix: choose --format tiff, whose pages keep each frame's size" in line
+    # The same pages written as a TIFF keep their sizes.
+    assert _apply(folder, out, "--all-frames", "--format", "tif", chain="invert") == 0
+    with PILImage.open(out / "scan.tif") as written:
+        sizes = [page.size for page in PILImageSequence.Iterator(written)]
+    assert sizes == [(36, 24), (20, 30)]
