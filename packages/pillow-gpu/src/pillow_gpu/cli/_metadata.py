@@ -37,6 +37,11 @@ read (a damaged file) is left out, and the other tags are kept. A compressed TIF
 keeps its input's compression, and which Pillow writes through libtiff) gets the first
 directory's tags without the Exif and GPS directories: Pillow cannot hand those to libtiff.
 
+A JPEG holds its EXIF and its XMP packet in one marker segment each, of at most 64 KiB, and
+Pillow's JPEG writer refuses more: a longer EXIF (a raw converter's TIFF or PNG with the
+camera maker's notes) is written without the maker's notes where that fits, and otherwise left
+out, as a longer XMP packet is.
+
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
 AVIF plugins write the one ``info`` holds unless told otherwise): for publishing a photo
 without its camera data, GPS position included.
@@ -208,6 +213,29 @@ def _through_libtiff(info: Mapping[str, Any]) -> bool:
     return bool(TiffImagePlugin.WRITE_LIBTIFF) or info.get("compression") not in (None, "raw")
 
 
+#: Most bytes of one JPEG marker segment, which holds the EXIF (with its ``Exif`` header) or
+#: the XMP packet (after its 29-byte namespace): Pillow's JPEG writer refuses more.
+_JPEG_SEGMENT = 65533
+_XMP_NAMESPACE = 29
+_JPEG_FORMATS = frozenset({"JPEG", "MPO"})
+
+
+def _jpeg_exif(exif: bytes) -> bytes | None:
+    """``exif`` where one JPEG segment holds it; else the same tags without the camera maker's
+    notes (``MakerNote``, the bulk of a long Exif directory: a raw converter's TIFF or PNG may
+    carry 100 KiB of it) where that fits; else None, left out."""
+    if len(exif) <= _JPEG_SEGMENT:
+        return exif
+    try:
+        tags = PILImage.Exif()
+        tags.load(exif)
+        tags.get_ifd(ExifTags.IFD.Exif).pop(ExifTags.Base.MakerNote, None)
+        shorter = tags.tobytes()
+    except Exception:  # tags Pillow cannot read or write again
+        return None
+    return shorter if len(shorter) <= _JPEG_SEGMENT else None
+
+
 #: Most pixels per metre a PNG's pHYs chunk stores (an unsigned 32-bit number).
 _PNG_MOST = 0xFFFFFFFF
 
@@ -265,6 +293,12 @@ def metadata_options(
         exif = _tiff_exif(exif, options.pop("xmp", None), info) or None
     if exif:
         options["exif"] = exif if isinstance(exif, bytes) else exif.tobytes()
+    if output_format in _JPEG_FORMATS:  # what one marker segment cannot hold is left out
+        fitted = _jpeg_exif(options.pop("exif")) if "exif" in options else None
+        if fitted is not None:
+            options["exif"] = fitted
+        if len(options.get("xmp", "")) > _JPEG_SEGMENT - _XMP_NAMESPACE:
+            del options["xmp"]
     dpi = info.get("dpi")
     if _resolution(dpi, output_format):
         options["dpi"] = dpi
