@@ -99,7 +99,7 @@ _STAGE_TEXT = {
 #: Pillow's message when a format's writer has no raw mode for the image's mode.
 _CANNOT_WRITE = re.compile(r"cannot write mode (\S+) as (\S+)")
 #: Pillow's WebP and AVIF writers' messages for animation frames of different sizes.
-_FRAME_SIZES = re.compile(r".*(Invalid frame dimensions|Image sequence dimensions mismatch).*")
+_FRAME_SIZES = re.compile(r"Invalid frame dimensions|Image sequence dimensions mismatch")
 #: Modes with transparency, which ``flatten`` puts onto a colour (an RGB result).
 _TRANSPARENT = frozenset({"RGBA", "RGBa", "LA", "La", "PA", "P"})
 #: Modes of more than 8 bits a band, and the formats Pillow writes them to as they are.
@@ -132,9 +132,11 @@ def _explain(error: BaseException, stage: str) -> str:
     if unwritable is not None:
         why = "the output's format cannot hold the chain's result in its mode"
         fix = _mode_fix(*unwritable.groups())
-    elif stage == "save" and _FRAME_SIZES.fullmatch(observed):
-        why = "the chain's results for this file's frames differ in size, and the format's "
-        why += "animations hold frames of one size"
+    elif stage == "save" and _FRAME_SIZES.search(observed):
+        why = (
+            "the chain's results for this file's frames differ in size, and the format's "
+            "animations hold frames of one size"
+        )
         fix = (
             "choose --format tiff, whose pages keep each frame's size (GIF and APNG "
             "animations cut or pad frames to the first one's), or pass --first-frame to write "
