@@ -15,7 +15,11 @@ For each case (``WORKLOAD:MODE:SIZE:BATCH``, as ``pillow-gpu bench --cases`` tak
   driving thread's CPU time (``time.thread_time``) per job;
 * ``after_idle``: windows each started after ``--idle`` seconds without GPU work, as a window
   of the interleaved benchmark starts (the other lanes run meanwhile), so a difference from
-  ``back_to_back`` is what waking the device costs a short batch;
+  ``back_to_back`` is what a batch started on an idle device costs. On the 2-core lavapipe VM
+  (2026-12-06, invert_median3 L 256^2 x64) it was the driving thread's own user CPU time:
+  about 30 % more per job, spread over pure-Python functions alike, after a gap of 10 ms or
+  more without GPU work whether the CPU slept, spun or ran Pillow meanwhile, and none when
+  another executor lane kept the GPU busy in the gap (the H200 showed 103 against 144 us);
 * ``settings``: back-to-back windows of executors with other ``max_jobs`` x
   ``max_in_flight`` (``--settings``; the benchmark's default is 64x2): what submission size
   and depth are worth on this device; a ``:spin`` variant runs while wgpu's poll thread polls
