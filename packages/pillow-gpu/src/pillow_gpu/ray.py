@@ -317,7 +317,9 @@ class PillowGpuMapper:
         try:
             image.save(buffer, format=row.format, **options)
         except Exception as error:  # e.g. RGBA to JPEG: Pillow refuses it the same way
-            row.error = Failure.from_error(label, error, "save")
+            row.error = Failure.from_error(
+                label, error, "save", mode=image.mode, file_format=row.format
+            )
             row.mode, row.size = "", (0, 0)
             return
         row.result = buffer.getvalue()

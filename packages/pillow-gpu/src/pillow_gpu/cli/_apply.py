@@ -335,7 +335,10 @@ class _Run:
             self.fail(output_failure(item.path, error))
             return False
         except Exception as error:  # MemoryError included
-            self.fail(Failure.from_error(str(item.path), error, "save"))
+            unsaved = Failure.from_error(
+                str(item.path), error, "save", mode=image.mode, file_format=item.format
+            )
+            self.fail(unsaved)
             return False
         self.tally.output_bytes += image.width * image.height * len(image.getbands())
         self.bar.update(1)

@@ -96,8 +96,14 @@ _STAGE_TEXT = {
 }
 
 
-#: Pillow's message when a format's writer has no raw mode for the image's mode.
-_CANNOT_WRITE = re.compile(r"cannot write mode (\S+) as (\S+)")
+#: Pillow's messages when a format's writer cannot hold the image's mode, naming the mode and
+#: the format; and those naming neither (QOI, SGI, BLP) or only the mode (PDF), for which the
+#: caller's result and format fill them in.
+_CANNOT_WRITE = (
+    re.compile(r"cannot write mode (\S+) as (\S+)"),
+    re.compile(r"Cannot save (\S+) images as (\S+)"),
+)
+_MODE_REFUSED = re.compile(r"Unsupported \S+ image mode|cannot save mode \S+")
 #: Pillow's WebP and AVIF writers' messages for animation frames of different sizes.
 _FRAME_SIZES = re.compile(r"Invalid frame dimensions|Image sequence dimensions mismatch")
 #: Modes with transparency, which ``flatten`` puts onto a colour (an RGB result).
@@ -126,12 +132,23 @@ def _mode_fix(mode: str, file_format: str) -> str:
     return f"{step}, or choose {other} ({file_format} cannot hold {mode} images)"
 
 
-def _explain(error: BaseException, stage: str) -> str:
+def _unwritable(observed: str, mode: str, file_format: str) -> tuple[str, str] | None:
+    """The (mode, format) a save failure says the format cannot hold, or None."""
+    for pattern in _CANNOT_WRITE:
+        found = pattern.fullmatch(observed)
+        if found is not None:
+            return found[1], found[2]
+    if mode and file_format and _MODE_REFUSED.fullmatch(observed):
+        return mode, file_format
+    return None
+
+
+def _explain(error: BaseException, stage: str, mode: str = "", file_format: str = "") -> str:
     observed = f"{error}" or type(error).__name__
-    unwritable = _CANNOT_WRITE.fullmatch(observed) if stage == "save" else None
+    unwritable = _unwritable(observed, mode, file_format) if stage == "save" else None
     if unwritable is not None:
         why = "the output's format cannot hold the chain's result in its mode"
-        fix = _mode_fix(*unwritable.groups())
+        fix = _mode_fix(*unwritable)
     elif stage == "save" and _FRAME_SIZES.search(observed):
         why = (
             "the chain's results for this file's frames differ in size, and the format's "
@@ -168,13 +185,15 @@ class Failure:
     refusal: bool = False
 
     @classmethod
-    def from_error(cls, path: str, error: BaseException, stage: str) -> Failure:
-        """Describe ``error`` (structured for GpuError, by exception type otherwise)."""
+    def from_error(
+        cls, path: str, error: BaseException, stage: str, *, mode: str = "", file_format: str = ""
+    ) -> Failure:
+        """Describe ``error`` (structured for GpuError, by exception type otherwise); a save
+        failure is told the result's ``mode`` and the output's ``file_format``."""
         if isinstance(error, GpuError):
             return cls(path=path, kind=error.kind, stage=error.stage, message=str(error))
-        return cls(
-            path=path, kind=type(error).__name__, stage=stage, message=_explain(error, stage)
-        )
+        message = _explain(error, stage, mode, file_format)
+        return cls(path=path, kind=type(error).__name__, stage=stage, message=message)
 
     @classmethod
     def refused(cls, path: str, error: GpuError) -> Failure:
