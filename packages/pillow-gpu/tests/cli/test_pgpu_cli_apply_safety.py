@@ -9,6 +9,7 @@ the adapter (lavapipe without a GPU), as in the other CLI tests.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import re
@@ -167,6 +168,48 @@ def test_a_failed_save_with_overwrite_keeps_the_previous_output(
     (failed,) = _failed_lines(captured.err)
     assert f"{source}: OSError at save: why: the output's format cannot hold" in failed
     assert (out / "rgba.jpg").read_bytes() == previous
+    assert _temp_files(out) == []
+
+
+@pytest.mark.parametrize(
+    ("number", "why"),
+    [
+        (
+            errno.ENOSPC,
+            "the output's disk is full; observed: [Errno 28] No space left on device; "
+            "fix: free space on it or choose another --output-dir",
+        ),
+        (errno.EROFS, "the output folder is on a read-only file system"),
+        (errno.ENAMETOOLONG, "the output's name is longer than its file system allows"),
+    ],
+    ids=["disk-full", "read-only", "name-too-long"],
+)
+def test_a_save_the_file_system_refuses_says_so_and_keeps_the_previous_output(
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    number: int,
+    why: str,
+) -> None:
+    # The disk filling up mid-run: the write of the second file fails as the system says.
+    first = _write(tmp_path / "in" / "1.png", seed=1)
+    second = _write(tmp_path / "in" / "2.png", seed=2)
+    out = tmp_path / "out"
+    previous = _write(out / "2.png", "RGB", seed=9).read_bytes()
+    real_save = PILImage.Image.save
+
+    def save(self: PILImage.Image, stream: object, *args: object, **options: object) -> None:
+        if self.tobytes() == _inverted(second).tobytes():
+            raise OSError(number, os.strerror(number))
+        real_save(self, stream, *args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PILImage.Image, "save", save)
+    assert _apply("invert", tmp_path / "in", "-o", out, "--overwrite") == 1
+    (failed,) = _failed_lines(capsys.readouterr().err)
+    assert f"{second}: OSError at save: why: {why}" in failed
+    _assert_inverted(out / "1.png", first)
+    assert (out / "2.png").read_bytes() == previous
     assert _temp_files(out) == []
 
 

@@ -10,6 +10,7 @@ common first, whether or not the CPU fallback then wrote the file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import sys
@@ -96,6 +97,32 @@ _STAGE_TEXT = {
 }
 
 
+#: Why a save failed and what to do, by the operating system's error number: the output's
+#: file system, not its format, refused it (the previous output, if any, is kept).
+_WRITE_ERRORS = {
+    errno.ENOSPC: (
+        "the output's disk is full",
+        "free space on it or choose another --output-dir, then run the failed inputs again",
+    ),
+    errno.EDQUOT: (
+        "the disk quota of the output's file system is used up",
+        "free space within the quota or choose another --output-dir",
+    ),
+    errno.EROFS: (
+        "the output folder is on a read-only file system",
+        "choose another --output-dir",
+    ),
+    errno.EACCES: (
+        "the output folder cannot be written (permission denied)",
+        "check its permissions, or choose another --output-dir",
+    ),
+    errno.ENAMETOOLONG: (
+        "the output's name is longer than its file system allows",
+        "write into a folder with a shorter path (--output-dir), or shorten the input's name",
+    ),
+}
+_WRITE_ERRORS[errno.EPERM] = _WRITE_ERRORS[errno.EACCES]
+
 #: Pillow's messages when a format's writer cannot hold the image's mode, naming the mode and
 #: the format; and those naming neither (QOI, SGI, BLP) or only the mode (PDF), for which the
 #: caller's result and format fill them in.
@@ -159,6 +186,8 @@ def _explain(error: BaseException, stage: str, mode: str = "", file_format: str 
             "animations cut or pad frames to the first one's), or pass --first-frame to write "
             "the first frame only"
         )
+    elif stage == "save" and isinstance(error, OSError) and error.errno in _WRITE_ERRORS:
+        why, fix = _WRITE_ERRORS[error.errno]
     elif isinstance(error, PILImage.DecompressionBombError):
         why = "the file declares more pixels than Pillow's decompression-bomb bound allows"
         fix = (
