@@ -30,14 +30,14 @@ import io
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from PIL import Image as PILImage
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
-from pillow_gpu.cli._frames import refuse_extra_frames
+from pillow_gpu.cli._frames import ExtraFrames, animation_options, frame_graphs, refuse_extra_frames
 from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items, metadata_options
 from pillow_gpu.cli._outputs import QUALITY_FORMATS
 from pillow_gpu.cli._report import Failure
@@ -153,6 +153,11 @@ class PillowGpuMapper:
     ``first_frame``: a file of several frames (an animation, pages) gives its first frame, as
     ``Image.open`` and the chain do in Pillow; False gives such a file's row an ``ExtraFrames``
     error (stage ``frames``) instead, as ``pillow-gpu apply`` does without ``--first-frame``.
+    ``all_frames``: such a file's row is every frame through the chain, encoded as one file
+    (Pillow's ``save_all`` of the results ``ImageSequence`` gives, with each frame's duration
+    and the loop count), as ``apply --all-frames``; it takes precedence over ``first_frame``,
+    and needs an encoded ``format`` (a ``numpy`` row holds one image). A frame the GPU refuses
+    makes the whole row that refusal.
     ``plugins``: each actor registers the installed Pillow plugins the command line registers
     (pillow-heif's HEIF opener, :mod:`pillow_gpu.cli._plugins`), so it reads ``.heic`` files.
     """
@@ -172,6 +177,7 @@ class PillowGpuMapper:
         decode_threads: int | None = None,
         metadata: str | None = None,
         first_frame: bool = True,
+        all_frames: bool = False,
         plugins: bool = False,
     ) -> None:
         self._build, self.chain = _builder(chain)
@@ -187,8 +193,18 @@ class PillowGpuMapper:
                     "pass None (Pillow's plain save), 'keep' or 'strip'",
                 )
             )
+        if all_frames and format == NUMPY:
+            raise ValueError(
+                _usage(
+                    "all_frames encodes every frame of a file as one row, and a numpy row "
+                    "holds one image's pixels",
+                    "all_frames=True with format='numpy'",
+                    "pass an encoded format such as 'png' or 'webp', or all_frames=False",
+                )
+            )
         self.metadata = metadata
         self.first_frame = first_frame
+        self.all_frames = all_frames
         self.format = None if format is None or format == NUMPY else _format_name(format)
         self.numpy = format == NUMPY
         self.quality = quality
@@ -255,7 +271,9 @@ class PillowGpuMapper:
         )
         rows = [_Row(format=name or "") for name in formats]
         labels = [str(key) for key in keys]
-        for result in executor.run(self._jobs(sources, rows, labels), errors="deliver"):
+        animations: list[int] = []  # rows of several frames, run after the batch's stream
+        jobs = self._jobs(sources, rows, labels, animations)
+        for result in executor.run(jobs, errors="deliver"):
             assert isinstance(result.input_key, int)
             row = rows[result.input_key]
             if isinstance(result, BatchFailure):
@@ -263,37 +281,76 @@ class PillowGpuMapper:
             else:
                 assert isinstance(result.image, PILImage.Image)
                 self._encode(row, result.image, labels[result.input_key])
+        for index in animations:
+            again = io.BytesIO(bytes(batch["bytes"][index])) if "bytes" in batch else sources[index]
+            self._animate(executor, again, rows[index], labels[index])
         return self._columns(keys, rows)
 
+    def _animate(self, executor: GpuBatchExecutor, source: Any, row: _Row, label: str) -> None:
+        """Run every frame of ``source`` as one stream and encode the results as one file; a
+        frame that fails (a refusal included) makes the row that failure."""
+        stopped: list[tuple[str, Exception]] = []  # why the frames ended early, if they did
+        results: dict[int, PILImage.Image] = {}
+        failure: Exception | None = None
+        frames = frame_graphs(self._graph, source, stopped)
+        with executor.run(frames, errors="deliver") as stream:
+            for result in stream:
+                if isinstance(result, BatchFailure):
+                    failure = failure or result.error
+                else:
+                    assert isinstance(result.image, PILImage.Image)
+                    results[cast("int", result.input_key)] = result.image
+        if stopped:
+            stage, problem = stopped[0]
+            row.error = Failure.from_error(label, problem, stage)
+        elif failure is not None:
+            row.error = Failure.from_error(label, failure, "run")
+        else:
+            first, *more = (results[number] for number in sorted(results))
+            self._encode(row, first, label, *more)
+
+    def _graph(self, image: Image.Image) -> Image.Image:
+        """The chain's lazy graph of ``image`` (a callable chain's result checked)."""
+        graph = self._build(image)
+        if not isinstance(graph, Image.Image):
+            raise TypeError(
+                _usage(
+                    "the chain callable must return a lazy pillow_gpu image",
+                    f"{type(graph).__module__}.{type(graph).__qualname__}",
+                    "build the result with pillow_gpu's Image/ImageOps/ImageFilter",
+                )
+            )
+        return graph
+
     def _jobs(
-        self, sources: list[Any], rows: list[_Row], labels: list[str]
+        self, sources: list[Any], rows: list[_Row], labels: list[str], animations: list[int]
     ) -> Iterator[tuple[int, Image.Image]]:
-        """Yield ``(row index, lazy graph)``; rows that fail before the GPU get their error."""
+        """Yield ``(row index, lazy graph)``; rows that fail before the GPU get their error,
+        and with ``all_frames`` the indices of files of several frames go to ``animations``."""
         for index, source in enumerate(sources):
             stage = "open"
             try:
                 image = Image.open(source)  # the header only; the executor decodes
                 if self.metadata == "keep":  # read only where a kept output carries them
                     rows[index].items = file_items(image)
-                if not self.first_frame:
+                if self.all_frames or not self.first_frame:
                     stage = "frames"
-                    refuse_extra_frames(image)
+                    try:
+                        refuse_extra_frames(image)
+                    except ExtraFrames as error:
+                        if not (self.all_frames and error.counted):
+                            raise
+                        animations.append(index)
+                        continue
                 stage = "record"
-                graph = self._build(image)
-                if not isinstance(graph, Image.Image):
-                    raise TypeError(
-                        _usage(
-                            "the chain callable must return a lazy pillow_gpu image",
-                            f"{type(graph).__module__}.{type(graph).__qualname__}",
-                            "build the result with pillow_gpu's Image/ImageOps/ImageFilter",
-                        )
-                    )
+                graph = self._graph(image)
             except Exception as error:  # Unsupported at record time included
                 rows[index].error = Failure.from_error(labels[index], error, stage)
                 continue
             yield index, graph
 
-    def _encode(self, row: _Row, image: PILImage.Image, label: str) -> None:
+    def _encode(self, row: _Row, image: PILImage.Image, label: str, *more: PILImage.Image) -> None:
+        """Fill ``row`` with ``image`` encoded (with ``more`` frames: all of them as one file)."""
         row.mode, row.size = image.mode, image.size
         if self.numpy:
             row.result = np.frombuffer(image.tobytes(), dtype=np.uint8)
@@ -313,6 +370,8 @@ class PillowGpuMapper:
                     output_format=row.format,
                 )
             )
+        if more:
+            options.update(animation_options((image, *more)))
         buffer = io.BytesIO()
         try:
             image.save(buffer, format=row.format, **options)

@@ -172,18 +172,11 @@ def test_all_frames_writes_every_frame_with_its_timing_as_pillow(
         assert f"written: 0 on the GPU (byte-exact), {len(names)} on the CPU fallback" in summary
 
 
-def test_all_frames_is_neither_first_frame_nor_ray(
-    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_all_frames_is_not_first_frame(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as raised:
         main(["apply", CHAIN, str(folder), "--first-frame", "--all-frames"])
     assert raised.value.code == 2
     assert "not allowed with argument --first-frame" in capsys.readouterr().err
-    argv = ["apply", CHAIN, str(folder), "-o", str(tmp_path / "o"), "--all-frames", "--ray"]
-    assert main(argv) == 2
-    assert "invalid --all-frames: why: files of several frames run in this process only" in (
-        capsys.readouterr().err
-    )
 
 
 @pytest.mark.parametrize(

@@ -31,10 +31,12 @@ from PIL import ExifTags, PngImagePlugin
 from PIL import Image as PILImage
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
+from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageOps
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
+from pillow_gpu.cli._frames import animation_options
 from pillow_gpu.cli._metadata import metadata_options
 from pillow_gpu.cli._outputs import TEMP_SUFFIX
 from pillow_gpu.errors import GpuError
@@ -330,6 +332,77 @@ def test_mapper_gives_an_animation_s_first_frame_or_refuses_it(
         assert to_pil({key: out[key][index] for key in out}).tobytes() == expected.tobytes()
 
 
+#: Files of three frames, each format's animation or pages, with their own durations.
+ANIMATIONS = ("anim.gif", "anim.png", "anim.webp", "pages.tif")
+
+
+@pytest.fixture(scope="module")
+def frames(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("ray-frames") / "in"
+    folder.mkdir()
+    for seed, name in enumerate(ANIMATIONS):
+        first, *rest = [make_image("RGB", (36, 24), 10 * seed + index) for index in range(3)]
+        if name.endswith(".gif"):  # a palette GIF, as GIF writers make them
+            first, *rest = [frame.quantize(32) for frame in (first, *rest)]
+        first.save(folder / name, save_all=True, append_images=rest, duration=[40, 80, 120])
+    make_image("RGB", (30, 20), 90).save(folder / "still.png")
+    return folder
+
+
+def _pillow_frames(path: Path, chain: str) -> bytes:
+    """Pillow's ``save_all`` of the chain's result for each frame (one image: a plain save)."""
+    steps = parse_chain(chain)
+    with PILImage.open(path) as opened:
+        results = [steps.apply_pil(frame.copy()) for frame in PILImageSequence.Iterator(opened)]
+        options = animation_options(results) if len(results) > 1 else {}
+        return _encoded(results[0], str(opened.format), **options)
+
+
+def _format(path: Path) -> str:
+    with PILImage.open(path) as opened:
+        return str(opened.format)
+
+
+@pytest.mark.parametrize("column", ["path", "bytes"])
+def test_mapper_all_frames_encodes_every_frame_as_pillow_saves_them(
+    frames: Path, column: str
+) -> None:
+    """Called directly: ``all_frames`` rows are Pillow's ``save_all`` of every frame's result
+    in each file's own format, with each frame's duration; a single image is its plain save."""
+    names = [*ANIMATIONS, "still.png"]
+    paths = [frames / name for name in names]
+    formats = np.array([_format(path) for path in paths], dtype=object)
+    inputs = [str(path) for path in paths] if column == "path" else [p.read_bytes() for p in paths]
+    batch = {"path": np.array(names, dtype=object), column: np.array(inputs, dtype=object)}
+    mapper = PillowGpuMapper("rotate:90", format=None, all_frames=True)
+    try:
+        out = mapper({**batch, "format": formats})
+    finally:
+        mapper.close()
+    for index, name in enumerate(names):
+        assert out["error_kind"][index] == "", (name, out["error_message"][index])
+        assert bytes(out["bytes"][index]) == _pillow_frames(frames / name, "rotate:90"), name
+        with PILImage.open(io.BytesIO(bytes(out["bytes"][index]))) as written:
+            expected = 3 if name in ANIMATIONS else 1
+            assert getattr(written, "n_frames", 1) == expected, name
+
+
+def test_mapper_all_frames_makes_a_refused_frame_the_row_s_refusal(frames: Path) -> None:
+    # Pillow posterizes a palette image; the GPU refuses it for the GIF's P frames.
+    mapper = PillowGpuMapper("posterize:3", format="gif", all_frames=True)
+    try:
+        out = mapper({"path": np.array([str(frames / "anim.gif")], dtype=object)})
+    finally:
+        mapper.close()
+    assert (out["error_kind"][0], out["error_stage"][0]) == ("Unsupported", "admission")
+    assert "operation 'posterize' on a mode P image has no GPU route" in out["error_message"][0]
+
+
+def test_mapper_refuses_all_frames_into_numpy_rows() -> None:
+    with pytest.raises(ValueError, match=r"observed: all_frames=True with format='numpy'; fix: "):
+        PillowGpuMapper("invert", format="numpy", all_frames=True)
+
+
 @pytest.mark.parametrize("threads", [0, 2], ids=["no-workers", "2-workers"])
 def test_mapper_decodes_with_the_worker_threads_it_is_given(mixed: Path, threads: int) -> None:
     """Called directly (as one actor's call): worker decoding leaves every row Pillow's."""
@@ -464,6 +537,36 @@ def test_apply_ray_with_an_actor_killed_mid_run_writes_what_apply_writes_once(
     assert _summary_counts(captured.out) == f"0 written, {len(written)} failed, 0 refused"
     assert _tree(out) == written
     assert {path: path.stat().st_mtime_ns for path in out.iterdir()} == stamps
+
+
+@pytest.mark.parametrize(
+    ("chain", "written"),
+    [("rotate:90", "on the GPU"), ("posterize:3", "by the fallback")],
+    ids=["gpu", "cpu-fallback"],
+)
+def test_apply_all_frames_on_ray_writes_what_apply_writes(
+    cluster: None,
+    frames: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    chain: str,
+    written: str,
+) -> None:
+    # posterize:3 is refused for the GIF's palette frames: the driver's fallback runs them.
+    argv = ["apply", chain, str(frames), "--all-frames", "--cpu-fallback", "--no-progress"]
+    assert main([*argv, "-o", str(tmp_path / "single")]) == 0, capsys.readouterr().err
+    single = capsys.readouterr().out
+    assert main([*argv, "-o", str(tmp_path / "ray"), "--ray"]) == 0, capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert (
+        _summary_counts(captured.out) == _summary_counts(single) == "5 written, 0 failed, 0 refused"
+    )
+    assert _tree(tmp_path / "ray") == _tree(tmp_path / "single")
+    with PILImage.open(tmp_path / "ray" / "anim.gif") as gif:
+        assert gif.n_frames == 3
+        assert _tree(tmp_path / "ray")["anim.gif"] == _pillow_frames(frames / "anim.gif", chain)
+    if written == "by the fallback":
+        assert f"pillow-gpu: cpu fallback: {frames / 'anim.gif'}: Unsupported" in captured.err
 
 
 def test_ray_options_without_ray_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

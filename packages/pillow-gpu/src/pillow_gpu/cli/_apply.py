@@ -373,7 +373,7 @@ class _Run:
             # A frame's own failure is delivered, and a frame that cannot be decoded or
             # recorded ends the frames: either way the stream runs to its end (a stream left
             # early cancels the executor).
-            frames = frame_graphs(self.chain, item.path, stopped)
+            frames = frame_graphs(self.chain.apply, item.path, stopped)
             with executor.run(frames, output="cpu", errors="deliver") as stream:
                 for result in stream:
                     if isinstance(result, BatchFailure):

@@ -9,6 +9,8 @@ The rows (index, path, output format) then go through ``map_batches`` with
 returned output with the same safe writer (temporary file, then rename; no overwrite without
 ``--overwrite``), so a killed or retried actor can never leave a partial or a doubled file.
 A refused file is run with live Pillow by the driver under ``--cpu-fallback``, as without Ray.
+Under ``--all-frames`` an actor runs every frame of a file of several frames and returns the
+encoded animation; a refused one goes to the driver's fallback frame by frame.
 The summary and the exit statuses are the single-process command's.
 
 Without ADDRESS a local cluster is started for the run and stopped after it; if this process
@@ -26,8 +28,10 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
+from PIL import Image as PILImage
 from PIL import ImageMode
 
 from pillow_gpu.cli._apply import (
@@ -42,6 +46,7 @@ from pillow_gpu.cli._apply import (
     new_run,
 )
 from pillow_gpu.cli._chain import Chain, parse_chain
+from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
 from pillow_gpu.cli._outputs import (
     Discovery,
     OutputError,
@@ -77,11 +82,6 @@ def _settings_problem(args: argparse.Namespace) -> str | None:
                 f"invalid {option}: why: it must be at least 1; observed: {value}; "
                 "fix: pass a positive integer"
             )
-    if args.all_frames:
-        return (
-            "invalid --all-frames: why: files of several frames run in this process only; "
-            "observed: --all-frames with --ray; fix: run without --ray, or pass --first-frame"
-        )
     if args.ray_gpus is not None and not args.ray_gpus >= 0:
         return (
             f"invalid --ray-gpus: why: GPUs per actor cannot be negative; observed: "
@@ -121,6 +121,18 @@ def _refusal(kind: str, stage: str, message: str) -> GpuError | None:
     return error if is_refusal(error) else None
 
 
+def _several_frames(path: Path) -> bool:
+    """True for a file whose frames ``--all-frames`` runs one by one (header read only)."""
+    try:
+        with PILImage.open(path) as opened:
+            refuse_extra_frames(opened)
+    except ExtraFrames as error:
+        return error.counted
+    except Exception:  # the fallback reports what it cannot open
+        return False
+    return False
+
+
 def _settle(run: _Run, row: Mapping[str, Any]) -> None:
     """Write one returned row, or count and report its failure."""
     index = int(row["key"])
@@ -140,6 +152,8 @@ def _settle(run: _Run, row: Mapping[str, Any]) -> None:
     stage, message = str(row["error_stage"]), str(row["error_message"])
     refusal = _refusal(kind, stage, message)
     if refusal is not None:
+        if run.all_frames and _several_frames(run.inputs[index].path):
+            run.animations.append(index)  # the CPU fallback then runs every frame
         run.refuse(index, refusal)
         return
     path = str(run.inputs[index].path)
@@ -203,6 +217,7 @@ def _drive(run: _Run, rows: list[dict[str, Any]], args: argparse.Namespace, mapp
                 "decode_threads": args.decode_threads,
                 "metadata": "strip" if args.strip_metadata else "keep",
                 "first_frame": args.first_frame,
+                "all_frames": args.all_frames,
                 "plugins": True,  # the actors read what this process found (.heic)
             },
             batch_size=batch_size,

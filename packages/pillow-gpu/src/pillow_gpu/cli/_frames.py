@@ -16,15 +16,12 @@ composite image.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, Any
 
 from pillow_gpu import Image, ImageSequence
 from pillow_gpu._graph import load_failure
-
-if TYPE_CHECKING:
-    from pillow_gpu.cli._chain import Chain
 
 __all__ = [
     "DERIVED_FRAMES",
@@ -79,13 +76,16 @@ def animation_options(frames: Sequence[Any]) -> dict[str, Any]:
 
 
 def frame_graphs(
-    chain: Chain, path: Path, stopped: list[tuple[str, Exception]]
+    build: Callable[[Image.Image], Image.Image],
+    source: str | Path | IO[bytes],
+    stopped: list[tuple[str, Exception]],
 ) -> Iterator[tuple[int, Image.Image]]:
-    """``(frame number, the chain's graph of that frame)`` for every frame of ``path``, each
-    decoded when it is reached; a frame that cannot be decoded or recorded ends them, with
-    ``(stage, error)`` appended to ``stopped``."""
+    """``(frame number, build(frame))`` for every frame of the file ``source`` (a path or an
+    open binary stream), each decoded when it is reached; ``build`` records a frame's graph (a
+    chain's ``apply``). A frame that cannot be decoded or recorded ends them, with ``(stage,
+    error)`` appended to ``stopped``."""
     try:
-        frames = iter(ImageSequence.Iterator(Image.open(path)))
+        frames = iter(ImageSequence.Iterator(Image.open(source)))
     except Exception as error:
         stopped.append(("frames-decode", error))
         return
@@ -103,7 +103,7 @@ def frame_graphs(
             stopped.append(("frames-decode", failure))
             return
         try:
-            graph = chain.apply(frame)
+            graph = build(frame)
         except Exception as error:  # a refusal at record time, or Pillow's own error
             stopped.append(("record", error))
             return
