@@ -172,15 +172,16 @@ def test_a_failed_save_with_overwrite_keeps_the_previous_output(
 
 
 @pytest.mark.parametrize(
-    ("number", "why"),
+    ("number", "why", "stops"),
     [
         (
             errno.ENOSPC,
             "the output's disk is full; observed: [Errno 28] No space left on device; "
             "fix: free space on it or choose another --output-dir",
+            True,
         ),
-        (errno.EROFS, "the output folder is on a read-only file system"),
-        (errno.ENAMETOOLONG, "the output's name is longer than its file system allows"),
+        (errno.EROFS, "the output folder is on a read-only file system", True),
+        (errno.ENAMETOOLONG, "the output's name is longer than its file system allows", False),
     ],
     ids=["disk-full", "read-only", "name-too-long"],
 )
@@ -191,10 +192,13 @@ def test_a_save_the_file_system_refuses_says_so_and_keeps_the_previous_output(
     monkeypatch: pytest.MonkeyPatch,
     number: int,
     why: str,
+    stops: bool,
 ) -> None:
-    # The disk filling up mid-run: the write of the second file fails as the system says.
+    # The disk filling up mid-run: the write of the second file fails as the system says,
+    # and no later write can succeed, so the run stops there (a name too long is one file's).
     first = _write(tmp_path / "in" / "1.png", seed=1)
     second = _write(tmp_path / "in" / "2.png", seed=2)
+    third = _write(tmp_path / "in" / "3.png", seed=3)
     out = tmp_path / "out"
     previous = _write(out / "2.png", "RGB", seed=9).read_bytes()
     real_save = PILImage.Image.save
@@ -205,12 +209,22 @@ def test_a_save_the_file_system_refuses_says_so_and_keeps_the_previous_output(
         real_save(self, stream, *args, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(PILImage.Image, "save", save)
-    assert _apply("invert", tmp_path / "in", "-o", out, "--overwrite") == 1
-    (failed,) = _failed_lines(capsys.readouterr().err)
+    assert _apply("invert", tmp_path / "in", "-o", out, "--overwrite", "--max-jobs", "1") == 1
+    captured = capsys.readouterr()
+    (failed,) = _failed_lines(captured.err)
     assert f"{second}: OSError at save: why: {why}" in failed
     _assert_inverted(out / "1.png", first)
     assert (out / "2.png").read_bytes() == previous
     assert _temp_files(out) == []
+    if stops:
+        assert "pillow-gpu: stopped: the output's file system refused a write (" in captured.err
+        assert "; 1 input(s) not processed; free space" in captured.err
+        assert "1 written, 1 failed, 0 refused" in captured.out
+        assert ", stopped with 1 not processed" in captured.out
+        assert not (out / "3.png").exists()
+    else:
+        assert "pillow-gpu: stopped:" not in captured.err
+        _assert_inverted(out / "3.png", third)
 
 
 def test_outputs_are_renamed_into_place_with_the_usual_file_mode(

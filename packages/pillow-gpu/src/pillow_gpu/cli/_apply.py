@@ -215,6 +215,9 @@ class _Run:
     settled: int = 0
     exhausted: bool = False
     stopped: bool = False
+    #: Why the run stopped before its inputs were all processed, where no input was at fault
+    #: (the output's file system refuses every write); empty otherwise.
+    stop_reason: str = ""
 
     @property
     def halted(self) -> bool:
@@ -339,6 +342,10 @@ class _Run:
                 str(item.path), error, "save", mode=image.mode, file_format=item.format
             )
             self.fail(unsaved)
+            if isinstance(error, OSError) and error.errno in _FILE_SYSTEM_REFUSALS:
+                # No later output can be written either: stop instead of failing them all.
+                self.stop_reason = f"the output's file system refused a write ({error.strerror})"
+                self.stopped = True
             return False
         self.tally.output_bytes += image.width * image.height * len(image.getbands())
         self.bar.update(1)
@@ -398,6 +405,9 @@ class _Run:
         else:  # a frame that fails to decode: reported, never retried on the CPU
             self.fail(Failure.from_error(str(item.path), failure, failure.stage))
 
+
+#: Errors of a write that every later write to the same file system would meet too.
+_FILE_SYSTEM_REFUSALS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 #: What ``_Run._graph`` returns for a file of several frames under ``--all-frames``.
 _ANIMATION = object()
@@ -557,6 +567,16 @@ def _summary(run: _Run, elapsed: float, found: Discovery) -> None:
             file=sys.stderr,
         )
         notes += f", interrupted with {left} not processed"
+    elif run.stop_reason and len(run.inputs) > run.settled:
+        left = len(run.inputs) - run.settled
+        print(
+            f"pillow-gpu: stopped: {run.stop_reason}; every output written is complete; "
+            f"{left} input(s) not processed; free space (or choose another --output-dir) and "
+            "run the command again to process them (existing outputs are reported unless "
+            "--overwrite)",
+            file=sys.stderr,
+        )
+        notes += f", stopped with {left} not processed"
     admitted = (
         f"{run.chain} is admitted for {', '.join(run.admission.admitted)} on probe images; "
         "each file is planned for the GPU on its own"
