@@ -440,6 +440,16 @@ def test_a_tiff_output_keeps_any_input_s_xmp(
         assert (reread.getexif().get(0x010F), reread.getexif().get(0x0110)) == ("Canon", "EOS R5")
 
 
+def _photo_exif(first: dict[int, object], exposure: dict[int, object]) -> bytes:
+    """A photo's EXIF: the ``first`` directory's tags beside PICTURE and orientation 6, and
+    the Exif directory ``exposure``."""
+    exif = PILImage.Exif()
+    for tag, value in {**first, **PICTURE, _Base.Orientation: 6}.items():
+        exif[tag] = value
+    exif[ExifTags.IFD.Exif] = exposure
+    return exif.tobytes()
+
+
 #: A phone's EXIF: its first directory names the photo's full width and height (as Pillow's
 #: test image flower2.jpg's does) beside layout tags of other files (strips, tiles, YCbCr).
 PHONE_LAYOUT = {256: 4000, 257: 3000, 258: (8, 8, 8), 262: 2, 277: 3, 322: 512, 323: 512, 531: 1}
@@ -453,11 +463,8 @@ def test_an_exif_s_layout_tags_never_replace_a_tiff_output_s_own(
     # output said 4000 x 3000 over 40 x 30 pixels and no reader could load it.
     folder = tmp_path / "in"
     folder.mkdir()
-    exif = PILImage.Exif()
-    for tag, value in {**PHONE_LAYOUT, **PICTURE, _Base.Orientation: 6}.items():
-        exif[tag] = value
-    exif[ExifTags.IFD.Exif] = EXPOSURE
-    make_image("RGB", (80, 60), 4).save(folder / source, exif=exif.tobytes())
+    exif = _photo_exif(PHONE_LAYOUT, EXPOSURE)
+    make_image("RGB", (80, 60), 4).save(folder / source, exif=exif)
     out = tmp_path / "out"
     argv = ["apply", "thumbnail:40x40", str(folder / source), "-o", str(out), "--format", "tif"]
     assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
@@ -486,12 +493,9 @@ def test_a_jpeg_output_keeps_a_long_exif_without_the_maker_s_notes(
     # A JPEG segment holds 64 KiB: Pillow's writer raised "EXIF data is too long".
     folder = tmp_path / "in"
     folder.mkdir()
-    exif = PILImage.Exif()
-    for tag, value in {**PICTURE, _Base.Orientation: 6}.items():
-        exif[tag] = value
-    exif[ExifTags.IFD.Exif] = {**EXPOSURE, _Base.MakerNote: MAKER_NOTE}
-    assert len(exif.tobytes()) > 65533
-    make_image("RGB", (80, 60), 4).save(folder / source, exif=exif.tobytes())
+    exif = _photo_exif({}, {**EXPOSURE, _Base.MakerNote: MAKER_NOTE})
+    assert len(exif) > 65533
+    make_image("RGB", (80, 60), 4).save(folder / source, exif=exif)
     out = tmp_path / "out"
     argv = ["apply", "resize:40x30", str(folder / source), "-o", str(out), "--format", "jpg"]
     assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
