@@ -38,7 +38,14 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._frames import ExtraFrames, animation_options, frame_graphs, refuse_extra_frames
-from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items, metadata_options
+from pillow_gpu.cli._metadata import (
+    NO_ITEMS,
+    FileItems,
+    file_items,
+    iptc_record,
+    metadata_options,
+    with_iptc,
+)
 from pillow_gpu.cli._outputs import QUALITY_FORMATS
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.executor import BatchFailure, GpuBatchExecutor
@@ -382,6 +389,9 @@ class PillowGpuMapper:
             row.mode, row.size = "", (0, 0)
             return
         row.result = buffer.getvalue()
+        iptc = iptc_record(image, row.items) if self.metadata == "keep" else None
+        if iptc is not None and row.format == "JPEG":  # no option of Pillow's JPEG writer
+            row.result = with_iptc(row.result, iptc)
 
     def _columns(self, keys: np.ndarray, rows: list[_Row]) -> dict[str, np.ndarray]:
         def strings(values: list[str]) -> np.ndarray:

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from PIL import ExifTags, ImageCms, PngImagePlugin
+from PIL import ExifTags, ImageCms, IptcImagePlugin, PngImagePlugin, TiffImagePlugin, TiffTags
 from PIL import Image as PILImage
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
@@ -27,6 +27,7 @@ from pillow_gpu.cli._metadata import (
     FileItems,
     file_items,
     metadata_options,
+    with_iptc,
 )
 from pillow_gpu.gpu._device import SharedDevice
 
@@ -522,6 +523,92 @@ def test_exif_and_xmp_one_jpeg_segment_cannot_hold_are_left_out_of_a_jpeg_only(
     jpeg = output in ("JPEG", "MPO")
     assert ("exif" in options, "xmp" in options) == (not jpeg, not jpeg)
     image.save(io.BytesIO(), format=output, **options)  # Pillow writes what is left
+
+
+def _dataset(number: int, value: bytes) -> bytes:
+    """One IPTC dataset of the application record (2): marker, record, number, length."""
+    return b"\x1c\x02" + bytes([number]) + len(value).to_bytes(2, "big") + value
+
+
+#: An IPTC-NAA record as news and stock photo tools write it: a caption, a credit, keywords.
+IPTC = (
+    _dataset(120, b"Harbour at dawn, Aarhus")
+    + _dataset(110, b"Jane Doe")
+    + _dataset(25, b"harbour")
+    + _dataset(25, b"dawn")
+)
+#: The APP13 segment Photoshop writes for it: one 8BIM resource 0x0404 with an empty name.
+APP13 = (
+    b"\xff\xed"
+    + (2 + 14 + 12 + len(IPTC)).to_bytes(2, "big")
+    + b"Photoshop 3.0\x00"
+    + b"8BIM\x04\x04\x00\x00"
+    + len(IPTC).to_bytes(4, "big")
+    + IPTC
+)
+
+
+def _with_app13(jpeg: bytes) -> bytes:
+    """``jpeg`` with APP13 after its JFIF segment, as Photoshop places it."""
+    assert jpeg[:4] == b"\xff\xd8\xff\xe0"
+    end = 4 + int.from_bytes(jpeg[4:6], "big")
+    return jpeg[:end] + APP13 + jpeg[end:]
+
+
+@pytest.mark.parametrize("output", ["jpg", "tif", "png"])
+def test_a_jpeg_s_iptc_record_is_kept_in_jpeg_and_tiff_outputs(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    # Pillow's JPEG writer has no IPTC option: a resized photo lost its caption and credit.
+    folder = tmp_path / "in"
+    folder.mkdir()
+    buffer = io.BytesIO()
+    make_image("RGB", (80, 60), 4).save(buffer, format="JPEG", quality=90)
+    (folder / "news.jpg").write_bytes(_with_app13(buffer.getvalue()))
+    with PILImage.open(folder / "news.jpg") as opened:
+        assert opened.info["photoshop"] == {0x0404: IPTC}  # what Pillow's reader makes of it
+        expected = IptcImagePlugin.getiptcinfo(opened)
+    argv = ["apply", "resize:40x30", str(folder), "--format", output, "--no-progress"]
+    assert main([*argv, "-o", str(tmp_path / "kept")]) == 0, capsys.readouterr().err
+    assert main([*argv, "-o", str(tmp_path / "stripped"), "--strip-metadata"]) == 0
+    kept = (tmp_path / "kept" / f"news.{output}").read_bytes()
+    stripped = (tmp_path / "stripped" / f"news.{output}").read_bytes()
+    with PILImage.open(io.BytesIO(kept)) as written:
+        record = IptcImagePlugin.getiptcinfo(written)
+        assert record == (None if output == "png" else expected)  # a PNG has no IPTC place
+    if output == "jpg":  # the segment added to the very file Pillow wrote
+        assert kept.replace(APP13, b"", 1) == stripped
+    elif output == "png":
+        assert kept == stripped
+
+
+def test_a_tiff_s_iptc_tag_reaches_a_jpeg_output(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    tags = TiffImagePlugin.ImageFileDirectory_v2()
+    tags[33723], tags.tagtype[33723] = IPTC, TiffTags.UNDEFINED
+    make_image("RGB", (40, 30), 2).save(folder / "scan.tif", tiffinfo=tags)
+    argv = ["apply", "invert", str(folder), "-o", str(tmp_path / "out"), "--format", "jpg"]
+    assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
+    with PILImage.open(tmp_path / "out" / "scan.jpg") as written:
+        assert written.info["photoshop"] == {0x0404: IPTC}
+
+
+def test_with_iptc_places_the_segment_after_the_application_segments() -> None:
+    buffer = io.BytesIO()
+    exif = PILImage.Exif()
+    exif[_Base.Make] = "Canon"
+    make_image("RGB", (16, 16), 1).save(buffer, format="JPEG", exif=exif, comment="a comment")
+    jpeg = buffer.getvalue()
+    marked = with_iptc(jpeg, IPTC)
+    at = marked.index(APP13)
+    assert marked[:at] + marked[at + len(APP13) :] == jpeg
+    assert marked[at + len(APP13) : at + len(APP13) + 2] == b"\xff\xdb"  # then the tables
+    with PILImage.open(io.BytesIO(marked)) as reread:
+        assert (reread.info["photoshop"], reread.info["comment"]) == ({0x0404: IPTC}, b"a comment")
+    assert with_iptc(jpeg, b"x" * 70000) == jpeg  # past one segment: left out
 
 
 #: EXIF whose TIFF header Pillow cannot read (a file of Pillow's corpus, invalid-exif.jpg).

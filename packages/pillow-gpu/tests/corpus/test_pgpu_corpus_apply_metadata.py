@@ -1,7 +1,7 @@
 """Carrying metadata never costs ``pillow-gpu apply`` an output or its pixels, over real files.
 
 Every corpus file (Pillow's test images and piexif's camera photos) whose header holds an item
-``apply`` carries (EXIF, an ICC profile, XMP, a resolution, a TIFF's picture tags) goes
+``apply`` carries (EXIF, an ICC profile, XMP, a resolution, IPTC, a TIFF's picture tags) goes
 through ``apply`` into JPEG, PNG, WebP and TIFF, once keeping the items and once with
 ``--strip-metadata``: the same files must be written, and each pair must read back as the same
 pixels (a TIFF output turned by the orientation it carries, which Pillow's TIFF reader
@@ -33,7 +33,7 @@ from .conftest import opened_files
 pytestmark = pytest.mark.usefixtures("device")
 
 #: The info entries ``apply`` writes into outputs.
-_CARRIED = ("exif", "icc_profile", "xmp", "dpi")
+_CARRIED = ("exif", "icc_profile", "xmp", "dpi", "photoshop")
 #: Pillow's fuzzer files: each is a failure either way, and some take long to fail.
 _FUZZED = ("crash", "timeout", "oom", "fuzz", "bomb")
 

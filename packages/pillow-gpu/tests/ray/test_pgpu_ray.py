@@ -37,7 +37,7 @@ from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
 from pillow_gpu.cli._frames import animation_options
-from pillow_gpu.cli._metadata import metadata_options
+from pillow_gpu.cli._metadata import metadata_options, with_iptc
 from pillow_gpu.cli._outputs import TEMP_SUFFIX
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._planner import plan_graph
@@ -294,6 +294,21 @@ def test_mapper_carries_a_tiff_s_picture_tags_with_keep(
         )
         expected = {ExifTags.Base.ExposureTime: 0.004} if kept else {}
         assert dict(found.get_ifd(ExifTags.IFD.Exif)) == expected
+
+
+@pytest.mark.parametrize("metadata", [None, "keep", "strip"])
+def test_mapper_keeps_a_jpeg_s_iptc_record_with_keep(metadata: str | None) -> None:
+    record = b"\x1c\x02\x78\x00\x07caption"  # one IPTC dataset: the caption
+    photo = with_iptc(_encoded(make_image("RGB", (40, 30), 3), "JPEG"), record)
+    mapper = PillowGpuMapper("invert", format="jpeg", metadata=metadata)
+    try:
+        out = mapper({"path": np.array(["news.jpg"], dtype=object), "bytes": np.array([photo])})
+    finally:
+        mapper.close()
+    assert out["error_kind"][0] == "", out["error_message"][0]
+    with PILImage.open(io.BytesIO(bytes(out["bytes"][0]))) as written:
+        kept = written.info.get("photoshop", {}).get(0x0404)
+    assert kept == (record if metadata == "keep" else None)
 
 
 def test_mapper_rejects_an_unknown_metadata_choice() -> None:

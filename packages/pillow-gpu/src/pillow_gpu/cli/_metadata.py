@@ -37,6 +37,12 @@ read (a damaged file) is left out, and the other tags are kept. A compressed TIF
 keeps its input's compression, and which Pillow writes through libtiff) gets the first
 directory's tags without the Exif and GPS directories: Pillow cannot hand those to libtiff.
 
+A JPEG's IPTC-NAA record (captions, credits, keywords, as news and stock photo tools write
+it; the Photoshop resource of its APP13 segment, which Pillow's reader puts in
+``info["photoshop"]``) is not written by Pillow's JPEG writer: :func:`iptc_record` finds it
+(or a TIFF's IPTC tag) and :func:`with_iptc` puts it into a JPEG output's APP13 segment after
+Pillow has written the file; a TIFF output gets it as its IPTC tag.
+
 A JPEG holds its EXIF and its XMP packet in one marker segment each, of at most 64 KiB, and
 Pillow's JPEG writer refuses more: a longer EXIF (a raw converter's TIFF or PNG with the
 camera maker's notes) is written without the maker's notes where that fits, and otherwise left
@@ -65,7 +71,9 @@ __all__ = [
     "TIFF_PICTURE_TAGS",
     "FileItems",
     "file_items",
+    "iptc_record",
     "metadata_options",
+    "with_iptc",
 ]
 
 _Base = ExifTags.Base
@@ -114,6 +122,10 @@ _DIRECTORIES = (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo)
 #: (XMP, IPTC, Photoshop resources): carried into TIFF outputs only.
 TIFF_BLOCKS = frozenset({700, 33723, 34377})
 _XMP = 700
+#: The TIFF tag of the IPTC-NAA record, and the Photoshop image resource that holds it in a
+#: JPEG's APP13 segment.
+_IPTC_TAG = 33723
+_IPTC_RESOURCE = 0x0404
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,14 +192,18 @@ def _picture_exif(tags: Mapping[int, Any], output_format: str) -> PILImage.Exif:
 
 
 def _tiff_exif(
-    given: bytes | PILImage.Exif | None, xmp: bytes | str | None, info: Mapping[str, Any]
+    given: bytes | PILImage.Exif | None,
+    xmp: bytes | str | None,
+    iptc: bytes | None,
+    info: Mapping[str, Any],
 ) -> PILImage.Exif:
-    """The tags of a TIFF output's ``exif`` option: the ``given`` EXIF (an input's bytes, or
-    a TIFF's picture tags) with the XMP packet as a tag (the TIFF writer ignores an ``xmp``
-    option), without the tags of the input's storage (:data:`TIFF_LAYOUT_TAGS`), and without
-    the Exif and GPS directories where libtiff writes the file (:func:`_through_libtiff`).
-    EXIF bytes that Pillow cannot read as tags (a damaged block) are left out: a TIFF stores
-    EXIF as tags, not as the bytes a JPEG, PNG or WebP output carries."""
+    """The tags of a TIFF output's ``exif`` option: the ``given`` EXIF (an input's bytes, or a
+    TIFF's picture tags) with the XMP packet and the IPTC record as tags (the TIFF writer
+    ignores an ``xmp`` option), without the tags of the input's storage
+    (:data:`TIFF_LAYOUT_TAGS`), and without the Exif and GPS directories where libtiff
+    writes the file (:func:`_through_libtiff`). EXIF bytes that Pillow cannot read as tags
+    (a damaged block) are left out: a TIFF stores EXIF as tags, not as the bytes a JPEG, PNG
+    or WebP output carries."""
     exif = given if isinstance(given, PILImage.Exif) else PILImage.Exif()
     if isinstance(given, bytes) and given:
         try:
@@ -199,6 +215,8 @@ def _tiff_exif(
         del exif[tag]
     if xmp and _XMP not in exif:
         exif[_XMP] = xmp.encode() if isinstance(xmp, str) else xmp
+    if iptc and _IPTC_TAG not in exif:
+        exif[_IPTC_TAG] = iptc
     if _through_libtiff(info):
         for pointer in _DIRECTORIES:
             if pointer in exif:
@@ -234,6 +252,37 @@ def _jpeg_exif(exif: bytes) -> bytes | None:
     except Exception:  # tags Pillow cannot read or write again
         return None
     return shorter if len(shorter) <= _JPEG_SEGMENT else None
+
+
+def iptc_record(image: Any, source: FileItems = NO_ITEMS) -> bytes | None:
+    """The IPTC-NAA record a result carries from its input: a JPEG's, which Pillow's reader
+    puts in ``info["photoshop"]``, or a TIFF's IPTC tag (``source``); None where there is none
+    (or only one stored as numbers, which Pillow's TIFF writer leaves out too)."""
+    blocks = (getattr(image, "info", None) or {}).get("photoshop")
+    record = blocks.get(_IPTC_RESOURCE) if isinstance(blocks, Mapping) else None
+    if record is None and source.tiff_tags:
+        record = source.tiff_tags.get(_IPTC_TAG)
+    return record if isinstance(record, bytes) and record else None
+
+
+def with_iptc(jpeg: bytes, record: bytes) -> bytes:
+    """``jpeg`` (a file Pillow wrote) with ``record`` as the IPTC resource of a Photoshop
+    APP13 segment, after the file's other application and comment segments, where Photoshop
+    and cameras put it; ``jpeg`` as it is where the record does not fit one segment."""
+    resource = b"8BIM" + _IPTC_RESOURCE.to_bytes(2, "big") + b"\0\0"  # an empty name
+    resource += len(record).to_bytes(4, "big") + record + b"\0" * (len(record) % 2)
+    body = b"Photoshop 3.0\0" + resource
+    if len(body) > _JPEG_SEGMENT or jpeg[:2] != b"\xff\xd8":
+        return jpeg
+    at = 2  # after SOI: skip APPn (0xE0..0xEF) and COM (0xFE) segments
+    while (
+        len(jpeg) >= at + 4
+        and jpeg[at] == 0xFF
+        and (0xE0 <= jpeg[at + 1] <= 0xEF or jpeg[at + 1] == 0xFE)
+    ):
+        at += 2 + int.from_bytes(jpeg[at + 2 : at + 4], "big")
+    segment = b"\xff\xed" + (len(body) + 2).to_bytes(2, "big") + body
+    return jpeg[:at] + segment + jpeg[at:]
 
 
 #: Most pixels per metre a PNG's pHYs chunk stores (an unsigned 32-bit number).
@@ -289,8 +338,9 @@ def metadata_options(
     xmp = info.get("xmp")
     if isinstance(xmp, (bytes, str)) and xmp:
         options["xmp"] = xmp
-    if output_format == "TIFF" and (exif or "xmp" in options):
-        exif = _tiff_exif(exif, options.pop("xmp", None), info) or None
+    iptc = iptc_record(image) if output_format == "TIFF" else None
+    if output_format == "TIFF" and (exif or "xmp" in options or iptc):
+        exif = _tiff_exif(exif, options.pop("xmp", None), iptc, info) or None
     if exif:
         options["exif"] = exif if isinstance(exif, bytes) else exif.tobytes()
     if output_format in _JPEG_FORMATS:  # what one marker segment cannot hold is left out

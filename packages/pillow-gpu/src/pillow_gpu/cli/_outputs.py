@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import io
 import os
 import re
 import stat
@@ -27,7 +28,13 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from pillow_gpu.cli._frames import animation_options
-from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, metadata_options
+from pillow_gpu.cli._metadata import (
+    NO_ITEMS,
+    FileItems,
+    iptc_record,
+    metadata_options,
+    with_iptc,
+)
 from pillow_gpu.cli._plugins import HIDDEN, named_extensions, plugin_hint
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
@@ -526,9 +533,16 @@ class Writer:
         )
         if more:
             options.update(animation_options((image, *more)))
+        # Pillow's JPEG writer has no IPTC option: such a JPEG is written, then given it.
+        iptc = iptc_record(image, source) if self.metadata and item.format == "JPEG" else None
         try:
             with os.fdopen(handle, "w+b") as stream:  # TIFF's save_all reads back its pages
-                image.save(stream, format=item.format, **options)
+                if iptc is None:
+                    image.save(stream, format=item.format, **options)
+                else:
+                    encoded = io.BytesIO()
+                    image.save(encoded, format=item.format, **options)
+                    stream.write(with_iptc(encoded.getvalue(), iptc))
             os.chmod(temp, self.mode)
             os.replace(temp, item.output)
         except BaseException:
