@@ -153,10 +153,10 @@ class PillowGpuMapper:
     ``max_submission_work`` its shader-work bound per submission;
     ``decode_threads`` its worker decoders (per actor; default: the CPUs less one, at most 8).
     ``metadata``: None (a row holds what Pillow's plain ``save`` writes), ``"keep"`` (each
-    result's EXIF, ICC profile, XMP and resolution, a PNG input's text chunks in a PNG and a
-    TIFF input's picture tags as EXIF, are written into its file, as ``pillow-gpu apply``
-    does) or ``"strip"`` (none of them,
-    as ``apply --strip-metadata``); see :mod:`pillow_gpu.cli._metadata`.
+    result's EXIF, ICC profile, XMP and resolution, a PNG input's text chunks in a PNG, a
+    TIFF input's picture tags as EXIF and a JPEG's IPTC record in a JPEG or TIFF, are written
+    into its file, as ``pillow-gpu apply`` does) or ``"strip"`` (none of them, as ``apply
+    --strip-metadata``); see :mod:`pillow_gpu.cli._metadata`.
     ``first_frame``: a file of several frames (an animation, pages) gives its first frame, as
     ``Image.open`` and the chain do in Pillow; False gives such a file's row an ``ExtraFrames``
     error (stage ``frames``) instead, as ``pillow-gpu apply`` does without ``--first-frame``.
