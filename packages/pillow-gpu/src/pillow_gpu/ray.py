@@ -30,14 +30,14 @@ import io
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from PIL import Image as PILImage
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
-from pillow_gpu.cli._frames import ExtraFrames, animation_options, frame_graphs, refuse_extra_frames
+from pillow_gpu.cli._frames import ExtraFrames, animation_options, refuse_extra_frames, run_frames
 from pillow_gpu.cli._metadata import (
     NO_ITEMS,
     FileItems,
@@ -296,24 +296,14 @@ class PillowGpuMapper:
     def _animate(self, executor: GpuBatchExecutor, source: Any, row: _Row, label: str) -> None:
         """Run every frame of ``source`` as one stream and encode the results as one file; a
         frame that fails (a refusal included) makes the row that failure."""
-        stopped: list[tuple[str, Exception]] = []  # why the frames ended early, if they did
-        results: dict[int, PILImage.Image] = {}
-        failure: Exception | None = None
-        frames = frame_graphs(self._graph, source, stopped)
-        with executor.run(frames, errors="deliver") as stream:
-            for result in stream:
-                if isinstance(result, BatchFailure):
-                    failure = failure or result.error
-                else:
-                    assert isinstance(result.image, PILImage.Image)
-                    results[cast("int", result.input_key)] = result.image
-        if stopped:
-            stage, problem = stopped[0]
+        run = run_frames(executor, self._graph, source)
+        if run.stopped is not None:
+            stage, problem = run.stopped
             row.error = Failure.from_error(label, problem, stage)
-        elif failure is not None:
-            row.error = Failure.from_error(label, failure, "run")
+        elif run.failure is not None:
+            row.error = Failure.from_error(label, run.failure, "run")
         else:
-            first, *more = (results[number] for number in sorted(results))
+            first, *more = run.results
             self._encode(row, first, label, *more)
 
     def _graph(self, image: Image.Image) -> Image.Image:

@@ -43,7 +43,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, cast
+from typing import Any
 
 from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
@@ -51,7 +51,7 @@ from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
 from pillow_gpu.cli._fallback import memory_refusal
-from pillow_gpu.cli._frames import ExtraFrames, frame_graphs, refuse_extra_frames
+from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames, run_frames
 from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items
 from pillow_gpu.cli._outputs import (
     QUALITY_FORMATS,
@@ -75,7 +75,6 @@ from pillow_gpu.cli._report import (
     silence_standard_streams,
 )
 from pillow_gpu.errors import GpuError
-from pillow_gpu.executor import BatchFailure
 from pillow_gpu.gpu._planner import plan_graph
 
 __all__ = [
@@ -373,32 +372,21 @@ class _Run:
         decoded as the stream reaches them, so only the results are held together."""
         item = self.inputs[index]
         self.settled += 1
-        stopped: list[tuple[str, Exception]] = []  # why the frames ended early, if they did
-        results: dict[int, PILImage.Image] = {}
-        failure: GpuError | None = None
         try:
-            # A frame's own failure is delivered, and a frame that cannot be decoded or
-            # recorded ends the frames: either way the stream runs to its end (a stream left
-            # early cancels the executor).
-            frames = frame_graphs(self.chain.apply, item.path, stopped)
-            with executor.run(frames, output="cpu", errors="deliver") as stream:
-                for result in stream:
-                    if isinstance(result, BatchFailure):
-                        failure = failure or result.error
-                    else:
-                        results[cast("int", result.input_key)] = result.image
+            run = run_frames(executor, self.chain.apply, item.path)
         except Exception as error:  # not one frame's: the executor cannot go on
             self.fail(Failure.from_error(str(item.path), error, "run"))
             self.stopped = True
             return
-        if stopped:
-            stage, problem = stopped[0]
+        failure = run.failure
+        if run.stopped is not None:
+            stage, problem = run.stopped
             if isinstance(problem, GpuError) and is_refusal(problem):
                 self.refuse(index, problem)
             else:
                 self.fail(Failure.from_error(str(item.path), problem, stage))
         elif failure is None:
-            if self.save(index, *(results[number] for number in sorted(results))):
+            if self.save(index, *run.results):
                 self.tally.gpu += 1
         elif is_refusal(failure):
             self.refuse(index, failure)

@@ -17,18 +17,28 @@ composite image.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from PIL import Image as PILImage
 
 from pillow_gpu import Image, ImageSequence
 from pillow_gpu._graph import load_failure
+from pillow_gpu.executor import BatchFailure
+
+if TYPE_CHECKING:
+    from pillow_gpu.executor import GpuBatchExecutor
+    from pillow_gpu.executor._errors import BatchError
 
 __all__ = [
     "DERIVED_FRAMES",
     "ExtraFrames",
+    "FrameRun",
     "animation_options",
     "frame_graphs",
     "refuse_extra_frames",
+    "run_frames",
 ]
 
 #: Formats whose frames after the first are derived from it (previews, depth maps, layers).
@@ -109,3 +119,40 @@ def frame_graphs(
             return
         yield number, graph
         number += 1
+
+
+@dataclass(slots=True)
+class FrameRun:
+    """What :func:`run_frames` gave for one file: the results in frame order, or why not."""
+
+    results: list[PILImage.Image] = field(default_factory=list)
+    #: (stage, error) of the frame that could not be decoded or recorded, which ended them.
+    stopped: tuple[str, Exception] | None = None
+    #: The first frame's own failure the executor delivered (a refusal, a decode error).
+    failure: BatchError | None = None
+
+
+def run_frames(
+    executor: GpuBatchExecutor,
+    build: Callable[[Image.Image], Image.Image],
+    source: str | Path | IO[bytes],
+) -> FrameRun:
+    """Run every frame of ``source`` (:func:`frame_graphs`) through ``executor`` as one stream
+    of CPU outputs. A frame's own failure is delivered, and a frame that cannot be decoded or
+    recorded ends the frames: either way the stream runs to its end (a stream left early
+    cancels the executor). An error that is no frame's own (the executor cannot go on)
+    raises."""
+    stopped: list[tuple[str, Exception]] = []
+    found: dict[int, PILImage.Image] = {}
+    run = FrameRun()
+    with executor.run(
+        frame_graphs(build, source, stopped), output="cpu", errors="deliver"
+    ) as stream:
+        for result in stream:
+            if isinstance(result, BatchFailure):
+                run.failure = run.failure or result.error
+            else:
+                found[cast("int", result.input_key)] = cast("PILImage.Image", result.image)
+    run.results = [found[number] for number in sorted(found)]
+    run.stopped = stopped[0] if stopped else None
+    return run
