@@ -112,16 +112,18 @@ _WRITE_ERRORS = {
         "the output folder is on a read-only file system",
         "choose another --output-dir",
     ),
-    errno.EACCES: (
-        "the output folder cannot be written (permission denied)",
-        "check its permissions, or choose another --output-dir",
+    **dict.fromkeys(
+        (errno.EACCES, errno.EPERM),
+        (
+            "the output folder cannot be written (permission denied)",
+            "check its permissions, or choose another --output-dir",
+        ),
     ),
     errno.ENAMETOOLONG: (
         "the output's name is longer than its file system allows",
         "write into a folder with a shorter path (--output-dir), or shorten the input's name",
     ),
 }
-_WRITE_ERRORS[errno.EPERM] = _WRITE_ERRORS[errno.EACCES]
 
 #: Pillow's messages when a format's writer cannot hold the image's mode, naming the mode and
 #: the format; and those naming neither (QOI, SGI, BLP) or only the mode (PDF), for which the
