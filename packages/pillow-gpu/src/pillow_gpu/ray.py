@@ -367,10 +367,10 @@ class PillowGpuMapper:
                     output_format=row.format,
                 )
             )
-        if more:
-            options.update(animation_options((image, *more)))
         buffer = io.BytesIO()
         try:
+            if more:
+                options.update(animation_options((image, *more), row.format))
             image.save(buffer, format=row.format, **options)
         except Exception as error:  # e.g. RGBA to JPEG: Pillow refuses it the same way
             row.error = Failure.from_error(

@@ -246,11 +246,12 @@ def test_all_frames_reports_an_animation_whose_last_frame_is_cut(
     assert not out.exists() or not list(out.iterdir())
 
 
-@pytest.mark.parametrize("output", ["webp", "avif"])
+@pytest.mark.parametrize("output", ["webp", "avif", "gif", "png"])
 def test_all_frames_of_several_sizes_into_one_size_animations_name_tiff(
     tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], output: str
 ) -> None:
-    # A multi-page scan's pages differ in size; WebP and AVIF animations hold one size.
+    # A multi-page scan's pages differ in size; GIF, APNG, WebP and AVIF animations hold one
+    # size (Pillow's GIF and APNG writers cut the second page to the first one's width).
     folder = tmp_path / "in"
     folder.mkdir()
     pages = [make_image("RGB", (36, 24), 1), make_image("RGB", (20, 30), 2)]
@@ -258,8 +259,11 @@ def test_all_frames_of_several_sizes_into_one_size_animations_name_tiff(
     out = tmp_path / "out"
     assert _apply(folder, out, "--all-frames", "--format", output, chain="invert") == 1
     (line,) = re.findall(r"^pillow-gpu: failed: .*$", capsys.readouterr().err, re.M)
-    assert " at save: why: the chain's results for this file's frames differ in size" in line
+    assert ": FrameSizes at save: why: the chain's results for this file's frames differ" in line
+    observed = f"observed: 2 frames of 2 sizes (36x24, 20x30) for one {output.upper()}; "
+    assert observed in line
     assert "fix: choose --format tiff, whose pages keep each frame's size" in line
+    assert not out.exists() or not list(out.iterdir())  # nothing written, no temporary file
     # The same pages written as a TIFF keep their sizes.
     assert _apply(folder, out, "--all-frames", "--format", "tif", chain="invert") == 0
     with PILImage.open(out / "scan.tif") as written:

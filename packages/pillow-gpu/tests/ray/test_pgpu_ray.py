@@ -413,6 +413,25 @@ def test_mapper_all_frames_makes_a_refused_frame_the_row_s_refusal(frames: Path)
     assert "operation 'posterize' on a mode P image has no GPU route" in out["error_message"][0]
 
 
+@pytest.mark.parametrize("output", ["gif", "png", "webp"])
+def test_mapper_all_frames_of_several_sizes_into_one_size_animations_fail_the_row(
+    tmp_path: Path, output: str
+) -> None:
+    # A scan's pages differ in size: a GIF or APNG would cut the second to the first's width.
+    pages = [make_image("RGB", (36, 24), 1), make_image("RGB", (20, 30), 2)]
+    pages[0].save(tmp_path / "scan.tif", save_all=True, append_images=pages[1:])
+    mapper = PillowGpuMapper("invert", format=output, all_frames=True)
+    try:
+        out = mapper({"path": np.array([str(tmp_path / "scan.tif")], dtype=object)})
+    finally:
+        mapper.close()
+    assert (out["error_kind"][0], out["error_stage"][0]) == ("FrameSizes", "save")
+    message = out["error_message"][0]
+    assert f"observed: 2 frames of 2 sizes (36x24, 20x30) for one {output.upper()}" in message
+    assert "fix: choose --format tiff" in message
+    assert len(out["bytes"][0]) == 0
+
+
 def test_mapper_refuses_all_frames_into_numpy_rows() -> None:
     with pytest.raises(ValueError, match=r"observed: all_frames=True with format='numpy'; fix: "):
         PillowGpuMapper("invert", format="numpy", all_frames=True)

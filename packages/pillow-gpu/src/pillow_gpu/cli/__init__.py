@@ -234,7 +234,8 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="run every frame of an animation or a multi-page file through the chain and "
         "write them all as one file, with each frame's duration and the loop count (Pillow's "
-        "save_all of the frames ImageSequence gives)",
+        "save_all of the frames ImageSequence gives); results of different sizes fail for "
+        "GIF, APNG, WebP and AVIF outputs, whose animations hold one size",
     )
     parser.add_argument("--max-jobs", type=int, default=64, help="executor max_jobs (64)")
     parser.add_argument("--max-in-flight", type=int, default=2, help="executor max_in_flight (2)")

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DERIVED_FRAMES",
+    "ONE_SIZE_ANIMATIONS",
     "ExtraFrames",
     "FrameRun",
+    "FrameSizes",
     "animation_options",
     "frame_graphs",
     "refuse_extra_frames",
@@ -71,10 +73,31 @@ def refuse_extra_frames(image: Any) -> None:
         raise ExtraFrames(msg)
 
 
-def animation_options(frames: Sequence[Any]) -> dict[str, Any]:
+#: Formats whose animations hold frames of one size: Pillow's GIF and APNG writers cut or pad
+#: every frame to the first one's size (a GIF also draws it over the frames before), silently;
+#: its WebP and AVIF writers refuse other sizes.
+ONE_SIZE_ANIMATIONS = frozenset({"GIF", "PNG", "WEBP", "AVIF"})
+
+
+class FrameSizes(ValueError):
+    """Results of a file's frames that differ in size, for a format whose animations hold
+    frames of one size (:data:`ONE_SIZE_ANIMATIONS`); its message is what was observed."""
+
+
+def animation_options(frames: Sequence[Any], output_format: str = "") -> dict[str, Any]:
     """``save`` options that write ``frames`` (results, in order) as one file: ``save_all``,
     the frames after the first, each frame's ``info["duration"]`` (where any has one) and the
-    first frame's ``info["loop"]`` (where it has one; without it GIF plays once)."""
+    first frame's ``info["loop"]`` (where it has one; without it GIF plays once).
+
+    Raises :class:`FrameSizes` where the frames differ in size and ``output_format``'s
+    animations hold one size, so that no frame is cut or padded.
+    """
+    sizes = list(dict.fromkeys(frame.size for frame in frames))
+    if len(sizes) > 1 and output_format in ONE_SIZE_ANIMATIONS:
+        shown = ", ".join(f"{width}x{height}" for width, height in sizes[:4])
+        more = f" and {len(sizes) - 4} more" if len(sizes) > 4 else ""
+        msg = f"{len(frames)} frames of {len(sizes)} sizes ({shown}{more}) for one {output_format}"
+        raise FrameSizes(msg)
     options: dict[str, Any] = {"save_all": True, "append_images": list(frames[1:])}
     durations = [frame.info.get("duration") for frame in frames]
     if any(duration is not None for duration in durations):

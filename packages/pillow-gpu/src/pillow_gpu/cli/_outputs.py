@@ -523,8 +523,6 @@ class Writer:
         parent = item.output.parent
         parent.mkdir(parents=True, exist_ok=True)
         self.check(item)  # the folders exist now: resolve them again
-        prefix = f".{item.output.name[:64]}."
-        handle, temp = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=parent)
         options = {}
         if self.quality is not None and item.format in QUALITY_FORMATS:
             options["quality"] = self.quality
@@ -532,9 +530,11 @@ class Writer:
             metadata_options(image, keep=self.metadata, source=source, output_format=item.format)
         )
         if more:
-            options.update(animation_options((image, *more)))
+            options.update(animation_options((image, *more), item.format))
         # Pillow's JPEG writer has no IPTC option: such a JPEG is written, then given it.
         iptc = iptc_record(image, source) if self.metadata and item.format == "JPEG" else None
+        prefix = f".{item.output.name[:64]}."
+        handle, temp = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=parent)
         try:
             with os.fdopen(handle, "w+b") as stream:  # TIFF's save_all reads back its pages
                 if iptc is None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image as PILImage
 
+from pillow_gpu.cli._frames import FrameSizes
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._work import RAISE_BOUND
 
@@ -178,15 +179,15 @@ def _explain(error: BaseException, stage: str, mode: str = "", file_format: str 
     if unwritable is not None:
         why = "the output's format cannot hold the chain's result in its mode"
         fix = _mode_fix(*unwritable)
-    elif stage == "save" and _FRAME_SIZES.search(observed):
+    elif isinstance(error, FrameSizes) or (stage == "save" and _FRAME_SIZES.search(observed)):
         why = (
             "the chain's results for this file's frames differ in size, and the format's "
             "animations hold frames of one size"
         )
         fix = (
-            "choose --format tiff, whose pages keep each frame's size (GIF and APNG "
-            "animations cut or pad frames to the first one's), or pass --first-frame to write "
-            "the first frame only"
+            "choose --format tiff, whose pages keep each frame's size (Pillow's GIF and APNG "
+            "writers would cut or pad every frame to the first one's size, and its WebP and "
+            "AVIF writers refuse them), or pass --first-frame to write the first frame only"
         )
     elif stage == "save" and isinstance(error, OSError) and error.errno in _WRITE_ERRORS:
         why, fix = _WRITE_ERRORS[error.errno]
