@@ -423,22 +423,50 @@ def test_a_tiff_s_blocks_reach_a_tiff_output_as_pillow_s_own_save_keeps_them(
         assert ours.tobytes() == pillow.tobytes()
 
 
+@pytest.mark.parametrize("output", ["tif", "png"])
 @pytest.mark.parametrize("source", ["photo.jpg", "photo.webp"])
-def test_a_tiff_output_keeps_any_input_s_xmp(
+def test_tiff_and_png_outputs_keep_any_input_s_xmp(
     photos: Path,
     tmp_path: Path,
     device: SharedDevice,
     capsys: pytest.CaptureFixture[str],
     source: str,
+    output: str,
 ) -> None:
-    # Pillow's TIFF writer ignores an xmp option; the packet goes in as the XMP tag.
+    # Pillow's TIFF and PNG writers ignore an xmp option; the packet goes in as the TIFF's XMP
+    # tag, and as a PNG's XML:com.adobe.xmp iTXt chunk.
     out = tmp_path / "out"
-    argv = ["apply", "resize:60x40", str(photos / source), "-o", str(out), "--format", "tif"]
+    argv = ["apply", "resize:60x40", str(photos / source), "-o", str(out), "--format", output]
     assert main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
-    with PILImage.open(out / f"{Path(source).stem}.tif") as reread:
-        assert reread.tag_v2.get(700) == XMP
+    with PILImage.open(out / f"{Path(source).stem}.{output}") as reread:
+        reread.load()  # a PNG's chunks after its pixels
         assert reread.info.get("xmp") == XMP
+        if output == "tif":
+            assert reread.tag_v2.get(700) == XMP
+        else:
+            assert reread.info.get("XML:com.adobe.xmp") == XMP.decode()
         assert (reread.getexif().get(0x010F), reread.getexif().get(0x0110)) == ("Canon", "EOS R5")
+    assert main([*argv, "--no-progress", "--strip-metadata", "--overwrite"]) == 0
+    with PILImage.open(out / f"{Path(source).stem}.{output}") as reread:
+        reread.load()
+        assert "xmp" not in reread.info
+
+
+def test_a_png_output_of_a_png_writes_its_xmp_chunk_once(tmp_path: Path) -> None:
+    # A PNG's own XMP chunk is one of its text chunks; no second one is added.
+    chunks = PngImagePlugin.PngInfo()
+    chunks.add_itxt("XML:com.adobe.xmp", XMP.decode())
+    make_image("RGB", (8, 8), 1).save(tmp_path / "in.png", pnginfo=chunks)
+    with PILImage.open(tmp_path / "in.png") as opened:
+        opened.load()
+        options = metadata_options(opened, source=file_items(opened), output_format="PNG")
+        buffer = io.BytesIO()
+        opened.save(buffer, format="PNG", **options)
+    assert buffer.getvalue().count(b"XML:com.adobe.xmp") == 1
+    buffer.seek(0)
+    with PILImage.open(buffer) as reread:
+        reread.load()
+        assert reread.info.get("xmp") == XMP
 
 
 def _photo_exif(first: dict[int, object], exposure: dict[int, object]) -> bytes:
@@ -521,8 +549,14 @@ def test_exif_and_xmp_one_jpeg_segment_cannot_hold_are_left_out_of_a_jpeg_only(
     image.info.update(exif=exif.tobytes(), xmp=xmp)
     options = metadata_options(image, output_format=output)
     jpeg = output in ("JPEG", "MPO")
-    assert ("exif" in options, "xmp" in options) == (not jpeg, not jpeg)
-    image.save(io.BytesIO(), format=output, **options)  # Pillow writes what is left
+    xmp_kept = "pnginfo" in options if output == "PNG" else "xmp" in options  # a PNG: a chunk
+    assert ("exif" in options, xmp_kept) == (not jpeg, not jpeg)
+    buffer = io.BytesIO()
+    image.save(buffer, format=output, **options)  # Pillow writes what is left
+    buffer.seek(0)
+    with PILImage.open(buffer) as written:
+        written.load()
+        assert (written.info.get("xmp") == xmp) == (not jpeg)
 
 
 def _dataset(number: int, value: bytes) -> bytes:

@@ -14,6 +14,10 @@ PNG, TIFF and AVIF plugins would write it from ``info`` on their own): RGB for
 RGB, RGBA, RGBX, P and PA results, GRAY for L, LA, 1 and the integer modes, CMYK for CMYK, Lab
 for LAB, YCbr for YCbCr. A format that cannot hold an item ignores it, as Pillow's plugins do.
 
+A PNG output holds the XMP packet in the iTXt chunk the XMP specification names
+(``XML:com.adobe.xmp``, which Pillow's reader puts in ``info["xmp"]``): Pillow's PNG writer
+takes no ``xmp`` option, so a JPEG's, WebP's or TIFF's packet was otherwise lost.
+
 A PNG saved from a PNG also keeps its text chunks (``tEXt``, ``zTXt`` and ``iTXt``: a
 ``Software`` or ``Comment`` entry, an image generator's ``parameters``), which Pillow's reader
 puts in ``info`` as strings and its writer writes only from a ``pnginfo`` (``zTXt`` ones are
@@ -352,11 +356,36 @@ def metadata_options(
     dpi = info.get("dpi")
     if _resolution(dpi, output_format):
         options["dpi"] = dpi
-    text = source.png and output_format == "PNG"
-    chunks = [(key, value) for key, value in info.items() if isinstance(value, str)] if text else []
-    if chunks:
-        pnginfo = PngImagePlugin.PngInfo()
-        for key, value in chunks:
-            pnginfo.add_text(key, value)  # an iTXt keeps its language and translated key
-        options["pnginfo"] = pnginfo
+    if output_format == "PNG":
+        pnginfo = _png_text(info, source, options.pop("xmp", None))
+        if pnginfo is not None:
+            options["pnginfo"] = pnginfo
     return options
+
+
+#: The keyword of the iTXt chunk that holds a PNG's XMP packet (XMP specification, part 3).
+_PNG_XMP = "XML:com.adobe.xmp"
+
+
+def _png_text(
+    info: Mapping[str, Any], source: FileItems, xmp: bytes | str | None
+) -> PngImagePlugin.PngInfo | None:
+    """The text chunks of a PNG output: its input PNG's (``source``), and the XMP packet as
+    the iTXt chunk that holds it (Pillow's PNG writer takes no ``xmp`` option, so a photo's
+    packet would be lost), unless a chunk of the input already holds it; None where there is
+    no chunk. A packet that is not UTF-8, as the chunk's text must be, is left out."""
+    chunks = [(key, value) for key, value in info.items() if isinstance(value, str)]
+    chunks = chunks if source.png else []
+    if isinstance(xmp, bytes):
+        try:
+            xmp = xmp.decode("utf-8")
+        except UnicodeDecodeError:
+            xmp = None
+    if not chunks and not xmp:
+        return None
+    pnginfo = PngImagePlugin.PngInfo()
+    for key, value in chunks:
+        pnginfo.add_text(key, value)  # an iTXt keeps its language and translated key
+    if xmp and all(key != _PNG_XMP for key, _ in chunks):
+        pnginfo.add_itxt(_PNG_XMP, xmp)
+    return pnginfo
