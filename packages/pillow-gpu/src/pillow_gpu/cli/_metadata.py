@@ -242,10 +242,22 @@ _XMP_NAMESPACE = 29
 _JPEG_FORMATS = frozenset({"JPEG", "MPO"})
 
 
+#: The identifier that starts a JPEG's EXIF segment, before the TIFF header.
+_EXIF_HEADER = b"Exif\x00\x00"
+_TIFF_HEADERS = (b"II*\x00", b"MM\x00*")
+
+
 def _jpeg_exif(exif: bytes) -> bytes | None:
-    """``exif`` where one JPEG segment holds it; else the same tags without the camera maker's
-    notes (``MakerNote``, the bulk of a long Exif directory: a raw converter's TIFF or PNG may
-    carry 100 KiB of it) where that fits; else None, left out."""
+    """``exif`` as a JPEG's EXIF segment holds it, where one segment holds it; else the same
+    tags without the camera maker's notes (``MakerNote``, the bulk of a long Exif directory: a
+    raw converter's TIFF or PNG may carry 100 KiB of it) where that fits; else None, left out.
+
+    A WebP's EXIF chunk holds the TIFF data without the ``Exif`` identifier (as its
+    specification says, and as cwebp and Pillow's WebP writer store it), and Pillow's reader
+    hands it on so; Pillow's JPEG writer writes what it is given, and a segment without the
+    identifier is one no reader (Pillow's included) takes for EXIF: it is added."""
+    if exif.startswith(_TIFF_HEADERS):
+        exif = _EXIF_HEADER + exif
     if len(exif) <= _JPEG_SEGMENT:
         return exif
     try:
