@@ -663,6 +663,40 @@ def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str
     image.save(io.BytesIO(), format=output, **options)  # Pillow writes what is left
 
 
+def _editor_exif() -> bytes:
+    """A photo editor's EXIF whose resolution is stored as text (as in Pillow's corpus files
+    broken_exif_dpi.jpg and invalid-exif-without-x-resolution.jpg), beside the camera's make,
+    model and exposure: Pillow reads it, and cannot write it again."""
+    directory = TiffImagePlugin.ImageFileDirectory_v2(prefix=b"MM")
+    directory[_Base.Make], directory[_Base.Model] = "NIKON", "D800"
+    directory[_Base.XResolution] = "300"
+    directory.tagtype[_Base.XResolution] = TiffTags.ASCII
+    directory[ExifTags.IFD.Exif] = {_Base.ExposureTime: 0.004, _Base.ISOSpeedRatings: 400}
+    return b"Exif\x00\x00MM\x00*\x00\x00\x00\x08" + directory.tobytes(8)
+
+
+def test_a_tiff_output_keeps_the_tags_of_an_exif_pillow_cannot_write_whole(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exif = PILImage.Exif()
+    exif.load(_editor_exif())
+    with pytest.raises(TypeError):
+        exif.tobytes()  # the resolution as text
+    folder = tmp_path / "in"
+    folder.mkdir()
+    make_image("RGB", (40, 30), 2).save(folder / "edited.jpg", exif=_editor_exif())
+    out = tmp_path / "out"
+    argv = ["apply", "invert", str(folder), "-o", str(out), "--format", "tif", "--no-progress"]
+    assert main(argv) == 0, capsys.readouterr().err
+    with PILImage.open(out / "edited.tif") as reread:
+        tags = reread.getexif()
+        assert (tags.get(_Base.Make), tags.get(_Base.Model)) == ("NIKON", "D800")
+        exposure = tags.get_ifd(ExifTags.IFD.Exif)
+        assert (exposure[_Base.ExposureTime], exposure[_Base.ISOSpeedRatings]) == (0.004, 400)
+        assert reread.info["dpi"] == (72.0, 72.0)  # the text resolution left out: the default
+        assert reread.size == (40, 30)
+
+
 def test_photos_with_such_items_are_written_as_pillow_s_plain_save_writes_them(
     tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -207,14 +207,15 @@ def _tiff_exif(
     (:data:`TIFF_LAYOUT_TAGS`), and without the Exif and GPS directories where libtiff
     writes the file (:func:`_through_libtiff`). EXIF bytes that Pillow cannot read as tags
     (a damaged block) are left out: a TIFF stores EXIF as tags, not as the bytes a JPEG, PNG
-    or WebP output carries."""
+    or WebP output carries; of EXIF it reads, the tags it cannot write again are left out
+    (:func:`_writable`)."""
     exif = given if isinstance(given, PILImage.Exif) else PILImage.Exif()
     if isinstance(given, bytes) and given:
         try:
             exif.load(given)
-            exif.tobytes()  # the writer serialises it again: what it reads must serialise
         except Exception:  # Pillow cannot read it as tags; a TIFF stores nothing else
             exif = PILImage.Exif()
+        exif = _writable(exif)
     for tag in TIFF_LAYOUT_TAGS.intersection(exif):
         del exif[tag]
     if xmp and _XMP not in exif:
@@ -226,6 +227,39 @@ def _tiff_exif(
             if pointer in exif:
                 del exif[pointer]
     return exif
+
+
+def _serialises(tags: Mapping[int, Any]) -> bool:
+    try:
+        exif = PILImage.Exif()
+        exif.update(tags)
+        exif.tobytes()  # as the TIFF writer will
+    except Exception:
+        return False
+    return True
+
+
+def _writable(exif: PILImage.Exif) -> PILImage.Exif:
+    """``exif`` where Pillow can write it again; else the tags of its first, Exif and GPS
+    directories that it can write, each tried alone: a photo editor's EXIF may hold a
+    resolution stored as text (Pillow's corpus: broken_exif_dpi.jpg,
+    invalid-exif-without-x-resolution.jpg), which Pillow reads but cannot write, beside the
+    camera's make, model and exposure."""
+    if _serialises(exif):
+        return exif
+    kept = PILImage.Exif()
+    for tag, value in exif.items():
+        if tag not in _DIRECTORIES and _serialises({tag: value}):
+            kept[tag] = value
+    for pointer in _DIRECTORIES:
+        try:
+            directory = exif.get_ifd(pointer)
+        except Exception:  # a directory Pillow cannot read
+            continue
+        fine = {tag: value for tag, value in directory.items() if _serialises({tag: value})}
+        if fine and _serialises({pointer: fine}):
+            kept[pointer] = fine
+    return kept
 
 
 def _through_libtiff(info: Mapping[str, Any]) -> bool:
