@@ -19,8 +19,10 @@ Input rows carry the encoded file in ``bytes`` (as ``read_binary_files`` gives i
 path in ``path``, plus a key column (``key=``, default ``path``). Output rows carry the key,
 the result (``bytes``: the encoded file; or ``pixels`` for ``format="numpy"``), ``mode``,
 ``width``, ``height``, ``format`` and the error columns :data:`ERROR_COLUMNS`, which are empty
-strings for a good row. A file the GPU refuses or cannot decode becomes an error row; it
-never fails the batch. See ``docs/ray.md``.
+strings for a good row; an encoded row's ``metadata_left_out`` names the metadata items (with
+``metadata="keep"``) its format could not hold, separated by ``"; "``. A file the GPU
+refuses or cannot decode becomes an error row; it never fails the batch. See
+``docs/ray.md``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._frames import ExtraFrames, animation_options, refuse_extra_frames, run_frames
 from pillow_gpu.cli._metadata import (
+    LEFT_OUT_SEPARATOR,
     NO_ITEMS,
     FileItems,
     file_items,
@@ -111,6 +114,7 @@ class _Row:
     palette: tuple[str, bytes] = ("", b"")  # (mode, entries) of a P or PA numpy result
     format: str = ""
     items: FileItems = NO_ITEMS  # what a kept output carries of its input file (cli._metadata)
+    left_out: tuple[str, ...] = ()  # metadata items its format could not hold (cli._metadata)
     error: Failure | None = None
 
 
@@ -358,6 +362,7 @@ class PillowGpuMapper:
         options = {}
         if self.quality is not None and row.format in QUALITY_FORMATS:
             options["quality"] = self.quality
+        left_out: list[str] = []
         if self.metadata is not None:
             options.update(
                 metadata_options(
@@ -365,6 +370,7 @@ class PillowGpuMapper:
                     keep=self.metadata == "keep",
                     source=row.items,
                     output_format=row.format,
+                    left_out=left_out,
                 )
             )
         buffer = io.BytesIO()
@@ -379,6 +385,7 @@ class PillowGpuMapper:
             row.mode, row.size = "", (0, 0)
             return
         row.result = buffer.getvalue()
+        row.left_out = tuple(left_out)
         iptc = iptc_record(image, row.items) if self.metadata == "keep" else None
         if iptc is not None and row.format == "JPEG":  # no option of Pillow's JPEG writer
             row.result = with_iptc(row.result, iptc)
@@ -400,7 +407,8 @@ class PillowGpuMapper:
             }
         else:
             encoded = [row.result if row.error is None else b"" for row in rows]
-            result = {"bytes": np.array(encoded, dtype=object)}
+            left_out = strings([LEFT_OUT_SEPARATOR.join(row.left_out) for row in rows])
+            result = {"bytes": np.array(encoded, dtype=object), "metadata_left_out": left_out}
         errors = [row.error for row in rows]
         return {
             self.key: keys,

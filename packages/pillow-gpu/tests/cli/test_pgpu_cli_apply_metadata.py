@@ -388,7 +388,11 @@ def test_a_tiff_s_tags_are_written_as_each_output_holds_them(
     info = {} if compression is None else {"compression": compression}
     image = make_image("RGB", (12, 8), 4)
     image.info.update(info)
-    options = metadata_options(image, source=FileItems(tiff_tags=tags), output_format=output)
+    source, left_out = FileItems(tiff_tags=tags), list[str]()
+    options = metadata_options(image, source=source, output_format=output, left_out=left_out)
+    libtiff = ["the EXIF's Exif and GPS directories (a compressed TIFF: libtiff writes it)"]
+    png = ["IPTC record (PNG files hold none)"]  # the IPTC tag of BLOCKS
+    assert left_out == (png if output == "PNG" else [] if directories else libtiff)
     buffer = io.BytesIO()
     image.save(buffer, format=output, **options)  # Pillow writes every combination
     with PILImage.open(buffer) as reread:
@@ -536,6 +540,9 @@ def test_a_jpeg_output_keeps_a_long_exif_without_the_maker_s_notes(
     assert tags.get(_Base.Orientation) == (None if source.endswith(".tif") else 6)
     assert _Base.MakerNote not in exposure
     assert exposure[_Base.ISOSpeedRatings] == EXPOSURE[_Base.ISOSpeedRatings]
+    summary = capsys.readouterr().out  # the summary says what was left out
+    assert "  metadata left out of 1 output(s), which their format cannot hold" in summary
+    assert "    1x the EXIF's maker notes (past what a JPEG segment holds)\n" in summary
 
 
 @pytest.mark.parametrize("output", ["JPEG", "MPO", "PNG", "WEBP"])
@@ -547,8 +554,11 @@ def test_exif_and_xmp_one_jpeg_segment_cannot_hold_are_left_out_of_a_jpeg_only(
     exif[_Base.ImageDescription] = "x" * 70000  # too long without any maker's notes
     xmp = b"<x:xmpmeta>" + b" " * 70000 + b"</x:xmpmeta>"
     image.info.update(exif=exif.tobytes(), xmp=xmp)
-    options = metadata_options(image, output_format=output)
+    left_out: list[str] = []
+    options = metadata_options(image, output_format=output, left_out=left_out)
     jpeg = output in ("JPEG", "MPO")
+    too_long = ["EXIF (longer than a JPEG segment holds)", "XMP (longer than a JPEG segment holds)"]
+    assert left_out == (too_long if jpeg else [])
     xmp_kept = "pnginfo" in options if output == "PNG" else "xmp" in options  # a PNG: a chunk
     assert ("exif" in options, xmp_kept) == (not jpeg, not jpeg)
     buffer = io.BytesIO()
@@ -655,7 +665,17 @@ SENTINEL_DPI = (4294967295.0, 4294967295.0)
 def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str) -> None:
     image = make_image("RGB", (12, 8), 7)
     image.info.update(exif=BROKEN_EXIF, dpi=SENTINEL_DPI)
-    options = metadata_options(image, output_format=output)
+    left_out: list[str] = []
+    options = metadata_options(image, output_format=output, left_out=left_out)
+    assert (
+        left_out
+        == {
+            "JPEG": [],
+            "PNG": ["resolution (past what a PNG stores)"],
+            "WEBP": ["resolution (WEBP files hold none)"],
+            "TIFF": ["EXIF (Pillow cannot read it as the tags a TIFF stores)"],
+        }[output]
+    )
     # A TIFF stores EXIF as tags, which Pillow cannot read here; the others store its bytes.
     assert options.get("exif") == (None if output == "TIFF" else BROKEN_EXIF)
     # A PNG stores pixels per metre in 32 bits; JPEG and TIFF take the value (WebP none).
@@ -695,6 +715,8 @@ def test_a_tiff_output_keeps_the_tags_of_an_exif_pillow_cannot_write_whole(
         assert (exposure[_Base.ExposureTime], exposure[_Base.ISOSpeedRatings]) == (0.004, 400)
         assert reread.info["dpi"] == (72.0, 72.0)  # the text resolution left out: the default
         assert reread.size == (40, 30)
+    summary = capsys.readouterr().out
+    assert "    1x EXIF tags Pillow cannot write again (in a TIFF)\n" in summary
 
 
 def test_photos_with_such_items_are_written_as_pillow_s_plain_save_writes_them(

@@ -311,6 +311,27 @@ def test_mapper_keeps_a_jpeg_s_iptc_record_with_keep(metadata: str | None) -> No
     assert kept == (record if metadata == "keep" else None)
 
 
+@pytest.mark.parametrize("metadata", [None, "keep", "strip"])
+@pytest.mark.parametrize("format", ["gif", "jpeg"])
+def test_mapper_rows_name_the_metadata_their_format_cannot_hold(
+    mixed: Path, metadata: str | None, format: str
+) -> None:
+    mapper = PillowGpuMapper("invert", format=format, metadata=metadata)
+    try:
+        out = mapper({"path": np.array([str(mixed / "oriented.jpg")], dtype=object)})
+    finally:
+        mapper.close()
+    assert out["error_kind"][0] == "", out["error_message"][0]
+    with PILImage.open(mixed / "oriented.jpg") as opened:
+        assert opened.info.get("exif")  # a camera's EXIF, which a GIF cannot hold
+        resolution = bool(opened.info.get("dpi"))
+    expected = "EXIF (GIF files hold none)"
+    if resolution:
+        expected += "; resolution (GIF files hold none)"
+    kept = metadata == "keep" and format == "gif"
+    assert out["metadata_left_out"][0] == (expected if kept else "")
+
+
 def test_mapper_rejects_an_unknown_metadata_choice() -> None:
     with pytest.raises(ValueError, match=r"observed: 'all'; fix: pass None .*'keep' or 'strip'"):
         PillowGpuMapper("invert", metadata="all")
@@ -601,6 +622,23 @@ def test_apply_all_frames_on_ray_writes_what_apply_writes(
         assert _tree(tmp_path / "ray")["anim.gif"] == _pillow_frames(frames / "anim.gif", chain)
     if written == "by the fallback":
         assert f"pillow-gpu: cpu fallback: {frames / 'anim.gif'}: Unsupported" in captured.err
+
+
+def test_apply_on_ray_reports_the_metadata_left_out_as_apply_does(
+    cluster: None, mixed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["apply", "invert", str(mixed / "oriented.jpg"), "--format", "gif", "--no-progress"]
+    assert main([*argv, "-o", str(tmp_path / "single")]) == 0, capsys.readouterr().err
+    single = capsys.readouterr().out
+    assert main([*argv, "-o", str(tmp_path / "ray"), "--ray"]) == 0, capsys.readouterr().err
+    on_ray = capsys.readouterr().out
+
+    def left_out(summary: str) -> list[str]:
+        start = summary.index("  metadata left out of 1 output(s)")
+        return re.findall(r"^    \d+x .*$", summary[start:], re.M)
+
+    assert left_out(on_ray) == left_out(single)
+    assert "    1x EXIF (GIF files hold none)" in left_out(single)
 
 
 def test_ray_options_without_ray_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -332,7 +332,9 @@ class _Run:
         file); report a failure instead of raising."""
         item = self.inputs[index]
         try:
-            self.writer.write(item, image, *more, source=self.file_items.get(index, NO_ITEMS))
+            left_out = self.writer.write(
+                item, image, *more, source=self.file_items.get(index, NO_ITEMS)
+            )
         except OutputError as error:
             self.fail(output_failure(item.path, error))
             return False
@@ -346,6 +348,7 @@ class _Run:
                 self.stop_reason = f"the output's file system refused a write ({error.strerror})"
                 self.stopped = True
             return False
+        self.tally.leave_out(left_out)
         self.tally.output_bytes += image.width * image.height * len(image.getbands())
         self.bar.update(1)
         elapsed = max(time.perf_counter() - self.started, 1e-9)

@@ -47,6 +47,7 @@ from pillow_gpu.cli._apply import (
 )
 from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
+from pillow_gpu.cli._metadata import LEFT_OUT_SEPARATOR
 from pillow_gpu.cli._outputs import (
     Discovery,
     OutputError,
@@ -148,6 +149,8 @@ def _settle(run: _Run, row: Mapping[str, Any]) -> None:
         )
         if run.save(index, encoded):  # type: ignore[arg-type]  # saved like a PIL image
             run.tally.gpu += 1
+            left_out = str(row.get("metadata_left_out") or "")
+            run.tally.leave_out(left_out.split(LEFT_OUT_SEPARATOR) if left_out else ())
         return
     stage, message = str(row["error_stage"]), str(row["error_message"])
     refusal = _refusal(kind, stage, message)

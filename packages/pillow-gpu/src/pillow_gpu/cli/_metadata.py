@@ -69,6 +69,8 @@ from PIL import ExifTags, PngImagePlugin, TiffImagePlugin
 from PIL import Image as PILImage
 
 __all__ = [
+    "HELD_ITEMS",
+    "LEFT_OUT_SEPARATOR",
     "NO_ITEMS",
     "TIFF_BLOCKS",
     "TIFF_LAYOUT_TAGS",
@@ -122,6 +124,7 @@ TIFF_LAYOUT_TAGS = frozenset(
 )
 #: The directories a TIFF's first directory points to that an output keeps with those tags.
 _DIRECTORIES = (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo)
+_DIRECTORIES_FOUND = frozenset(_DIRECTORIES)
 #: The blocks of a TIFF's first directory that Pillow's TIFF writer keeps from an opened TIFF
 #: (XMP, IPTC, Photoshop resources): carried into TIFF outputs only.
 TIFF_BLOCKS = frozenset({700, 33723, 34377})
@@ -200,6 +203,7 @@ def _tiff_exif(
     xmp: bytes | str | None,
     iptc: bytes | None,
     info: Mapping[str, Any],
+    notes: list[str],
 ) -> PILImage.Exif:
     """The tags of a TIFF output's ``exif`` option: the ``given`` EXIF (an input's bytes, or a
     TIFF's picture tags) with the XMP packet and the IPTC record as tags (the TIFF writer
@@ -215,31 +219,36 @@ def _tiff_exif(
             exif.load(given)
         except Exception:  # Pillow cannot read it as tags; a TIFF stores nothing else
             exif = PILImage.Exif()
-        exif = _writable(exif)
+            notes.append(f"{_EXIF} (Pillow cannot read it as the tags a TIFF stores)")
+        exif = _writable(exif, notes)
     for tag in TIFF_LAYOUT_TAGS.intersection(exif):
         del exif[tag]
     if xmp and _XMP not in exif:
         exif[_XMP] = xmp.encode() if isinstance(xmp, str) else xmp
     if iptc and _IPTC_TAG not in exif:
         exif[_IPTC_TAG] = iptc
-    if _through_libtiff(info):
-        for pointer in _DIRECTORIES:
-            if pointer in exif:
-                del exif[pointer]
+    if _through_libtiff(info) and _DIRECTORIES_FOUND.intersection(exif):
+        for pointer in _DIRECTORIES_FOUND.intersection(exif):
+            del exif[pointer]
+        notes.append("the EXIF's Exif and GPS directories (a compressed TIFF: libtiff writes it)")
     return exif
 
 
-def _serialises(tags: Mapping[int, Any]) -> bool:
+def _serialises(exif: PILImage.Exif) -> bool:
     try:
-        exif = PILImage.Exif()
-        exif.update(tags)
         exif.tobytes()  # as the TIFF writer will
     except Exception:
         return False
     return True
 
 
-def _writable(exif: PILImage.Exif) -> PILImage.Exif:
+def _tag(tag: int, value: Any) -> PILImage.Exif:
+    exif = PILImage.Exif()
+    exif[tag] = value
+    return exif
+
+
+def _writable(exif: PILImage.Exif, notes: list[str]) -> PILImage.Exif:
     """``exif`` where Pillow can write it again; else the tags of its first, Exif and GPS
     directories that it can write, each tried alone: a photo editor's EXIF may hold a
     resolution stored as text (Pillow's corpus: broken_exif_dpi.jpg,
@@ -249,16 +258,17 @@ def _writable(exif: PILImage.Exif) -> PILImage.Exif:
         return exif
     kept = PILImage.Exif()
     for tag, value in exif.items():
-        if tag not in _DIRECTORIES and _serialises({tag: value}):
+        if tag not in _DIRECTORIES and _serialises(_tag(tag, value)):
             kept[tag] = value
     for pointer in _DIRECTORIES:
         try:
             directory = exif.get_ifd(pointer)
         except Exception:  # a directory Pillow cannot read
             continue
-        fine = {tag: value for tag, value in directory.items() if _serialises({tag: value})}
-        if fine and _serialises({pointer: fine}):
+        fine = {tag: value for tag, value in directory.items() if _serialises(_tag(tag, value))}
+        if fine and _serialises(_tag(pointer, fine)):
             kept[pointer] = fine
+    notes.append(f"{_EXIF} tags Pillow cannot write again (in a TIFF)")
     return kept
 
 
@@ -281,7 +291,7 @@ _EXIF_HEADER = b"Exif\x00\x00"
 _TIFF_HEADERS = (b"II*\x00", b"MM\x00*")
 
 
-def _jpeg_exif(exif: bytes) -> bytes | None:
+def _jpeg_exif(exif: bytes, notes: list[str]) -> bytes | None:
     """``exif`` as a JPEG's EXIF segment holds it, where one segment holds it; else the same
     tags without the camera maker's notes (``MakerNote``, the bulk of a long Exif directory: a
     raw converter's TIFF or PNG may carry 100 KiB of it) where that fits; else None, left out.
@@ -300,8 +310,12 @@ def _jpeg_exif(exif: bytes) -> bytes | None:
         tags.get_ifd(ExifTags.IFD.Exif).pop(ExifTags.Base.MakerNote, None)
         shorter = tags.tobytes()
     except Exception:  # tags Pillow cannot read or write again
-        return None
-    return shorter if len(shorter) <= _JPEG_SEGMENT else None
+        shorter = exif
+    if len(shorter) <= _JPEG_SEGMENT:
+        notes.append("the EXIF's maker notes (past what a JPEG segment holds)")
+        return shorter
+    notes.append(f"{_EXIF} (longer than a JPEG segment holds)")
+    return None
 
 
 def iptc_record(image: Any, source: FileItems = NO_ITEMS) -> bytes | None:
@@ -365,18 +379,51 @@ def _resolution(value: Any, output_format: str) -> bool:
     return True
 
 
+#: What separates metadata items left out where they are joined into one string (the
+#: ``metadata_left_out`` column of ``PillowGpuMapper`` rows); no item's name holds it.
+LEFT_OUT_SEPARATOR = "; "
+
+_EXIF, _PROFILE, _XMP_PACKET, _RESOLUTION = "EXIF", "ICC profile", "XMP", "resolution"
+_IPTC, _TEXT = "IPTC record", "text chunks"
+_PHOTO_ITEMS = frozenset({_EXIF, _PROFILE, _XMP_PACKET})
+#: The metadata items each output format holds (by Pillow's format name), as ``apply``
+#: writes them; a format not named holds none (GIF, JPEG 2000, ICO, TGA, PPM, ...).
+HELD_ITEMS: Mapping[str, frozenset[str]] = {
+    "JPEG": _PHOTO_ITEMS | {_RESOLUTION, _IPTC},
+    "MPO": _PHOTO_ITEMS | {_RESOLUTION},
+    "PNG": _PHOTO_ITEMS | {_RESOLUTION, _TEXT},
+    "TIFF": _PHOTO_ITEMS | {_RESOLUTION, _IPTC},
+    "WEBP": _PHOTO_ITEMS,
+    "AVIF": _PHOTO_ITEMS,
+    "BMP": frozenset({_RESOLUTION}),
+    "DIB": frozenset({_RESOLUTION}),
+}
+
+
 def metadata_options(
-    image: Any, *, keep: bool = True, source: FileItems = NO_ITEMS, output_format: str = ""
+    image: Any,
+    *,
+    keep: bool = True,
+    source: FileItems = NO_ITEMS,
+    output_format: str = "",
+    left_out: list[str] | None = None,
 ) -> dict[str, Any]:
     """``save`` options that write ``image.info``'s EXIF, ICC profile (where it describes the
     image's mode, else ``icc_profile=None``), XMP and resolution into its file (another item
     absent or empty is left out), with what it keeps of its input file (``source``: a TIFF's
     picture tags as EXIF, and a PNG's text chunks when ``output_format`` is ``"PNG"``); or with
     ``keep=False`` that write none of them. A TIFF output's XMP goes into its ``exif``, the
-    option its writer reads."""
+    option its writer reads.
+
+    Each item the result carries that an ``output_format`` file cannot hold (the format holds
+    none, :data:`HELD_ITEMS`, or this one does not fit) is appended to ``left_out``, named
+    with why (``"EXIF (GIF files hold none)"``).
+    """
     if not keep:
         return {"icc_profile": None}  # the one item plugins fall back to ``info`` for
+    notes: list[str] = [] if left_out is None else left_out
     info = getattr(image, "info", None) or {}
+    _not_held(image, info, source, output_format, notes)
     options: dict[str, Any] = {}
     exif: bytes | PILImage.Exif | None = info.get("exif")
     if not (isinstance(exif, bytes) and exif):
@@ -390,31 +437,59 @@ def metadata_options(
         options["xmp"] = xmp
     iptc = iptc_record(image) if output_format == "TIFF" else None
     if output_format == "TIFF" and (exif or "xmp" in options or iptc):
-        exif = _tiff_exif(exif, options.pop("xmp", None), iptc, info) or None
+        exif = _tiff_exif(exif, options.pop("xmp", None), iptc, info, notes) or None
     if exif:
         options["exif"] = exif if isinstance(exif, bytes) else exif.tobytes()
     if output_format in _JPEG_FORMATS:  # what one marker segment cannot hold is left out
-        fitted = _jpeg_exif(options.pop("exif")) if "exif" in options else None
+        fitted = _jpeg_exif(options.pop("exif"), notes) if "exif" in options else None
         if fitted is not None:
             options["exif"] = fitted
         if len(options.get("xmp", "")) > _JPEG_SEGMENT - _XMP_NAMESPACE:
             del options["xmp"]
+            notes.append(f"{_XMP_PACKET} (longer than a JPEG segment holds)")
     dpi = info.get("dpi")
     if _resolution(dpi, output_format):
         options["dpi"] = dpi
+    elif output_format == "PNG" and _resolution(dpi, ""):
+        notes.append(f"{_RESOLUTION} (past what a PNG stores)")
     if output_format == "PNG":
-        pnginfo = _png_text(info, source, options.pop("xmp", None))
+        pnginfo = _png_text(info, source, options.pop("xmp", None), notes)
         if pnginfo is not None:
             options["pnginfo"] = pnginfo
     return options
+
+
+def _not_held(
+    image: Any, info: Mapping[str, Any], source: FileItems, output_format: str, notes: list[str]
+) -> None:
+    """Append to ``notes`` the items ``image`` carries that no ``output_format`` file holds."""
+    held = HELD_ITEMS.get(output_format, frozenset())
+    profile = info.get("icc_profile")
+    carried = {
+        _EXIF: bool(info.get("exif")) or bool(source.tiff_tags),
+        _PROFILE: isinstance(profile, bytes) and _profile_fits(profile, image.mode),
+        _XMP_PACKET: bool(info.get("xmp")),
+        _RESOLUTION: _resolution(info.get("dpi"), ""),
+        _IPTC: iptc_record(image, source) is not None,
+        _TEXT: source.png and any(_is_text(key, value) for key, value in info.items()),
+    }
+    for item, present in carried.items():
+        if present and item not in held:
+            notes.append(f"{item} ({output_format or 'such'} files hold none)")
 
 
 #: The keyword of the iTXt chunk that holds a PNG's XMP packet (XMP specification, part 3).
 _PNG_XMP = "XML:com.adobe.xmp"
 
 
+def _is_text(key: str, value: Any) -> bool:
+    """True for a text chunk of a PNG's ``info`` other than its XMP packet's (which other
+    formats hold as XMP)."""
+    return isinstance(value, str) and key != _PNG_XMP
+
+
 def _png_text(
-    info: Mapping[str, Any], source: FileItems, xmp: bytes | str | None
+    info: Mapping[str, Any], source: FileItems, xmp: bytes | str | None, notes: list[str]
 ) -> PngImagePlugin.PngInfo | None:
     """The text chunks of a PNG output: its input PNG's (``source``), and the XMP packet as
     the iTXt chunk that holds it (Pillow's PNG writer takes no ``xmp`` option, so a photo's
@@ -427,6 +502,7 @@ def _png_text(
             xmp = xmp.decode("utf-8")
         except UnicodeDecodeError:
             xmp = None
+            notes.append(f"{_XMP_PACKET} (not UTF-8, as a PNG's text must be)")
     if not chunks and not xmp:
         return None
     pnginfo = PngImagePlugin.PngInfo()

@@ -511,10 +511,11 @@ class Writer:
         image: PILImage.Image,
         *more: PILImage.Image,
         source: FileItems = NO_ITEMS,
-    ) -> None:
+    ) -> list[str]:
         """Save ``image`` (with ``more`` frames: all of them as one file) to a temporary file
         beside the output, then rename it into place, with what it keeps of its input file
         (``source``: a PNG's text chunks, a TIFF's picture tags; :mod:`pillow_gpu.cli._metadata`).
+        Returns the metadata items the output's format could not hold, each named with why.
 
         A symlink at the output name is replaced, never followed. On any failure (an
         interrupt included) the temporary file is removed and the old output is untouched.
@@ -526,8 +527,15 @@ class Writer:
         options = {}
         if self.quality is not None and item.format in QUALITY_FORMATS:
             options["quality"] = self.quality
+        left_out: list[str] = []
         options.update(
-            metadata_options(image, keep=self.metadata, source=source, output_format=item.format)
+            metadata_options(
+                image,
+                keep=self.metadata,
+                source=source,
+                output_format=item.format,
+                left_out=left_out,
+            )
         )
         if more:
             options.update(animation_options((image, *more), item.format))
@@ -551,3 +559,4 @@ class Writer:
             raise
         status = os.lstat(item.output)
         self.written.add((status.st_dev, status.st_ino))
+        return left_out

@@ -15,6 +15,7 @@ import os
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from PIL import Image as PILImage
@@ -254,6 +255,16 @@ class Tally:
     failures: list[Failure] = field(default_factory=list)
     reasons: Counter[str] = field(default_factory=Counter)
     output_bytes: int = 0
+    #: Metadata items outputs could not hold, by what and why; and how many outputs.
+    left_out: Counter[str] = field(default_factory=Counter)
+    left_out_outputs: int = 0
+
+    def leave_out(self, items: Iterable[str]) -> None:
+        """Count the metadata ``items`` one written output could not hold."""
+        counted = Counter(items)
+        if counted:
+            self.left_out.update(counted)
+            self.left_out_outputs += 1
 
     @property
     def written(self) -> int:
@@ -280,6 +291,15 @@ class Tally:
             f"  written: {self.gpu} on the GPU (byte-exact), {self.cpu} on the CPU fallback "
             f"(live Pillow){'' if fallback else '; --cpu-fallback is off'}",
         ]
+        if self.left_out:
+            lines.append(
+                f"  metadata left out of {self.left_out_outputs} output(s), which their format "
+                "cannot hold (--strip-metadata writes none on purpose):"
+            )
+            for what, count in self.left_out.most_common(TOP_REASONS):
+                lines.append(f"    {count}x {printable(what)}")
+            if len(self.left_out) > TOP_REASONS:
+                lines.append(f"    ... and {len(self.left_out) - TOP_REASONS} other item(s)")
         total = sum(self.reasons.values())
         if total:
             lost = sum(failure.stage == "fallback" for failure in self.failures)
