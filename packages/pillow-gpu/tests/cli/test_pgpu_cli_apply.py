@@ -325,12 +325,16 @@ def test_an_output_the_format_cannot_hold_is_reported_at_save_with_the_step_that
         fixed.save(io.BytesIO(), format=file_format if step else formats.split(maxsplit=1)[0])
 
 
-#: Writers that word the refusal otherwise: the mode and format named by PCX, neither by QOI
-#: and SGI; the report fills them in from the result and the output.
+#: Writers that word the refusal otherwise: the mode and format named by PCX, neither by QOI,
+#: SGI and GIF, nor by the JPEG 2000 encoder, whose message is a generic one; the report fills
+#: them in from the result and the output.
 OTHERWISE_WORDED = [
     ("RGBA", "pcx", "Cannot save RGBA images as PCX", "flatten"),
     ("L", "qoi", "Unsupported QOI image mode", "convert:RGB"),
     ("LA", "sgi", "Unsupported SGI image mode", "flatten"),
+    ("CMYK", "gif", "image has wrong mode", "convert:RGB"),
+    ("P", "jp2", "broken data stream when writing image file", "flatten"),
+    ("1", "jp2", "broken data stream when writing image file", "convert:RGB"),
 ]
 
 
@@ -350,7 +354,7 @@ def test_other_writers_refusals_of_a_mode_name_the_step_that_fixes_it(
 ) -> None:
     folder = tmp_path / "modes"
     folder.mkdir()
-    make_image(mode, (8, 8), 2).save(folder / "odd.png")
+    make_image(mode, (8, 8), 2).save(folder / "odd.tif")  # a TIFF holds each mode
     out = tmp_path / "out"
     assert main(["apply", "flip", str(folder), "-o", str(out), "--format", output]) == 1
     err = capsys.readouterr().err
@@ -358,7 +362,7 @@ def test_other_writers_refusals_of_a_mode_name_the_step_that_fixes_it(
     assert "at save: why: the output's format cannot hold the chain's result in its mode" in err
     assert f"observed: {observed}; fix: add {step} to the end of the chain" in err
     assert f"({file_format} cannot hold {mode} images)" in err
-    with PILImage.open(folder / "odd.png") as opened:  # the step fixes it, as in Pillow
+    with PILImage.open(folder / "odd.tif") as opened:  # the step fixes it, as in Pillow
         fixed = parse_chain(f"flip,{step}").apply_pil(opened)
         fixed.save(io.BytesIO(), format=file_format)
 

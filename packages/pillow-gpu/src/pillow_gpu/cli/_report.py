@@ -128,13 +128,18 @@ _WRITE_ERRORS = {
 }
 
 #: Pillow's messages when a format's writer cannot hold the image's mode, naming the mode and
-#: the format; and those naming neither (QOI, SGI, BLP) or only the mode (PDF), for which the
-#: caller's result and format fill them in.
+#: the format; and those naming neither (QOI, SGI, BLP, GIF) or only the mode (PDF), for which
+#: the caller's result and format fill them in.
 _CANNOT_WRITE = (
     re.compile(r"cannot write mode (\S+) as (\S+)"),
     re.compile(r"Cannot save (\S+) images as (\S+)"),
 )
-_MODE_REFUSED = re.compile(r"Unsupported \S+ image mode|cannot save mode \S+")
+_MODE_REFUSED = re.compile(
+    r"Unsupported \S+ image mode|cannot save mode \S+|image has wrong mode"  # the last: GIF's
+)
+#: The modes Pillow's JPEG 2000 encoder writes; for another its message names no mode.
+_JPEG2000_MODES = frozenset({"L", "LA", "RGB", "RGBA", "CMYK", "YCbCr", "I;16", "I;16B"})
+_JPEG2000_REFUSED = "broken data stream when writing image file"
 #: Pillow's WebP and AVIF writers' messages for animation frames of different sizes.
 _FRAME_SIZES = re.compile(r"Invalid frame dimensions|Image sequence dimensions mismatch")
 #: Modes with transparency, which ``flatten`` puts onto a colour (an RGB result).
@@ -171,6 +176,8 @@ def _unwritable(observed: str, mode: str, file_format: str) -> tuple[str, str] |
             return found[1], found[2]
     if mode and file_format and _MODE_REFUSED.fullmatch(observed):
         return mode, file_format
+    if file_format == "JPEG2000" and observed == _JPEG2000_REFUSED and mode:
+        return (mode, file_format) if mode not in _JPEG2000_MODES else None
     return None
 
 
