@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -244,6 +245,32 @@ def test_all_frames_reports_an_animation_whose_last_frame_is_cut(
     assert "observed: image file is truncated" in line
     assert "fix: check that the file is complete, pass --first-frame" in line
     assert not out.exists() or not list(out.iterdir())
+
+
+@pytest.mark.parametrize("output", ["jpg", "bmp"])
+def test_all_frames_into_a_format_of_one_image_names_the_formats_that_hold_them(
+    folder: Path,
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    output: str,
+) -> None:
+    # Pillow's save_all has no JPEG or BMP writer: it raised KeyError('JPEG').
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("anim.gif", "pages.tif", "photo.png"):
+        shutil.copy(folder / name, inputs / name)
+    out = tmp_path / "out"
+    assert _apply(inputs, out, "--all-frames", "--format", output) == 1
+    failed = re.findall(r"^pillow-gpu: failed: .*$", capsys.readouterr().err, re.M)
+    assert len(failed) == 2
+    file_format = PILImage.registered_extensions()[f".{output}"]
+    for line in failed:
+        assert ": OneFrameFormat at save: why: the output's format holds one image" in line
+        assert f"observed: 3 frames for one {file_format} file, which holds one image" in line
+        assert "fix: choose a --format that holds them all, such as tiff" in line
+    # The file of one frame is written; no temporary file is left.
+    assert [path.name for path in out.iterdir()] == [f"photo.{output}"]
 
 
 @pytest.mark.parametrize("output", ["webp", "avif", "gif", "png"])

@@ -209,7 +209,7 @@ def test_with_fallback_every_decodable_file_is_written_like_pillow(
     )
     assert (
         f"refused by the GPU at admission: {len(refused)} ({len(refused)} written by the CPU "
-        "fallback, 0 failed there)"
+        "fallback, 0 not written)"
     ) in captured.out
     expected = Counter(why for _, _, why in refused.values()).most_common(TOP_REASONS)
     assert _reasons(captured.out) == [(count, why) for why, count in expected]

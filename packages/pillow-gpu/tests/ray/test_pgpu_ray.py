@@ -453,6 +453,16 @@ def test_mapper_all_frames_of_several_sizes_into_one_size_animations_fail_the_ro
     assert len(out["bytes"][0]) == 0
 
 
+def test_mapper_all_frames_into_a_format_of_one_image_fails_the_row(frames: Path) -> None:
+    mapper = PillowGpuMapper("invert", format="jpeg", all_frames=True)
+    try:
+        out = mapper({"path": np.array([str(frames / "anim.gif")], dtype=object)})
+    finally:
+        mapper.close()
+    assert (out["error_kind"][0], out["error_stage"][0]) == ("OneFrameFormat", "save")
+    assert "observed: 3 frames for one JPEG file, which holds one image" in out["error_message"][0]
+
+
 def test_mapper_refuses_all_frames_into_numpy_rows() -> None:
     with pytest.raises(ValueError, match=r"observed: all_frames=True with format='numpy'; fix: "):
         PillowGpuMapper("invert", format="numpy", all_frames=True)

@@ -37,6 +37,7 @@ __all__ = [
     "ExtraFrames",
     "FrameRun",
     "FrameSizes",
+    "OneFrameFormat",
     "animation_options",
     "frame_graphs",
     "refuse_extra_frames",
@@ -79,6 +80,11 @@ def refuse_extra_frames(image: Any) -> None:
 ONE_SIZE_ANIMATIONS = frozenset({"GIF", "PNG", "WEBP", "AVIF"})
 
 
+class OneFrameFormat(ValueError):
+    """Several frames of a file for a format whose files hold one image (JPEG, BMP, ...,
+    which Pillow's ``save_all`` has no writer for); its message is what was observed."""
+
+
 class FrameSizes(ValueError):
     """Results of a file's frames that differ in size, for a format whose animations hold
     frames of one size (:data:`ONE_SIZE_ANIMATIONS`); its message is what was observed."""
@@ -89,9 +95,14 @@ def animation_options(frames: Sequence[Any], output_format: str = "") -> dict[st
     the frames after the first, each frame's ``info["duration"]`` (where any has one) and the
     first frame's ``info["loop"]`` (where it has one; without it GIF plays once).
 
-    Raises :class:`FrameSizes` where the frames differ in size and ``output_format``'s
-    animations hold one size, so that no frame is cut or padded.
+    Raises :class:`OneFrameFormat` where ``output_format``'s files hold one image, and
+    :class:`FrameSizes` where the frames differ in size and its animations hold one size, so
+    that no frame is cut or padded.
     """
+    PILImage.init()  # every plugin's save_all writer registered
+    if output_format and output_format not in PILImage.SAVE_ALL:
+        msg = f"{len(frames)} frames for one {output_format} file, which holds one image"
+        raise OneFrameFormat(msg)
     sizes = list(dict.fromkeys(frame.size for frame in frames))
     if len(sizes) > 1 and output_format in ONE_SIZE_ANIMATIONS:
         shown = ", ".join(f"{width}x{height}" for width, height in sizes[:4])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image as PILImage
 
-from pillow_gpu.cli._frames import FrameSizes
+from pillow_gpu.cli._frames import FrameSizes, OneFrameFormat
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._work import RAISE_BOUND
 
@@ -197,6 +197,12 @@ def _explain(error: BaseException, stage: str, mode: str = "", file_format: str 
             "writers would cut or pad every frame to the first one's size, and its WebP and "
             "AVIF writers refuse them), or pass --first-frame to write the first frame only"
         )
+    elif isinstance(error, OneFrameFormat):
+        why = "the output's format holds one image, and this file has several frames"
+        fix = (
+            "choose a --format that holds them all, such as tiff, png, gif or webp, or pass "
+            "--first-frame to write the first frame only"
+        )
     elif stage == "save" and isinstance(error, OSError) and error.errno in _WRITE_ERRORS:
         why, fix = _WRITE_ERRORS[error.errno]
     elif isinstance(error, PILImage.DecompressionBombError):
@@ -309,9 +315,8 @@ class Tally:
                 lines.append(f"    ... and {len(self.left_out) - TOP_REASONS} other item(s)")
         total = sum(self.reasons.values())
         if total:
-            lost = sum(failure.stage == "fallback" for failure in self.failures)
             after = (
-                f"{self.cpu} written by the CPU fallback, {lost} failed there"
+                f"{self.cpu} written by the CPU fallback, {total - self.cpu} not written"
                 if fallback
                 else "none written; --cpu-fallback runs them with live Pillow"
             )
