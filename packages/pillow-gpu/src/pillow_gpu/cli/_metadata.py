@@ -124,7 +124,6 @@ TIFF_LAYOUT_TAGS = frozenset(
 )
 #: The directories a TIFF's first directory points to that an output keeps with those tags.
 _DIRECTORIES = (ExifTags.IFD.Exif, ExifTags.IFD.GPSInfo)
-_DIRECTORIES_FOUND = frozenset(_DIRECTORIES)
 #: The blocks of a TIFF's first directory that Pillow's TIFF writer keeps from an opened TIFF
 #: (XMP, IPTC, Photoshop resources): carried into TIFF outputs only.
 TIFF_BLOCKS = frozenset({700, 33723, 34377})
@@ -227,8 +226,9 @@ def _tiff_exif(
         exif[_XMP] = xmp.encode() if isinstance(xmp, str) else xmp
     if iptc and _IPTC_TAG not in exif:
         exif[_IPTC_TAG] = iptc
-    if _through_libtiff(info) and _DIRECTORIES_FOUND.intersection(exif):
-        for pointer in _DIRECTORIES_FOUND.intersection(exif):
+    directories = [pointer for pointer in _DIRECTORIES if pointer in exif]
+    if directories and _through_libtiff(info):
+        for pointer in directories:
             del exif[pointer]
         notes.append("the EXIF's Exif and GPS directories (a compressed TIFF: libtiff writes it)")
     return exif
@@ -423,7 +423,8 @@ def metadata_options(
         return {"icc_profile": None}  # the one item plugins fall back to ``info`` for
     notes: list[str] = [] if left_out is None else left_out
     info = getattr(image, "info", None) or {}
-    _not_held(image, info, source, output_format, notes)
+    if output_format:
+        _not_held(image, info, source, output_format, notes)
     options: dict[str, Any] = {}
     exif: bytes | PILImage.Exif | None = info.get("exif")
     if not (isinstance(exif, bytes) and exif):
@@ -475,7 +476,7 @@ def _not_held(
     }
     for item, present in carried.items():
         if present and item not in held:
-            notes.append(f"{item} ({output_format or 'such'} files hold none)")
+            notes.append(f"{item} ({output_format} files hold none)")
 
 
 #: The keyword of the iTXt chunk that holds a PNG's XMP packet (XMP specification, part 3).
