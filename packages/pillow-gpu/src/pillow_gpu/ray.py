@@ -39,17 +39,14 @@ from PIL import Image as PILImage
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Chain, parse_chain
-from pillow_gpu.cli._frames import ExtraFrames, animation_options, refuse_extra_frames, run_frames
+from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames, run_frames
 from pillow_gpu.cli._metadata import (
     LEFT_OUT_SEPARATOR,
     NO_ITEMS,
     FileItems,
     file_items,
-    iptc_record,
-    metadata_options,
-    with_iptc,
 )
-from pillow_gpu.cli._outputs import QUALITY_FORMATS
+from pillow_gpu.cli._outputs import encode
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.executor import BatchFailure, GpuBatchExecutor
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
@@ -359,25 +356,18 @@ class PillowGpuMapper:
                 palette_mode = image.palette.mode
                 row.palette = palette_mode, bytes(image.getpalette(palette_mode) or ())
             return
-        options = {}
-        if self.quality is not None and row.format in QUALITY_FORMATS:
-            options["quality"] = self.quality
-        left_out: list[str] = []
-        if self.metadata is not None:
-            options.update(
-                metadata_options(
-                    image,
-                    keep=self.metadata == "keep",
-                    source=row.items,
-                    output_format=row.format,
-                    left_out=left_out,
-                )
-            )
         buffer = io.BytesIO()
+        metadata = None if self.metadata is None else self.metadata == "keep"
         try:
-            if more:
-                options.update(animation_options((image, *more), row.format))
-            image.save(buffer, format=row.format, **options)
+            left_out = encode(
+                buffer,
+                row.format,
+                image,
+                *more,
+                quality=self.quality,
+                metadata=metadata,
+                source=row.items,
+            )
         except Exception as error:  # e.g. RGBA to JPEG: Pillow refuses it the same way
             row.error = Failure.from_error(
                 label, error, "save", mode=image.mode, file_format=row.format
@@ -386,9 +376,6 @@ class PillowGpuMapper:
             return
         row.result = buffer.getvalue()
         row.left_out = tuple(left_out)
-        iptc = iptc_record(image, row.items) if self.metadata == "keep" else None
-        if iptc is not None and row.format == "JPEG":  # no option of Pillow's JPEG writer
-            row.result = with_iptc(row.result, iptc)
 
     def _columns(self, keys: np.ndarray, rows: list[_Row]) -> dict[str, np.ndarray]:
         def strings(values: list[str]) -> np.ndarray:

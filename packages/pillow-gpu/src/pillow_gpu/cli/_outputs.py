@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from PIL import Image as PILImage
 
@@ -48,6 +49,7 @@ __all__ = [
     "Writer",
     "check_options",
     "discover",
+    "encode",
     "output_failure",
     "real_path",
 ]
@@ -445,6 +447,48 @@ def _collision(output: Path, owner: Path, role: str) -> OutputError:
 # -- writing ---------------------------------------------------------------------------------
 
 
+def encode(
+    stream: IO[bytes],
+    file_format: str,
+    image: PILImage.Image,
+    *more: PILImage.Image,
+    quality: int | None = None,
+    metadata: bool | None = True,
+    source: FileItems = NO_ITEMS,
+) -> list[str]:
+    """Save ``image`` (with ``more`` frames: all of them as one file) to ``stream`` as
+    ``file_format``, as ``apply`` writes an output: with ``quality`` where the format takes
+    it, the metadata (``True``: kept, with what it keeps of its input file, ``source``;
+    ``False``: stripped; ``None``: as Pillow's plain ``save`` writes it; see
+    :mod:`pillow_gpu.cli._metadata`) and every frame's timing. Returns the metadata items
+    the format could not hold, each named with why."""
+    options: dict[str, Any] = {}
+    if quality is not None and file_format in QUALITY_FORMATS:
+        options["quality"] = quality
+    left_out: list[str] = []
+    if metadata is not None:
+        options.update(
+            metadata_options(
+                image,
+                keep=metadata,
+                source=source,
+                output_format=file_format,
+                left_out=left_out,
+            )
+        )
+    if more:
+        options.update(animation_options((image, *more), file_format))
+    # Pillow's JPEG writer has no IPTC option: such a JPEG is written, then given it.
+    iptc = iptc_record(image, source) if metadata and file_format == "JPEG" else None
+    if iptc is None:
+        image.save(stream, format=file_format, **options)
+    else:
+        encoded = io.BytesIO()
+        image.save(encoded, format=file_format, **options)
+        stream.write(with_iptc(encoded.getvalue(), iptc))
+    return left_out
+
+
 def _file_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -524,33 +568,19 @@ class Writer:
         parent = item.output.parent
         parent.mkdir(parents=True, exist_ok=True)
         self.check(item)  # the folders exist now: resolve them again
-        options = {}
-        if self.quality is not None and item.format in QUALITY_FORMATS:
-            options["quality"] = self.quality
-        left_out: list[str] = []
-        options.update(
-            metadata_options(
-                image,
-                keep=self.metadata,
-                source=source,
-                output_format=item.format,
-                left_out=left_out,
-            )
-        )
-        if more:
-            options.update(animation_options((image, *more), item.format))
-        # Pillow's JPEG writer has no IPTC option: such a JPEG is written, then given it.
-        iptc = iptc_record(image, source) if self.metadata and item.format == "JPEG" else None
         prefix = f".{item.output.name[:64]}."
         handle, temp = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=parent)
         try:
             with os.fdopen(handle, "w+b") as stream:  # TIFF's save_all reads back its pages
-                if iptc is None:
-                    image.save(stream, format=item.format, **options)
-                else:
-                    encoded = io.BytesIO()
-                    image.save(encoded, format=item.format, **options)
-                    stream.write(with_iptc(encoded.getvalue(), iptc))
+                left_out = encode(
+                    stream,
+                    item.format,
+                    image,
+                    *more,
+                    quality=self.quality,
+                    metadata=self.metadata,
+                    source=source,
+                )
             os.chmod(temp, self.mode)
             os.replace(temp, item.output)
         except BaseException:
