@@ -151,7 +151,31 @@ def test_empty_and_odd_items_are_left_out() -> None:
     assert metadata_options(_image("RGB", dpi=(float("nan"), 1.0))) == none
     assert metadata_options(_image("RGB", dpi=(72, 72, 72))) == none
     assert metadata_options(_image("RGB", dpi=(72.5, 72))) == {**none, "dpi": (72.5, 72)}
-    assert metadata_options(_image("RGB", exif=b"Exif\0\0x"), keep=False) == {"icc_profile": None}
+    stripped = metadata_options(_image("RGB", exif=b"Exif\0\0x", comment=b"x"), keep=False)
+    assert stripped == {"icc_profile": None, "comment": b""}  # not info's either
+
+
+@pytest.mark.parametrize("source", ["photo.jpg", "anim.gif"])
+def test_a_comment_is_kept_where_the_format_holds_it_and_stripped_on_request(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    # Pillow's JPEG and GIF writers write info's comment on their own (a camera's serial
+    # number, an editor's note): --strip-metadata leaves it out too.
+    folder = tmp_path / "in"
+    folder.mkdir()
+    make_image("RGB", (30, 20), 5).save(folder / source, comment=b"serial 4031")
+    suffix = Path(source).suffix[1:]
+    runs = {"kept": [], "stripped": ["--strip-metadata"], "png": ["--format", "png"]}
+    for name, extra in runs.items():
+        out = tmp_path / name
+        argv = ["apply", "flip", str(folder), "-o", str(out), "--no-progress", *extra]
+        assert main(argv) == 0, capsys.readouterr().err
+        written = out / f"{Path(source).stem}.{'png' if name == 'png' else suffix}"
+        with PILImage.open(written) as reread:
+            reread.load()
+            assert reread.info.get("comment") == (b"serial 4031" if name == "kept" else None)
+        summary = capsys.readouterr().out
+        assert ("    1x comment (PNG files hold none)" in summary) == (name == "png")
 
 
 def test_exif_a_jpeg_cannot_hold_is_left_out_and_the_file_written(

@@ -267,7 +267,7 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="write outputs without the input's EXIF (camera data, GPS position; a TIFF's "
         "make, model, artist, copyright and Exif directory), ICC profile, XMP, IPTC record "
-        "(captions, credits, keywords) and resolution "
+        "(captions, credits, keywords), resolution and comment (a JPEG's or GIF's) "
         "(default: each is written where the output format holds it, as the chain leaves it: "
         "exif_transpose removes the orientation it applied; the ICC profile only where it "
         "describes the output's mode)",

@@ -53,8 +53,9 @@ camera maker's notes) is written without the maker's notes where that fits, and 
 out, as a longer XMP packet is.
 
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
-AVIF plugins write the one ``info`` holds unless told otherwise): for publishing a photo
-without its camera data, GPS position included.
+AVIF plugins write the one ``info`` holds unless told otherwise), nor a JPEG's or GIF's
+comment (which those writers take from ``info`` too): for publishing a photo without its
+camera data, GPS position included.
 """
 
 from __future__ import annotations
@@ -384,17 +385,19 @@ def _resolution(value: Any, output_format: str) -> bool:
 LEFT_OUT_SEPARATOR = "; "
 
 _EXIF, _PROFILE, _XMP_PACKET, _RESOLUTION = "EXIF", "ICC profile", "XMP", "resolution"
-_IPTC, _TEXT = "IPTC record", "text chunks"
+_IPTC, _TEXT, _COMMENT = "IPTC record", "text chunks", "comment"
 _PHOTO_ITEMS = frozenset({_EXIF, _PROFILE, _XMP_PACKET})
 #: The metadata items each output format holds (by Pillow's format name), as ``apply``
-#: writes them; a format not named holds none (GIF, JPEG 2000, ICO, TGA, PPM, ...).
+#: writes them (a JPEG's or GIF's comment as Pillow's writers take it from ``info``); a
+#: format not named holds none (JPEG 2000, ICO, TGA, PPM, ...).
 HELD_ITEMS: Mapping[str, frozenset[str]] = {
-    "JPEG": _PHOTO_ITEMS | {_RESOLUTION, _IPTC},
-    "MPO": _PHOTO_ITEMS | {_RESOLUTION},
+    "JPEG": _PHOTO_ITEMS | {_RESOLUTION, _IPTC, _COMMENT},
+    "MPO": _PHOTO_ITEMS | {_RESOLUTION, _COMMENT},
     "PNG": _PHOTO_ITEMS | {_RESOLUTION, _TEXT},
     "TIFF": _PHOTO_ITEMS | {_RESOLUTION, _IPTC},
     "WEBP": _PHOTO_ITEMS,
     "AVIF": _PHOTO_ITEMS,
+    "GIF": frozenset({_COMMENT}),
     "BMP": frozenset({_RESOLUTION}),
     "DIB": frozenset({_RESOLUTION}),
 }
@@ -419,8 +422,8 @@ def metadata_options(
     none, :data:`HELD_ITEMS`, or this one does not fit) is appended to ``left_out``, named
     with why (``"EXIF (GIF files hold none)"``).
     """
-    if not keep:
-        return {"icc_profile": None}  # the one item plugins fall back to ``info`` for
+    if not keep:  # the items Pillow's writers fall back to ``info`` for
+        return {"icc_profile": None, "comment": b""}
     notes: list[str] = [] if left_out is None else left_out
     info = getattr(image, "info", None) or {}
     if output_format:
@@ -473,6 +476,7 @@ def _not_held(
         _RESOLUTION: _resolution(info.get("dpi"), ""),
         _IPTC: iptc_record(image, source) is not None,
         _TEXT: source.png and any(_is_text(key, value) for key, value in info.items()),
+        _COMMENT: bool(info.get("comment")),
     }
     for item, present in carried.items():
         if present and item not in held:
