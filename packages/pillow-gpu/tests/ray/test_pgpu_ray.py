@@ -255,15 +255,21 @@ def test_mapper_writes_the_metadata_it_is_told_to(mixed: Path, metadata: str | N
         assert 0x0112 not in written.getexif()
 
 
-def _mapped_file(source: Path, **options: Any) -> io.BytesIO:
-    """The encoded file ``PillowGpuMapper("invert", **options)`` gives for ``source``."""
-    mapper = PillowGpuMapper("invert", **options)
+def _row(source: Path, chain: str = "invert", **options: Any) -> dict[str, Any]:
+    """The output row ``PillowGpuMapper(chain, **options)`` gives for the file ``source``."""
+    mapper = PillowGpuMapper(chain, **options)
     try:
         out = mapper({"path": np.array([str(source)], dtype=object)})
     finally:
         mapper.close()
-    assert out["error_kind"][0] == "", out["error_message"][0]
-    return io.BytesIO(bytes(out["bytes"][0]))
+    return {column: values[0] for column, values in out.items()}
+
+
+def _mapped_file(source: Path, **options: Any) -> io.BytesIO:
+    """The encoded file ``PillowGpuMapper("invert", **options)`` gives for ``source``."""
+    row = _row(source, **options)
+    assert row["error_kind"] == "", row["error_message"]
+    return io.BytesIO(bytes(row["bytes"]))
 
 
 @pytest.mark.parametrize("metadata", [None, "keep", "strip"])
@@ -316,12 +322,8 @@ def test_mapper_keeps_a_jpeg_s_iptc_record_with_keep(metadata: str | None) -> No
 def test_mapper_rows_name_the_metadata_their_format_cannot_hold(
     mixed: Path, metadata: str | None, format: str
 ) -> None:
-    mapper = PillowGpuMapper("invert", format=format, metadata=metadata)
-    try:
-        out = mapper({"path": np.array([str(mixed / "oriented.jpg")], dtype=object)})
-    finally:
-        mapper.close()
-    assert out["error_kind"][0] == "", out["error_message"][0]
+    row = _row(mixed / "oriented.jpg", format=format, metadata=metadata)
+    assert row["error_kind"] == "", row["error_message"]
     with PILImage.open(mixed / "oriented.jpg") as opened:
         assert opened.info.get("exif")  # a camera's EXIF, which a GIF cannot hold
         resolution = bool(opened.info.get("dpi"))
@@ -329,7 +331,7 @@ def test_mapper_rows_name_the_metadata_their_format_cannot_hold(
     if resolution:
         expected += "; resolution (GIF files hold none)"
     kept = metadata == "keep" and format == "gif"
-    assert out["metadata_left_out"][0] == (expected if kept else "")
+    assert row["metadata_left_out"] == (expected if kept else "")
 
 
 def test_mapper_rejects_an_unknown_metadata_choice() -> None:
@@ -425,13 +427,9 @@ def test_mapper_all_frames_encodes_every_frame_as_pillow_saves_them(
 
 def test_mapper_all_frames_makes_a_refused_frame_the_row_s_refusal(frames: Path) -> None:
     # Pillow posterizes a palette image; the GPU refuses it for the GIF's P frames.
-    mapper = PillowGpuMapper("posterize:3", format="gif", all_frames=True)
-    try:
-        out = mapper({"path": np.array([str(frames / "anim.gif")], dtype=object)})
-    finally:
-        mapper.close()
-    assert (out["error_kind"][0], out["error_stage"][0]) == ("Unsupported", "admission")
-    assert "operation 'posterize' on a mode P image has no GPU route" in out["error_message"][0]
+    row = _row(frames / "anim.gif", "posterize:3", format="gif", all_frames=True)
+    assert (row["error_kind"], row["error_stage"]) == ("Unsupported", "admission")
+    assert "operation 'posterize' on a mode P image has no GPU route" in row["error_message"]
 
 
 @pytest.mark.parametrize("output", ["gif", "png", "webp"])
@@ -441,26 +439,18 @@ def test_mapper_all_frames_of_several_sizes_into_one_size_animations_fail_the_ro
     # A scan's pages differ in size: a GIF or APNG would cut the second to the first's width.
     pages = [make_image("RGB", (36, 24), 1), make_image("RGB", (20, 30), 2)]
     pages[0].save(tmp_path / "scan.tif", save_all=True, append_images=pages[1:])
-    mapper = PillowGpuMapper("invert", format=output, all_frames=True)
-    try:
-        out = mapper({"path": np.array([str(tmp_path / "scan.tif")], dtype=object)})
-    finally:
-        mapper.close()
-    assert (out["error_kind"][0], out["error_stage"][0]) == ("FrameSizes", "save")
-    message = out["error_message"][0]
+    row = _row(tmp_path / "scan.tif", format=output, all_frames=True)
+    assert (row["error_kind"], row["error_stage"]) == ("FrameSizes", "save")
+    message = row["error_message"]
     assert f"observed: 2 frames of 2 sizes (36x24, 20x30) for one {output.upper()}" in message
     assert "fix: choose --format tiff" in message
-    assert len(out["bytes"][0]) == 0
+    assert len(row["bytes"]) == 0
 
 
 def test_mapper_all_frames_into_a_format_of_one_image_fails_the_row(frames: Path) -> None:
-    mapper = PillowGpuMapper("invert", format="jpeg", all_frames=True)
-    try:
-        out = mapper({"path": np.array([str(frames / "anim.gif")], dtype=object)})
-    finally:
-        mapper.close()
-    assert (out["error_kind"][0], out["error_stage"][0]) == ("OneFrameFormat", "save")
-    assert "observed: 3 frames for one JPEG file, which holds one image" in out["error_message"][0]
+    row = _row(frames / "anim.gif", format="jpeg", all_frames=True)
+    assert (row["error_kind"], row["error_stage"]) == ("OneFrameFormat", "save")
+    assert "observed: 3 frames for one JPEG file, which holds one image" in row["error_message"]
 
 
 def test_mapper_refuses_all_frames_into_numpy_rows() -> None:
