@@ -148,7 +148,7 @@ class PillowGpuMapper:
     ``chain``: an ``apply`` chain string (``"invert,gaussian_blur:2"``), a parsed ``Chain``,
     or a callable ``lazy image -> lazy image``. ``format``: a Pillow format (``"png"``,
     ``"jpeg"``, ...) for encoded ``bytes``, ``"numpy"`` for raw ``pixels``, or None to read
-    it per row from a ``format`` column. ``quality`` is passed to JPEG and WebP saves.
+    it per row from a ``format`` column. ``quality`` is passed to JPEG, WebP and AVIF saves.
     ``key`` names the input column copied to the output. ``max_jobs``, ``gpu_bytes``,
     ``host_bytes`` and ``max_in_flight`` are the executor's credits (per actor),
     ``max_submission_work`` its shader-work bound per submission;

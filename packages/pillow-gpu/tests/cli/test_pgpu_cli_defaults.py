@@ -45,8 +45,8 @@ def test_resize_defaults_to_pillows_default_filter(
 
 @pytest.mark.parametrize(
     ("fmt", "quality"),
-    [("jpg", 35), ("jpg", 95), ("webp", 20)],
-    ids=["jpeg-35", "jpeg-95", "webp-20"],
+    [("jpg", 35), ("jpg", 95), ("webp", 20), ("avif", 30)],
+    ids=["jpeg-35", "jpeg-95", "webp-20", "avif-30"],
 )
 def test_quality_is_passed_to_pillows_save(
     fmt: str, quality: int, tmp_path: Path, device: SharedDevice
@@ -58,7 +58,7 @@ def test_quality_is_passed_to_pillows_save(
     with PILImage.open(source) as opened:
         flipped = opened.transpose(PILImage.Transpose.FLIP_TOP_BOTTOM)
     expected, default = io.BytesIO(), io.BytesIO()
-    pillow_format = "JPEG" if fmt == "jpg" else "WEBP"
+    pillow_format = {"jpg": "JPEG", "webp": "WEBP", "avif": "AVIF"}[fmt]
     flipped.save(expected, pillow_format, quality=quality)
     flipped.save(default, pillow_format)
     written = (out / f"a.{fmt}").read_bytes()

@@ -259,8 +259,8 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--quality",
         type=_quality,
-        help="JPEG/WebP quality 0..100 passed to Pillow's save (default: Pillow's, 75 for "
-        "JPEG, 80 for WebP); other formats ignore it",
+        help="JPEG/WebP/AVIF quality 0..100 passed to Pillow's save (default: Pillow's, 75 "
+        "for JPEG and AVIF, 80 for WebP); other formats ignore it",
     )
     parser.add_argument(
         "--strip-metadata",

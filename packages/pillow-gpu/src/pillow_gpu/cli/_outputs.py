@@ -60,7 +60,7 @@ __all__ = [
 TEMP_SUFFIX = ".pillow-gpu.tmp"
 
 #: Pillow formats whose save takes ``--quality`` (as ``quality=``); others are saved without it.
-QUALITY_FORMATS = frozenset({"JPEG", "WEBP"})
+QUALITY_FORMATS = frozenset({"JPEG", "WEBP", "AVIF"})
 
 _FORMAT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+-]*")
 
