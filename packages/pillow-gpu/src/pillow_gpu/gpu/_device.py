@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from pillow_gpu.errors import DeviceError
+from pillow_gpu.gpu._cffi_types import parse_wgpu_types
 from pillow_gpu.gpu._program import parse_specialized
 from pillow_gpu.gpu._resident_pool import ResidentPool
 from pillow_gpu.gpu._slots import SlotPool
@@ -281,6 +282,7 @@ def get_device() -> SharedDevice:
             _quiet_runtime_dir()
             import wgpu  # type: ignore[import-untyped]
 
+            parse_wgpu_types()  # one parse instead of one per C type while the device starts
             try:
                 adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
                 device = _request_device(adapter)
