@@ -27,6 +27,7 @@ ASKED = [
     "char []",
     "uint8_t []",
     "intptr_t",
+    "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)",  # a callback's signature
 ]
 
 _PROBE = textwrap.dedent(

@@ -3,11 +3,11 @@
 cffi parses a C type string the first time it is used (``ffi.new("WGPUBufferDescriptor *")``)
 and each such parse reads again one line for every type it knows: about 400 for wgpu-native,
 some 9 ms a string. A process that creates its device and runs a first chain asks for about 40
-of them (``pillow-gpu apply`` of one file: some 0.3 s of its 1 s on the 2-core lavapipe VM,
-2026-12-06). :func:`parse_wgpu_types` parses them in one go, with cffi's own parser and type
-cache: every declared ``WGPU*`` type as ``"T *"`` and ``"T[]"``, and the other strings wgpu-py
-asks for, as one parameter list (each parameter goes through what ``FFI.typeof`` does for the
-string alone).
+of them (``pillow-gpu apply`` of one file: 0.93 s, and 0.58 s with them parsed here, on the
+2-core lavapipe VM, 2026-12-06). :func:`parse_wgpu_types` parses them in one go, with cffi's
+own parser and type cache: every declared ``WGPU*`` type as ``"T *"`` and ``"T[]"``, and the
+other strings wgpu-py asks for, as one parameter list (each parameter goes through what
+``FFI.typeof`` does for the string alone); then its callbacks' signatures, as a second list.
 
 It uses cffi's internals (``FFI._parser``, ``_parsed_types``, ``_get_cached_btype``,
 ``_lock``) as ``FFI.typeof`` does. Where they are not what it expects (another cffi version),
@@ -31,6 +31,15 @@ _OTHER_TYPES = (
     "uintptr_t",
     "WGPUChainedStruct * ",
 )
+#: The signatures of wgpu-py's callbacks (``ffi.callback``) as wgpu 0.31 spells them; parsed
+#: apart, so that another version's other spelling or types leave the rest warmed.
+_CALLBACKS = (
+    "void(WGPURequestAdapterStatus, WGPUAdapter, WGPUStringView, void *, void *)",
+    "void(WGPURequestDeviceStatus, WGPUDevice, WGPUStringView, void *, void *)",
+    "void(WGPUDevice const *, WGPUDeviceLostReason, WGPUStringView, void *, void *)",
+    "void(WGPUDevice const *, WGPUErrorType, WGPUStringView, void *, void *)",
+    "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)",
+)
 
 
 def parse_wgpu_types() -> int:
@@ -39,14 +48,22 @@ def parse_wgpu_types() -> int:
     try:
         from wgpu.backends.wgpu_native._ffi import ffi  # type: ignore[import-untyped]
 
-        return _fill(ffi)
-    except Exception:  # another cffi or wgpu-py: cffi parses on demand, as before
+        names = [name for name in ffi.list_types()[0] if name.startswith("WGPU")]
+    except Exception:  # another wgpu-py: cffi parses on demand, as before
         return 0
+    types = [*(f"{name} *" for name in names), *(f"{name}[]" for name in names), *_OTHER_TYPES]
+    added = 0
+    for wanted in (types, _CALLBACKS):
+        try:
+            added += _fill(ffi, wanted)
+        except Exception:  # another cffi, or types this wgpu-native lacks: parsed on demand
+            continue
+    return added
 
 
-def _fill(ffi: Any) -> int:
-    names = [name for name in ffi.list_types()[0] if name.startswith("WGPU")]
-    wanted = [*(f"{name} *" for name in names), *(f"{name}[]" for name in names), *_OTHER_TYPES]
+def _fill(ffi: Any, wanted: list[str] | tuple[str, ...]) -> int:
+    """Add to ``ffi``'s type cache each of ``wanted`` it lacks, parsed in one go; 0 where the
+    result is not what cffi's own parse gives."""
     parser, cache = ffi._parser, ffi._parsed_types
     with ffi._lock:
         wanted = [cdecl for cdecl in wanted if cdecl not in cache]
@@ -60,18 +77,22 @@ def _fill(ffi: Any) -> int:
         parsed = {}
         for cdecl, param in zip(wanted, params, strict=True):
             try:
-                kind = parser._get_type_and_quals(param.type)[0]
-                raw_function = kind.is_raw_function
-                if raw_function:
-                    kind = kind.as_function_pointer()
-                parsed[cdecl] = (ffi._get_cached_btype(kind), raw_function)
+                parsed[cdecl] = _cached(ffi, parser._get_type_and_quals(param.type)[0])
             except Exception:  # a type cffi refuses (an array of an opaque struct): left out
                 continue
         if not parsed:
             return 0
         checked = next(iter(parsed))  # one of them against cffi's own parse of it alone
-        alone = parser.parse_type(checked)
-        if parsed[checked] != (ffi._get_cached_btype(alone), alone.is_raw_function):
+        if parsed[checked] != _cached(ffi, parser.parse_type(checked)):
             return 0
         cache.update(parsed)
     return len(parsed)
+
+
+def _cached(ffi: Any, kind: Any) -> tuple[Any, bool]:
+    """What ``FFI.typeof`` caches for a parsed type: its C type (a function type as a function
+    pointer), and whether it was a function type."""
+    raw_function = bool(kind.is_raw_function)
+    if raw_function:
+        kind = kind.as_function_pointer()
+    return ffi._get_cached_btype(kind), raw_function
