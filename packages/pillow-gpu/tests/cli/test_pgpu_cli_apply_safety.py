@@ -20,13 +20,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image
 from pillow_gpu._testing import make_image
-from pillow_gpu.cli import main
+from pillow_gpu.cli import _outputs, main
 from pillow_gpu.cli._apply import TEMP_SUFFIX
 from pillow_gpu.cli._chain import Chain
 from pillow_gpu.gpu._device import SharedDevice
@@ -240,6 +241,55 @@ def test_outputs_are_renamed_into_place_with_the_usual_file_mode(
     mask = os.umask(0)
     os.umask(mask)
     assert stat.S_IMODE((out / "a.png").stat().st_mode) == 0o666 & ~mask
+
+
+def test_an_output_another_process_wrote_meanwhile_is_never_replaced(
+    tmp_path: Path,
+    device: SharedDevice,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two runs into one folder (xargs -P): the other one writes the same name while this one
+    # encodes. The output is linked into place, which fails where a file appeared.
+    first = _write(tmp_path / "in" / "1.png", seed=1)
+    second = _write(tmp_path / "in" / "2.png", seed=2)
+    out = tmp_path / "out"
+    theirs = make_image("RGB", (5, 5), 9)
+    real_encode = _outputs.encode
+
+    def encode(stream: Any, file_format: str, image: Any, *more: Any, **options: Any) -> Any:
+        if image.tobytes() == _inverted(second).tobytes():
+            theirs.save(out / "2.png")  # the other process, between the check and the rename
+        return real_encode(stream, file_format, image, *more, **options)
+
+    monkeypatch.setattr(_outputs, "encode", encode)
+    assert _apply("invert", tmp_path / "in", "-o", out, "--max-jobs", "1") == 1
+    captured = capsys.readouterr()
+    (failed,) = _failed_lines(captured.err)
+    assert f"{second}: FileExistsError at output: why: the output appeared while" in failed
+    assert "fix: run one command per output folder, or pass --overwrite" in failed
+    _assert_inverted(out / "1.png", first)
+    with PILImage.open(out / "2.png") as kept:
+        assert kept.tobytes() == theirs.tobytes()  # the other process's file, whole
+    assert _temp_files(out) == []
+
+
+def test_a_file_system_without_hard_links_still_gets_each_output(
+    tmp_path: Path,
+    device: SharedDevice,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # FAT, exFAT and some network shares refuse link(): the output is renamed into place.
+    source = _write(tmp_path / "in" / "a.png")
+    out = tmp_path / "out"
+
+    def link(*args: object) -> None:
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    monkeypatch.setattr(_outputs.os, "link", link)
+    assert _apply("invert", tmp_path / "in", "-o", out) == 0
+    _assert_inverted(out / "a.png", source)
+    assert sorted(path.name for path in out.iterdir()) == ["a.png"]
 
 
 # -- symlinks ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import errno
 import io
 import os
 import re
@@ -489,6 +490,33 @@ def encode(
     return left_out
 
 
+#: ``link`` errors of a file system without hard links (FAT, exFAT, some network shares),
+#: where an output is renamed into place after its check instead.
+_NO_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK})
+
+
+def _linked(temp: str, output: Path) -> bool:
+    """Link the written ``temp`` file to ``output`` where no file is there, and remove
+    ``temp``; False where the file system has no hard links. Raises :class:`OutputError`
+    when a file appeared at ``output`` after it was checked."""
+    try:
+        os.link(temp, output)  # the temporary file is never a symlink
+    except FileExistsError as error:
+        raise OutputError(
+            "FileExistsError",
+            "why: the output appeared while this file was written (another process wrote it), "
+            f"and outputs are never overwritten without --overwrite; observed: "
+            f"{_shown(str(output))}; fix: run one command per output folder, or pass "
+            "--overwrite",
+        ) from error
+    except OSError as error:
+        if error.errno in _NO_LINKS:
+            return False
+        raise
+    os.unlink(temp)
+    return True
+
+
 def _file_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -563,6 +591,8 @@ class Writer:
 
         A symlink at the output name is replaced, never followed. On any failure (an
         interrupt included) the temporary file is removed and the old output is untouched.
+        Without ``overwrite`` the file is linked into place, which fails where another process
+        wrote the output meanwhile (two runs into one folder), instead of replacing it.
         """
         self.check(item)
         parent = item.output.parent
@@ -582,7 +612,8 @@ class Writer:
                     source=source,
                 )
             os.chmod(temp, self.mode)
-            os.replace(temp, item.output)
+            if self.overwrite or not _linked(temp, item.output):
+                os.replace(temp, item.output)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
