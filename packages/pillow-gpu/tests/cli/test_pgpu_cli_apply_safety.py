@@ -210,7 +210,10 @@ def test_a_save_the_file_system_refuses_says_so_and_keeps_the_previous_output(
         real_save(self, stream, *args, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(PILImage.Image, "save", save)
-    assert _apply("invert", tmp_path / "in", "-o", out, "--overwrite", "--max-jobs", "1") == 1
+    # One write at a time: with write threads, the writes already started when the refusal
+    # is settled finish too (on a full disk they fail the same way).
+    argv = ["--overwrite", "--max-jobs", "1", "--write-threads", "0"]
+    assert _apply("invert", tmp_path / "in", "-o", out, *argv) == 1
     captured = capsys.readouterr()
     (failed,) = _failed_lines(captured.err)
     assert f"{second}: OSError at save: why: {why}" in failed

@@ -257,6 +257,14 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "at most 8; 0 on a CPU adapter; per actor with --ray)",
     )
     parser.add_argument(
+        "--write-threads",
+        type=_threads,
+        default=None,
+        help="threads that encode and write outputs while the GPU runs the next files, "
+        "reported in input order (default: the CPUs less one, at least 1, at most 8, and 0 "
+        "with --stop-on-error; 0 writes each output in the thread that drives the GPU)",
+    )
+    parser.add_argument(
         "--quality",
         type=_quality,
         help="JPEG/WebP/AVIF quality 0..100 passed to Pillow's save (default: Pillow's, 75 "
@@ -309,6 +317,14 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     _add_verbose(parser)
     parser.set_defaults(func=_cmd_apply)
+
+
+def _threads(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        msg = f"a thread count must be 0 or more; observed {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _quality(text: str) -> int:

@@ -23,8 +23,11 @@ What a run guarantees (the README's "apply" section says the same for users):
 - Output names, atomic writes and symlinks: see :mod:`pillow_gpu.cli._outputs`. Every
   per-file problem (``MemoryError`` and Pillow's ``DecompressionBombError`` included) is a
   reported failure, and the run goes on.
+- Outputs are written by worker threads (:mod:`pillow_gpu.cli._output_queue`,
+  ``--write-threads``) and settled in input order, so the report is the one a single writing
+  thread gives.
 - The first SIGINT (or SIGTERM: ``kill``, ``timeout``, ``docker stop``; or SIGHUP: the terminal
-  closed) finishes the file being saved, discards the rest and prints the summary so far (exit
+  closed) finishes the files being saved, discards the rest and prints the summary so far (exit
   status 130, SIGTERM 143, SIGHUP 129); a second signal stops at once, still without a partial
   output. A signal the command was started with ignored (``nohup``) stays ignored.
 
@@ -36,13 +39,11 @@ from __future__ import annotations
 
 import argparse
 import errno
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any
 
 from PIL import Image as PILImage
@@ -50,9 +51,20 @@ from PIL import ImageSequence as PILImageSequence
 
 from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
+from pillow_gpu.cli._exit import (
+    EXIT_FAILED,
+    EXIT_HANGUP,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_STATUSES,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    Interrupt,
+)
 from pillow_gpu.cli._fallback import memory_refusal
 from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames, run_frames
 from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items
+from pillow_gpu.cli._output_queue import OutputQueue, write_threads
 from pillow_gpu.cli._outputs import (
     QUALITY_FORMATS,
     TEMP_SUFFIX,
@@ -91,90 +103,7 @@ __all__ = [
     "run_apply",
 ]
 
-#: Every input was written (by the GPU, or by the CPU fallback with ``--cpu-fallback``).
-EXIT_OK = 0
-#: At least one input was refused by the GPU and not written, or failed (each is reported on
-#: stderr), or a folder held no image file.
-EXIT_FAILED = 1
-#: A usage error: an invalid or refused chain, option or executor setting; nothing was read.
-EXIT_USAGE = 2
-#: Stopped by SIGHUP (the terminal closed); the outputs written so far are complete.
-EXIT_HANGUP = 129
-#: Interrupted by SIGINT (Ctrl-C); the outputs written so far are complete.
-EXIT_INTERRUPTED = 130
-#: Stopped by SIGTERM (``kill``, ``timeout``, ``docker stop``); the outputs written so far are
-#: complete.
-EXIT_TERMINATED = 143
-
-#: The exit statuses as ``--help`` and the README list them.
-EXIT_STATUSES = (
-    (EXIT_OK, "every input was written (on the GPU, or by the CPU fallback with --cpu-fallback)"),
-    (
-        EXIT_FAILED,
-        "an input was refused by the GPU (not written) or failed, each reported on "
-        "stderr; or a folder held no image",
-    ),
-    (
-        EXIT_USAGE,
-        "invalid chain, option or executor setting, or a chain the GPU refuses (nothing read)",
-    ),
-    (
-        EXIT_HANGUP,
-        "stopped by SIGHUP (the terminal closed); the outputs written so far are complete",
-    ),
-    (EXIT_INTERRUPTED, "interrupted by SIGINT/Ctrl-C; the outputs written so far are complete"),
-    (
-        EXIT_TERMINATED,
-        "stopped by SIGTERM (kill, timeout, docker stop); the outputs written so far are complete",
-    ),
-)
-
-#: The signals that stop a run as Ctrl-C does, and the exit status each ends it with (SIGHUP
-#: where the platform has it).
-_STOP_SIGNALS = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: EXIT_TERMINATED} | (
-    {signal.SIGHUP: EXIT_HANGUP} if hasattr(signal, "SIGHUP") else {}
-)
-
 _RUN = "(no single input: the run)"
-
-
-class _Interrupt:
-    """SIGINT, SIGTERM and SIGHUP handling: the first signal asks the run to stop, a second
-    raises. A signal ignored when the run starts (``nohup``, ``trap '' TERM``) stays ignored.
-
-    ``name`` is the first signal's (SIGINT where a second Ctrl-C came before any handler).
-    """
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.name = "SIGINT"
-        self._previous: dict[int, Any] = {}
-
-    def __call__(self) -> bool:
-        return self.requested
-
-    @property
-    def exit_status(self) -> int:
-        """The exit status of a run this signal stopped."""
-        return _STOP_SIGNALS[signal.Signals[self.name]]
-
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.name = signal.Signals(signum).name
-        self.requested = True
-
-    def __enter__(self) -> _Interrupt:
-        if threading.current_thread() is threading.main_thread():
-            for number in _STOP_SIGNALS:
-                if signal.getsignal(number) is not signal.SIG_IGN:
-                    self._previous[number] = signal.signal(number, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for number, previous in self._previous.items():
-            signal.signal(number, previous if previous is not None else signal.SIG_DFL)
-        self._previous = {}
 
 
 class _Quiet:
@@ -201,7 +130,9 @@ class _Run:
     first_frame: bool
     all_frames: bool
     writer: Writer
-    interrupt: _Interrupt
+    interrupt: Interrupt
+    #: The writes of outputs, by worker threads (--write-threads), settled in input order.
+    outputs: OutputQueue = field(default_factory=lambda: OutputQueue(0, 0))
     inputs: list[Input] = field(default_factory=list)
     #: Inputs of several frames that --all-frames runs after the stream, frame by frame.
     animations: list[int] = field(default_factory=list)
@@ -229,6 +160,7 @@ class _Run:
         self.bar.update(1)
         if self.stop_on_error:
             self.stopped = True
+            self.outputs.cancel()
 
     def jobs(self) -> Iterator[tuple[int, Image.Image]]:
         """Yield ``(index, lazy graph)``; inputs settled without the GPU are handled here."""
@@ -317,27 +249,73 @@ class _Run:
                 except Exception as failure:
                     self.fail(Failure.from_error(str(item.path), failure, "fallback"))
                     return
-                if self.save(index, *frames):  # inside the with: closing drops the pixels
-                    self.tally.cpu += 1
+                # Written before the file closes (which drops the pixels of its results).
+                self.save(index, *frames, route="cpu", wait=True)
         except Exception as failure:  # the file could no longer be opened
             self.fail(Failure.from_error(str(item.path), failure, "fallback"))
+
+    def settle_outputs(self, *, cancel: bool) -> None:
+        """Settle every queued write, in order (cancelling the ones not started, with
+        ``cancel``), and stop the writers."""
+        if cancel:
+            self.outputs.cancel()
+        try:
+            self.outputs.finish()
+        finally:
+            self.outputs.close()
 
     def path_of(self, key: object) -> str:
         if isinstance(key, int) and 0 <= key < len(self.inputs):
             return str(self.inputs[key].path)
         return _RUN
 
-    def save(self, index: int, image: PILImage.Image, *more: PILImage.Image) -> bool:
-        """Write the result of input ``index`` (with ``more`` frames: all of them as one
-        file); report a failure instead of raising."""
+    def save(
+        self,
+        index: int,
+        image: PILImage.Image,
+        *more: PILImage.Image,
+        route: str,
+        wait: bool = False,
+        left_out: tuple[str, ...] = (),
+    ) -> None:
+        """Queue the write of input ``index``'s result (with ``more`` frames: all of them as
+        one file), made on ``route`` (``"gpu"`` or ``"cpu"``, the fallback's); its outcome is
+        counted and reported when it is settled (at once with ``wait``), never raised. The
+        metadata ``left_out`` of an output encoded elsewhere (a Ray actor's) count with it."""
         item = self.inputs[index]
+        source = self.file_items.get(index, NO_ITEMS)
+        nbytes = sum(frame.width * frame.height * len(frame.getbands()) for frame in (image, *more))
+
+        def write() -> list[str]:
+            return self.writer.write(item, image, *more, source=source)
+
+        def settle(outcome: Future[list[str]]) -> None:
+            self._saved(index, image, route, outcome, left_out)
+
+        self.outputs.make_room(nbytes)  # settling earlier writes may stop the run
+        if self.halted:  # a full disk, --stop-on-error or an interrupt: not processed
+            self.settled -= 1
+            return
+        self.outputs.put(write, nbytes, settle, wait=wait)
+
+    def _saved(
+        self,
+        index: int,
+        image: PILImage.Image,
+        route: str,
+        outcome: Future[Any],
+        noted: tuple[str, ...],
+    ) -> None:
+        """Count and report one settled write (a cancelled one is an input not processed)."""
+        item = self.inputs[index]
+        if outcome.cancelled():
+            self.settled -= 1
+            return
         try:
-            left_out = self.writer.write(
-                item, image, *more, source=self.file_items.get(index, NO_ITEMS)
-            )
+            left_out = outcome.result()
         except OutputError as error:
             self.fail(output_failure(item.path, error))
-            return False
+            return
         except Exception as error:  # MemoryError included
             unsaved = Failure.from_error(
                 str(item.path), error, "save", mode=image.mode, file_format=item.format
@@ -347,13 +325,17 @@ class _Run:
                 # No later output can be written either: stop instead of failing them all.
                 self.stop_reason = f"the output's file system refused a write ({error.strerror})"
                 self.stopped = True
-            return False
-        self.tally.leave_out(left_out)
+                self.outputs.cancel()
+            return
+        if route == "gpu":
+            self.tally.gpu += 1
+        else:
+            self.tally.cpu += 1
+        self.tally.leave_out([*noted, *left_out])
         self.tally.output_bytes += image.width * image.height * len(image.getbands())
         self.bar.update(1)
         elapsed = max(time.perf_counter() - self.started, 1e-9)
         self.bar.set_postfix_str(f"{self.tally.output_bytes / elapsed / 1e6:.1f} MB/s")
-        return True
 
     def settle(self, error: GpuError, closed: bool) -> bool:
         """Handle a GPU error from the stream; False when the run cannot go on."""
@@ -389,8 +371,7 @@ class _Run:
             else:
                 self.fail(Failure.from_error(str(item.path), problem, stage))
         elif failure is None:
-            if self.save(index, *run.results):
-                self.tally.gpu += 1
+            self.save(index, *run.results, route="gpu")
         elif is_refusal(failure):
             self.refuse(index, failure)
         else:  # a frame that fails to decode: reported, never retried on the CPU
@@ -418,7 +399,17 @@ def _executor(args: argparse.Namespace) -> Any:
 
 
 def _drive(run: _Run, args: argparse.Namespace) -> None:
-    """Stream every input through the executor, restarting a stream a refusal stopped."""
+    """Stream every input through the executor, restarting a stream a refusal stopped; then
+    settle every output write (the ones not started are cancelled on an interrupt)."""
+    interrupted = True
+    try:
+        _stream(run, args)
+        interrupted = False
+    finally:
+        run.settle_outputs(cancel=interrupted or run.interrupt.requested)
+
+
+def _stream(run: _Run, args: argparse.Namespace) -> None:
     feed = run.jobs()
     with _executor(args) as executor:  # settings were checked by run_apply
         while not run.exhausted and not run.halted:
@@ -442,8 +433,7 @@ def _drive(run: _Run, args: argparse.Namespace) -> None:
                         run.stopped = True
                         return
                     run.settled += 1
-                    if run.save(result.input_key, result.image):
-                        run.tally.gpu += 1
+                    run.save(result.input_key, result.image, route="gpu")
         for index in run.animations:  # --all-frames: files of several frames, one by one
             if run.halted:
                 break
@@ -466,7 +456,7 @@ def run_apply(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as error:
         print(f"pillow-gpu: error: invalid executor setting: {error}", file=sys.stderr)
         return EXIT_USAGE
-    with _Interrupt() as interrupt:
+    with Interrupt() as interrupt:
         run = new_run(args, admission, interrupt)
         found = Discovery()
         try:
@@ -508,8 +498,8 @@ def checked_admission(chain: Chain) -> Admission | None:
     return admission
 
 
-def new_run(args: argparse.Namespace, admission: Admission, interrupt: _Interrupt) -> _Run:
-    """The state of one run of ``args.chain``, with its output writer."""
+def new_run(args: argparse.Namespace, admission: Admission, interrupt: Interrupt) -> _Run:
+    """The state of one run of ``args.chain``, with its output writer and write threads."""
     writer = Writer(
         root=real_path(args.output_dir) if args.output_dir else None,
         overwrite=args.overwrite,
@@ -525,6 +515,10 @@ def new_run(args: argparse.Namespace, admission: Admission, interrupt: _Interrup
         all_frames=args.all_frames,
         writer=writer,
         interrupt=interrupt,
+        outputs=OutputQueue(
+            write_threads(args.write_threads, stop_on_error=args.stop_on_error),
+            args.host_mib << 20,
+        ),
     )
 
 

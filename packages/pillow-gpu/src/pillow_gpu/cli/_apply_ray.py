@@ -37,7 +37,6 @@ from PIL import ImageMode
 from pillow_gpu.cli._apply import (
     EXIT_FAILED,
     EXIT_USAGE,
-    _Interrupt,
     _Run,
     _summary,
     checked_admission,
@@ -46,6 +45,7 @@ from pillow_gpu.cli._apply import (
     new_run,
 )
 from pillow_gpu.cli._chain import Chain, parse_chain
+from pillow_gpu.cli._exit import Interrupt
 from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
 from pillow_gpu.cli._metadata import LEFT_OUT_SEPARATOR
 from pillow_gpu.cli._outputs import (
@@ -147,10 +147,9 @@ def _settle(run: _Run, row: Mapping[str, Any]) -> None:
             width=int(row["width"]),
             height=int(row["height"]),
         )
-        if run.save(index, encoded):  # type: ignore[arg-type]  # saved like a PIL image
-            run.tally.gpu += 1
-            left_out = str(row.get("metadata_left_out") or "")
-            run.tally.leave_out(left_out.split(LEFT_OUT_SEPARATOR) if left_out else ())
+        left_out = str(row.get("metadata_left_out") or "")
+        noted = tuple(left_out.split(LEFT_OUT_SEPARATOR)) if left_out else ()
+        run.save(index, encoded, route="gpu", left_out=noted)  # type: ignore[arg-type]
         return
     stage, message = str(row["error_stage"]), str(row["error_message"])
     refusal = _refusal(kind, stage, message)
@@ -261,7 +260,7 @@ def run_apply_ray(args: argparse.Namespace) -> int:
     if admission is None:
         return EXIT_USAGE
     cluster = ""
-    with _Interrupt() as interrupt:
+    with Interrupt() as interrupt:
         run = new_run(args, admission, interrupt)
         writer = run.writer
         found = Discovery()
@@ -285,7 +284,12 @@ def run_apply_ray(args: argparse.Namespace) -> int:
                     continue
                 rows.append({"key": index, "path": str(item.path), "format": item.format})
             if rows and not run.halted:
-                cluster = _drive(run, rows, args, mapper)
+                interrupted = True
+                try:
+                    cluster = _drive(run, rows, args, mapper)
+                    interrupted = False
+                finally:
+                    run.settle_outputs(cancel=interrupted or run.interrupt.requested)
         except KeyboardInterrupt:  # a second SIGINT: the file being saved was discarded
             interrupt.requested = True
         _summary(run, time.perf_counter() - run.started, found)
