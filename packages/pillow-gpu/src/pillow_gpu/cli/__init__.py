@@ -261,8 +261,8 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=_threads,
         default=None,
         help="threads that encode and write outputs while the GPU runs the next files, "
-        "reported in input order (default: the CPUs less one, at least 1, at most 8, and 0 "
-        "with --stop-on-error; 0 writes each output in the thread that drives the GPU)",
+        "reported in input order (default: the CPUs, at most 8, and 0 with --stop-on-error; 0 "
+        "writes each output in the thread that drives the GPU)",
     )
     parser.add_argument(
         "--quality",
