@@ -85,7 +85,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    from pillow_gpu.cli._apply import EXIT_INTERRUPTED, EXIT_USAGE, run_apply
+    from pillow_gpu.cli._apply import run_apply
+    from pillow_gpu.cli._exit import EXIT_INTERRUPTED, EXIT_USAGE
 
     if args.ray is None:
         given = [name for name in _RAY_ONLY if getattr(args, name) is not None]
@@ -149,7 +150,7 @@ Refusals and --cpu-fallback:
 
 
 def _apply_epilog() -> str:
-    from pillow_gpu.cli._apply import EXIT_STATUSES
+    from pillow_gpu.cli._exit import EXIT_STATUSES
 
     statuses = "\n".join(f"  {code:<3}  {meaning}" for code, meaning in EXIT_STATUSES)
     return (

@@ -53,11 +53,7 @@ from pillow_gpu import Image
 from pillow_gpu.cli._chain import Admission, Chain, ChainError, admitted_modes
 from pillow_gpu.cli._exit import (
     EXIT_FAILED,
-    EXIT_HANGUP,
-    EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_STATUSES,
-    EXIT_TERMINATED,
     EXIT_USAGE,
     Interrupt,
 )
@@ -90,13 +86,6 @@ from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._planner import plan_graph
 
 __all__ = [
-    "EXIT_FAILED",
-    "EXIT_HANGUP",
-    "EXIT_INTERRUPTED",
-    "EXIT_OK",
-    "EXIT_STATUSES",
-    "EXIT_TERMINATED",
-    "EXIT_USAGE",
     "QUALITY_FORMATS",
     "TEMP_SUFFIX",
     "Failure",

@@ -35,8 +35,6 @@ from PIL import Image as PILImage
 from PIL import ImageMode
 
 from pillow_gpu.cli._apply import (
-    EXIT_FAILED,
-    EXIT_USAGE,
     _Run,
     _summary,
     checked_admission,
@@ -45,7 +43,7 @@ from pillow_gpu.cli._apply import (
     new_run,
 )
 from pillow_gpu.cli._chain import Chain, parse_chain
-from pillow_gpu.cli._exit import Interrupt
+from pillow_gpu.cli._exit import EXIT_FAILED, EXIT_USAGE, Interrupt
 from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
 from pillow_gpu.cli._metadata import LEFT_OUT_SEPARATOR
 from pillow_gpu.cli._outputs import (
