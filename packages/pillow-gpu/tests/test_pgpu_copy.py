@@ -56,7 +56,7 @@ def test_small_copies_are_never_split(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_trials_choose_by_time_per_byte(monkeypatch: pytest.MonkeyPatch) -> None:
     """Alternating trials, then the faster way (a split only with the 20 % margin)."""
-    monkeypatch.setattr(_copy, "_usable_cpus", lambda: 16)
+    monkeypatch.setattr(_copy, "usable_cpus", lambda: 16)
     for split_time, expected in ((1.0, _copy._WAYS), (1.1, 1)):
         monkeypatch.setattr(_copy, "_chosen", None)
         monkeypatch.setattr(_copy, "_trials", {1: [], _copy._WAYS: []})
@@ -71,7 +71,7 @@ def test_trials_choose_by_time_per_byte(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_few_cpus_never_split(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_copy, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(_copy, "usable_cpus", lambda: 2)
     monkeypatch.setattr(_copy, "_chosen", None)
     assert _copy._next_ways() == 1
     assert _copy.split_ways() == 1

@@ -24,6 +24,8 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from pillow_gpu._cpus import usable_cpus
+
 __all__ = ["MIN_SPLIT_BYTES", "copy_memory", "split_ways"]
 
 #: Copies smaller than this are one ``memmove`` (handing out chunks costs tens of us).
@@ -40,13 +42,6 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _chosen: int | None = None
 _trials: dict[int, list[float]] = {1: [], _WAYS: []}
-
-
-def _usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
 
 
 def split_ways() -> int:
@@ -69,7 +64,7 @@ def _next_ways() -> int:
     global _chosen  # noqa: PLW0603 - a once-per-process choice
     if _chosen is not None:
         return _chosen
-    if _usable_cpus() < 3:
+    if usable_cpus() < 3:
         _chosen = 1
         return 1
     with _lock:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import GpuBatchExecutor, Image, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageOps, _cpus
 from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.errors import DecodeError
 from pillow_gpu.executor import _prefetch
@@ -148,7 +148,7 @@ def test_bad_decode_threads_are_refused(value: object, error: type, message: str
 
 def test_the_default_leaves_a_cpu_to_the_driving_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     for cpus, expected in ((1, 0), (2, 1), (6, 5), (64, 8)):
-        monkeypatch.setattr(_prefetch.os, "sched_getaffinity", lambda _pid, n=cpus: set(range(n)))
+        monkeypatch.setattr(_cpus.os, "sched_getaffinity", lambda _pid, n=cpus: set(range(n)))
         assert _prefetch.decode_threads(None) == expected
         assert _prefetch.decode_threads(None, cpu_adapter=True) == 0  # kernels share the cores
         assert _prefetch.decode_threads(3, cpu_adapter=True) == 3

@@ -14,11 +14,12 @@ calling thread as it is queued.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
+
+from pillow_gpu._cpus import usable_cpus
 
 __all__ = ["OutputQueue", "Settle", "write_threads"]
 
@@ -35,11 +36,7 @@ def write_threads(value: int | None, *, stop_on_error: bool = False) -> int:
         return value
     if stop_on_error:
         return 0
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(_DEFAULT_MOST, cpus))
+    return max(1, min(_DEFAULT_MOST, usable_cpus()))
 
 
 #: What settles one write: called with its finished (or cancelled) future, in the caller.

@@ -15,12 +15,12 @@ back and runs it itself, so the driving thread never idles behind a busy pool.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 
 from pillow_gpu._cpu import decode_leaf
+from pillow_gpu._cpus import usable_cpus
 from pillow_gpu._graph import Node
 from pillow_gpu.executor._job import Job
 
@@ -53,11 +53,7 @@ def decode_threads(value: object, *, cpu_adapter: bool = False) -> int:
 
 
 def _default_threads() -> int:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        cpus = os.cpu_count() or 1
-    return max(0, min(_DEFAULT_MOST, cpus - 1))
+    return max(0, min(_DEFAULT_MOST, usable_cpus() - 1))
 
 
 def _decode(node: Node) -> None:
