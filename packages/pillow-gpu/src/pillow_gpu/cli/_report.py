@@ -140,8 +140,6 @@ _MODE_REFUSED = re.compile(
 #: The modes Pillow's JPEG 2000 encoder writes; for another its message names no mode.
 _JPEG2000_MODES = frozenset({"L", "LA", "RGB", "RGBA", "CMYK", "YCbCr", "I;16", "I;16B"})
 _JPEG2000_REFUSED = "broken data stream when writing image file"
-#: Pillow's WebP and AVIF writers' messages for animation frames of different sizes.
-_FRAME_SIZES = re.compile(r"Invalid frame dimensions|Image sequence dimensions mismatch")
 #: Modes with transparency, which ``flatten`` puts onto a colour (an RGB result).
 _TRANSPARENT = frozenset({"RGBA", "RGBa", "LA", "La", "PA", "P"})
 #: Modes of more than 8 bits a band, and the formats Pillow writes them to as they are.
@@ -187,7 +185,7 @@ def _explain(error: BaseException, stage: str, mode: str = "", file_format: str 
     if unwritable is not None:
         why = "the output's format cannot hold the chain's result in its mode"
         fix = _mode_fix(*unwritable)
-    elif isinstance(error, FrameSizes) or (stage == "save" and _FRAME_SIZES.search(observed)):
+    elif isinstance(error, FrameSizes):  # refused before Pillow's writers cut or refuse them
         why = (
             "the chain's results for this file's frames differ in size, and the format's "
             "animations hold frames of one size"
