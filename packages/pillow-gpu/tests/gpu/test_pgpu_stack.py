@@ -35,6 +35,7 @@ from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.gpu import _stack, plan_graph
 from pillow_gpu.gpu._device import SharedDevice, shader_source
 from pillow_gpu.gpu._layout import upload_nbytes
+from pillow_gpu.gpu._upload_belt import UploadBatch
 
 Chain = tuple[Callable[[Any], Any], Callable[[PILImage.Image], PILImage.Image]]
 
@@ -353,41 +354,51 @@ def test_a_pooled_stack_is_cleared_and_reused(device: SharedDevice) -> None:
 
 
 #: Sizes whose lanes are written one ``write_buffer`` each (at least JOIN_LANE_BYTES: exactly
-#: the bound, and above it with a gap to the 256-byte lane stride) or joined (under it).
+#: the bound, and above it with a gap to the 256-byte lane stride) or staged together (under
+#: it: the executor's submissions copy them through a pooled staging buffer).
 UPLOAD_SIZES = {
     "L-512x256-apart": ("L", (512, 256)),
     "L-363x363-apart-gap": ("L", (363, 363)),
     "RGB-182x181-apart-gap": ("RGB", (182, 181)),
-    "L-256x256-joined": ("L", (256, 256)),
-    "L-255x255-joined-gap": ("L", (255, 255)),
+    "L-256x256-staged": ("L", (256, 256)),
+    "L-255x255-staged-gap": ("L", (255, 255)),
 }
 
 
 @pytest.mark.parametrize("case", list(UPLOAD_SIZES))
-def test_uploads_are_written_apart_or_joined_by_lane_size(
+def test_uploads_are_written_apart_or_staged_by_lane_size(
     device: SharedDevice, case: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mode, size = UPLOAD_SIZES[case]
     lazy, pil = CHAINS["gaussian2"]
     writes: list[int] = []
+    staged: list[tuple[int, int]] = []
     queue = device.queue
     real = queue.write_buffer
+    real_add = UploadBatch.add
 
     def counting(buffer: Any, offset: int, data: Any, *args: Any) -> None:
         writes.append(memoryview(data).nbytes)
         real(buffer, offset, data, *args)
 
+    def counting_add(batch: UploadBatch, target: Any, lanes: Any, stride: int) -> None:
+        staged.append((len(lanes), stride))
+        real_add(batch, target, lanes, stride)
+
     monkeypatch.setattr(queue, "write_buffer", counting)
+    monkeypatch.setattr(UploadBatch, "add", counting_add)
     executor = GpuBatchExecutor(max_jobs=4, max_in_flight=1)
     try:
         rounds = []
-        for first_seed in (0, 20):  # the second round reuses the pooled stack
+        for first_seed in (0, 20):  # the second round reuses the pooled stack and staging
             sources = [make_image(mode, size, seed) for seed in range(first_seed, first_seed + 4)]
             writes.clear()
-            rounds.append((sources, _run(executor, [lazy(Image.from_pil(s)) for s in sources])))
+            staged.clear()
+            found = _run(executor, [lazy(Image.from_pil(s)) for s in sources])
+            rounds.append((sources, found, list(writes), list(staged)))
     finally:
         executor.close()
-    for sources, found in rounds:
+    for sources, found, _, _ in rounds:
         for index, source in enumerate(sources):
             assert_image_equal(found[index], pil(source))
     plan = plan_graph(lazy(Image.from_pil(make_image(mode, size))))
@@ -397,8 +408,9 @@ def test_uploads_are_written_apart_or_joined_by_lane_size(
     apart = stride >= _stack.JOIN_LANE_BYTES
     assert apart == ("apart" in case)
     assert (stride > payload) == ("gap" in case)
-    expected = [payload] * 4 if apart else [3 * stride + payload]
-    assert [n for n in writes if n >= payload] == expected, writes
+    for _, _, written, staged_runs in rounds:
+        assert [n for n in written if n >= payload] == ([payload] * 4 if apart else []), written
+        assert staged_runs == ([] if apart else [(4, stride)])
 
 
 def test_mixed_shapes_form_separate_runs(device: SharedDevice) -> None:

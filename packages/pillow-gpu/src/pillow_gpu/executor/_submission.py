@@ -38,6 +38,7 @@ from pillow_gpu.gpu._mapped import read_view
 from pillow_gpu.gpu._plan import Plan
 from pillow_gpu.gpu._slots import Slot
 from pillow_gpu.gpu._stack import allocate_together, encode_together
+from pillow_gpu.gpu._upload_belt import UploadBatch
 
 __all__ = ["MAX_SUBMISSION_OPS", "Submission"]
 
@@ -81,6 +82,8 @@ class Submission:
         self.arena_charge = Charge()
         self._deadline = 0.0
         self._encoded: tuple[list[Job], list[Any]] = ([], [])
+        #: The launch's small uploads, staged for a copy submitted before its jobs' work.
+        self._uploads = UploadBatch(shared.device, shared.queue, shared.staging)
         self._dispatch_calls = 0
         #: Set on completion: the credits it returns and the (submission, job) ready pairs.
         self.completion_freed = Charge()
@@ -105,7 +108,8 @@ class Submission:
         for job in self.group:
             assert job.plan is not None
             plans.append(job.plan)
-        errors = {id(plan): error for plan, error in allocate_together(plans, self._shared)}
+        allocation = allocate_together(plans, self._shared, self._uploads)
+        errors = {id(plan): error for plan, error in allocation}
         for job in self.group:
             error = errors.get(id(job.plan))
             if error is not None:
@@ -154,7 +158,9 @@ class Submission:
                     jobs.append(job)
         if not jobs:
             self._destroy_arena()
-        self._encoded = (jobs, buffers)
+            self._uploads.discard()
+        # The staged uploads' copies go first: every job's dispatches read them.
+        self._encoded = (jobs, [*self._uploads.command_buffers(), *buffers] if jobs else [])
 
     def submit(self, counters: Counters) -> None:
         """Submit what :meth:`launch` encoded (the caller defers SIGINT around this call).
@@ -168,6 +174,7 @@ class Submission:
         self._shared.queue.submit(buffers)
         self.jobs = jobs
         self.submitted = True
+        self._uploads.submitted()
         self._arm(counters)
 
     def _arm(self, counters: Counters) -> None:
@@ -229,6 +236,7 @@ class Submission:
         for job in self.group:
             self._destroy_resident(job)
         self._destroy_arena()
+        self._uploads.discard()
         self._fence_buffer = None
         return restore
 

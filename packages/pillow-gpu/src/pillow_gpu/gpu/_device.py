@@ -21,6 +21,7 @@ from pillow_gpu.gpu._cffi_types import parse_wgpu_types
 from pillow_gpu.gpu._program import parse_specialized
 from pillow_gpu.gpu._resident_pool import ResidentPool
 from pillow_gpu.gpu._slots import SlotPool
+from pillow_gpu.gpu._upload_belt import StagingPool
 
 __all__ = [
     "DeviceLimits",
@@ -120,6 +121,8 @@ class SharedDevice:
         self.slots = SlotPool()
         #: Idle buffer pairs of dropped resident outputs, for later resident jobs.
         self.resident_pool = ResidentPool()
+        #: Staging buffers of submitted uploads, mapped again for later submissions.
+        self.staging = StagingPool()
         #: Buffers created by plans on this device (tests check admission allocates none).
         self.buffers_created = 0
         #: The pid of the process that created the device, in a process forked from it

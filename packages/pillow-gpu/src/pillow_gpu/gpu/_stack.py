@@ -42,6 +42,7 @@ from pillow_gpu.gpu._program import (
     specialized,
 )
 from pillow_gpu.gpu._slots import Slot
+from pillow_gpu.gpu._upload_belt import UploadBatch, write_run
 
 if TYPE_CHECKING:
     from pillow_gpu.gpu._plan import Plan
@@ -155,17 +156,22 @@ def _stacked(program: Program, dispatch: Dispatch) -> bool:
 
 
 def allocate_together(
-    plans: Sequence[Plan], device: SharedDevice | None = None
+    plans: Sequence[Plan],
+    device: SharedDevice | None = None,
+    uploads: UploadBatch | None = None,
 ) -> list[tuple[Plan, Exception]]:
     """Decode ``plans``' sources, take or create their slots and queue their uploads.
 
     Consecutive plans of one shape share a slot, a lane each. Returns the plans that failed
     with their errors (a decode failure, a plan allocated before); those hold nothing, and the
-    others are allocated.
+    others are allocated. With ``uploads``, lanes under :data:`JOIN_LANE_BYTES` go through
+    its staging buffer (:mod:`pillow_gpu.gpu._upload_belt`), and the caller submits its
+    command buffers first; otherwise every upload is a ``queue.write_buffer``.
     """
     shared = device or get_device()
     most = shared.limits.max_compute_workgroups_per_dimension
     failed: list[tuple[Plan, Exception]] = []
+    allocated: list[Plan] = []
     run: list[tuple[Plan, dict[int, bytes | memoryview]]] = []
     key: Hashable = None
     lanes = 1
@@ -175,9 +181,11 @@ def allocate_together(
         # by image, as if unstacked.
         if run:
             try:
-                _allocate_run(shared, key, run)
+                _allocate_run(shared, key, run, uploads)
             except Exception as error:
                 failed.extend((plan, error) for plan, _ in run)
+            else:
+                allocated.extend(plan for plan, _ in run)
             run.clear()
 
     for plan in plans:
@@ -194,11 +202,19 @@ def allocate_together(
             lanes = max(1, min(most, STACK_BYTES // max(1, plan.program.image_bytes())))
         run.append((plan, pixels))
     flush()
+    if uploads is not None:
+        try:
+            uploads.stage()
+        except Exception as error:  # the fallback writes failed: the device is likely lost
+            failed.extend((plan, error) for plan in allocated)
     return failed
 
 
 def _allocate_run(
-    shared: SharedDevice, key: Hashable, run: list[tuple[Plan, dict[int, bytes | memoryview]]]
+    shared: SharedDevice,
+    key: Hashable,
+    run: list[tuple[Plan, dict[int, bytes | memoryview]]],
+    uploads: UploadBatch | None,
 ) -> None:
     pool_key = (key, len(run))
     slot = shared.slots.take(pool_key)
@@ -207,7 +223,7 @@ def _allocate_run(
         slot = _create_slot(shared, run[0][0].program, len(run), set(run[0][1]))
     try:
         for index in run[0][1]:
-            _write_lanes(shared, slot, index, [pixels[index] for _, pixels in run])
+            _write_lanes(shared, slot, index, [pixels[index] for _, pixels in run], uploads)
     except BaseException:
         shared.slots.give(pool_key, slot)  # never submitted: its next user writes its own uploads
         raise
@@ -217,36 +233,33 @@ def _allocate_run(
 
 
 def _write_lanes(
-    shared: SharedDevice, slot: Slot, index: int, lanes: list[bytes | memoryview]
+    shared: SharedDevice,
+    slot: Slot,
+    index: int,
+    lanes: list[bytes | memoryview],
+    uploads: UploadBatch | None,
 ) -> None:
     """Write every lane's upload into buffer ``index`` of ``slot``.
 
-    Lanes under :data:`JOIN_LANE_BYTES` are joined (each padded to the lane stride) into one
-    ``write_buffer``: one staging copy for the run instead of a call and a staging allocation
-    per job. Larger lanes are written one ``write_buffer`` each, straight from the source's
-    memory: joining them would copy every byte once more for a call saved per job.
+    Lanes under :data:`JOIN_LANE_BYTES` go into ``uploads``' staging buffer, or without it are
+    joined (each padded to the lane stride) into one ``write_buffer``: one staging copy for the
+    run instead of a call and a staging allocation per job. Larger lanes are written one
+    ``write_buffer`` each, straight from the source's memory: joining them would copy every
+    byte once more for a call saved per job.
     """
     buffer = slot.resources[index]["buffer"]
-    write = shared.queue.write_buffer
-    if len(lanes) == 1:
-        write(buffer, 0, lanes[0])
-        return
     stride = slot.strides[index]
     for lane, data in enumerate(lanes):
         if len(data) > stride:  # pragma: no cover - an upload never exceeds its working buffer
             msg = f"lane {lane} uploads {len(data)} bytes into a {stride}-byte lane"
             raise AssertionError(msg)
-    if stride >= JOIN_LANE_BYTES:
+    if stride < JOIN_LANE_BYTES and uploads is not None:
+        uploads.add(buffer, lanes, stride)
+    elif stride < JOIN_LANE_BYTES or len(lanes) == 1:
+        write_run(shared.queue, buffer, lanes, stride)
+    else:
         for lane, data in enumerate(lanes):
-            write(buffer, lane * stride, data)
-        return
-    parts: list[bytes | memoryview] = []
-    for lane, data in enumerate(lanes):
-        parts.append(data)
-        gap = stride - len(data)
-        if gap and lane < len(lanes) - 1:
-            parts.append(bytes(gap))
-    write(buffer, 0, b"".join(parts))
+            shared.queue.write_buffer(buffer, lane * stride, data)
 
 
 def lane_buffer(plan: Plan, index: int) -> tuple[Any, int]:
