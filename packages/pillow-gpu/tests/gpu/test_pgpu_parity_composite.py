@@ -19,7 +19,7 @@ from PIL import ImageChops as PILImageChops
 from pillow_gpu import GpuBatchExecutor, Image, ImageChops
 from pillow_gpu._testing import assert_image_equal, call_outcome, make_image, rebuilt
 from pillow_gpu.errors import Unsupported
-from pillow_gpu.gpu import evaluate
+from pillow_gpu.gpu import evaluate, plan_graph
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -286,6 +286,64 @@ def test_image_composite_matches_pillow(mode: str, mask_mode: str) -> None:
     chops = ImageChops.composite(lazy_first, lazy_second, Image.from_pil(mask))
     _both(chops, PILImageChops.composite(first, second, mask))
     assert_image_equal(lazy_second.to_pil(), second)  # the second image is left as it was
+
+
+#: L sizes of the packed composite: rows of whole words, rows that start inside a word, one
+#: pixel, and more words than one grid row holds (gpu._packed_l.grid).
+PACKED_SIZES = [(8, 4), (19, 17), (1, 1), (3, 5), (1030, 3)]
+#: L masks: random bytes, none (0), all (255), and a mask holding every byte value.
+PACKED_MASKS = ("random", "zero", "full", "ramp")
+
+
+def _l_mask(kind: str, size: tuple[int, int]) -> PILImage.Image:
+    if kind == "random":
+        return make_image("L", size, 21)
+    if kind == "ramp":
+        data = (np.arange(size[0] * size[1]) % 256).astype(np.uint8).tobytes()
+        return PILImage.frombytes("L", size, data)
+    return PILImage.new("L", size, 0 if kind == "zero" else 255)
+
+
+@pytest.mark.parametrize("form", ["composite", "in-place-paste"])
+@pytest.mark.parametrize("mask_kind", PACKED_MASKS)
+@pytest.mark.parametrize("size", PACKED_SIZES, ids=[f"{w}x{h}" for w, h in PACKED_SIZES])
+def test_l_composite_runs_packed_and_matches_pillow(
+    size: tuple[int, int], mask_kind: str, form: str
+) -> None:
+    """Three L images of one size compose four pixels to a word, each pixel weighed by its
+    own mask byte, with no unpacking and packing around the composite."""
+    first, second, mask = (
+        make_image("L", size, 22),
+        make_image("L", size, 23),
+        _l_mask(mask_kind, size),
+    )
+    lazy_first, lazy_mask = Image.from_pil(first), Image.from_pil(mask)
+    if form == "composite":
+        expected = PILImage.composite(first, second, mask)
+        lazy = Image.composite(lazy_first, Image.from_pil(second), lazy_mask)
+    else:
+        expected = second.copy()
+        expected.paste(first, (0, 0), mask)
+        lazy = Image.from_pil(second)
+        lazy.paste(lazy_first, (0, 0), lazy_mask)
+    kernels = [dispatch.pipeline for dispatch in plan_graph(rebuilt(lazy)).program.dispatches]
+    assert kernels == ["composite?FLAT=1&MASK_BYTE=0&OP=0&PACKED=1&USE_INK=0"]
+    _both(lazy, expected)
+
+
+def test_l_composites_of_a_batch_match_pillow_through_the_executor() -> None:
+    """A batch of packed L composites (stacked lanes, the source doubling as the mask)."""
+    pairs = [
+        (make_image("L", (36, 9), seed), make_image("L", (36, 9), seed + 50)) for seed in range(6)
+    ]
+    with GpuBatchExecutor(max_jobs=8) as executor:
+        jobs = [
+            (index, Image.composite(Image.from_pil(a), Image.from_pil(b), Image.from_pil(a)))
+            for index, (a, b) in enumerate(pairs)
+        ]
+        found = {result.input_key: result.image for result in executor.run(jobs)}
+    for index, (a, b) in enumerate(pairs):
+        assert_image_equal(found[index], PILImage.composite(a, b, a))
 
 
 def test_watermark_pipeline_streams_exactly_through_the_executor() -> None:

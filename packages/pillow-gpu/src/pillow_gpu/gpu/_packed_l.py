@@ -1,9 +1,10 @@
 """L images kept as Pillow's bytes on the device: four pixels to a word, rows back to back.
 
 An L leaf uploads Pillow's stored bytes into a *packed* buffer. Per-byte operations (the lookup
-table family, and ImageChops of two same-size L images) work on those words as they are: each
-stored byte is a pixel, so a lookup whose four rows are the L table maps four pixels at once,
-and a per-byte composition of two packed images is the composition of their pixels. Rank
+table family, ImageChops of two same-size L images, and ``Image.composite`` of three) work
+on those words as they are: each stored byte is a pixel, so a lookup whose four rows are the L
+table maps four pixels at once, and a per-byte composition of packed images (a mask byte
+weighing each pixel) is the composition of their pixels. Rank
 filters (median, min, max, rank; size <= 7) read and write packed rows directly when the row
 length divides by four (``kernels.rank``, packing 3), and so do BoxBlur, GaussianBlur and
 UnsharpMask (``kernels.boxblur``: vertical passes on the packed rows, horizontal passes on
@@ -41,6 +42,7 @@ from pillow_gpu.gpu._program import Program
 from pillow_gpu.gpu.kernels import (
     boxblur,
     chops,
+    composite,
     lut,
     pack_l,
     pad_l,
@@ -65,8 +67,9 @@ __all__ = [
 #: Operations that move whole pixels (``kernels.remap``'s integer affine gathers).
 _MOVES = frozenset({"transpose", "crop", "expand"})
 #: Operations lowered on packed L inputs (every input packed L, the output L); ``filter`` only
-#: for the rank filters, the blurs and the kernel filters.
-PACKED_OPS = frozenset({*_POINTWISE, *_MOVES, "chop", "blend", "filter"})
+#: for the rank filters, the blurs and the kernel filters; ``paste_masked`` only for
+#: ``Image.composite`` (three L images of one size, the whole image).
+PACKED_OPS = frozenset({*_POINTWISE, *_MOVES, "chop", "blend", "filter", "paste_masked"})
 _GRID_WIDTH = 1024
 #: ``convert`` targets of L that store Pillow's l2rgb word: the byte thrice, then 255.
 _GRAY_OPAQUE_TARGETS = ("LA", "RGB", "RGBA", "RGBX")
@@ -92,6 +95,10 @@ def _packable(node: Node) -> bool:
         return False
     if node.op in ("chop", "blend"):  # a per-byte composition only when the images coincide
         return all(child.size == node.size for child in node.inputs)
+    if node.op == "paste_masked":  # each pixel weighed by its own mask byte
+        return node.params["box"] == (0, 0) and all(
+            child.mode == "L" and child.size == node.size for child in node.inputs
+        )
     if node.op == "filter":  # rank filters, blurs and kernel filters
         instance = node.params["filter"]
         if isinstance(instance, ImageFilter.RankFilter):
@@ -163,6 +170,9 @@ def lower_packed(program: Program, node: Node, inputs: list[int | None]) -> int 
                 table = chops.scaled_table(name, node.params["scale"], node.params["offset"])
         a, b = sources
         return chops.lower(program, a, words, b=b, b_size=words, name=name, table=table)
+    if node.op == "paste_masked":
+        base, src, mask = sources
+        return composite.packed_l_composite(program, base, src, mask, words)
     if node.op == "filter":
         instance = node.params["filter"]
         if node.size[0] % 4 == 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pillow_gpu.gpu._program import Program
 
-__all__ = ["MASKS", "alpha_composite", "masked_paste"]
+__all__ = ["MASKS", "alpha_composite", "masked_paste", "packed_l_composite"]
 
 #: Mask mode -> (kernel op, the mask's stored byte that weighs): Pillow's ``ImagingPaste`` and
 #: ``ImagingFill2`` dispatch on the mask's mode the same way (1: select; L: its byte; LA and
@@ -55,6 +55,20 @@ def masked_paste(
         (base, base if src is None else src, mask, dst),
         constants,
         whole=region == (0, 0, *size),
+    )
+    return dst
+
+
+def packed_l_composite(
+    program: Program, base: int, src: int, mask: int, words: tuple[int, int]
+) -> int:
+    """``Image.composite`` of three same-size L images packed four pixels to a word
+    (:mod:`pillow_gpu.gpu._packed_l`; ``words`` is their word grid): each pixel of ``src``
+    over ``base``, weighed by its own mask byte."""
+    dst = program.image(words)
+    constants = {"OP": 0, "MASK_BYTE": 0, "USE_INK": 0, "PACKED": 1}
+    _dispatch(
+        program, words, (*words, *words, 0, 0, 0), (base, src, mask, dst), constants, whole=True
     )
     return dst
 

@@ -30,6 +30,10 @@ override ALPHA_BYTE: u32 = 4u;  // 4: no alpha byte
 // FLAT = 1: the rectangle is the whole image (every operand has its size), and one invocation
 // composes four consecutive words on a linear grid of `groups_x` columns.
 override FLAT: u32 = 0u;
+// PACKED = 1 (OP 0, FLAT): L images packed four pixels to a word (gpu._packed_l), so each
+// byte is a pixel weighed by the same byte of the mask word, as Pillow's paste_mask_L weighs
+// each pixel by its own mask byte.
+override PACKED: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> base: array<u32>;
@@ -53,7 +57,9 @@ fn blend(m: u32, old: u32, new_byte: u32) -> u32 {
     return div255(old * (255u - m) + new_byte * m);
 }
 
-fn masked(old: u32, source: u32, m: u32) -> u32 {
+// `mask_word`'s byte MASK_BYTE weighs the whole word (with PACKED, each byte its own).
+fn masked(old: u32, source: u32, mask_word: u32) -> u32 {
+    let m = byte_of(mask_word, MASK_BYTE);
     if (OP == 2u) {
         return select(old, source, m != 0u);
     }
@@ -65,7 +71,7 @@ fn masked(old: u32, source: u32, m: u32) -> u32 {
         if (OP == 1u) {
             v = (div255(o * (255u - m)) + i) & 255u;  // PREBLEND: MULDIV255 + in, as a byte
         } else {
-            var cm = m;
+            var cm = select(m, byte_of(mask_word, b), PACKED == 1u);
             if (ALPHA_BYTE < 4u && b != ALPHA_BYTE && cm != 0u) {
                 // 255 - (255 - cm) * (1 - (255 - alpha) / 255): 255 where the alpha byte is 0
                 cm = select(cm, 255u, byte_of(result, ALPHA_BYTE) == 0u);
@@ -106,8 +112,7 @@ fn composed(old: u32, lane: u32, lanes: u32, inner: u32) -> u32 {
     if (OP == 3u) {
         return over(old, source);
     }
-    let m = byte_of(mask[lane_start(arrayLength(&mask), lane, lanes) + inner], MASK_BYTE);
-    return masked(old, source, m);
+    return masked(old, source, mask[lane_start(arrayLength(&mask), lane, lanes) + inner]);
 }
 
 @compute @workgroup_size(16, 16)

@@ -122,7 +122,8 @@ ROUTES = (
         "Paste.c blends them, per stored byte (alpha and padding included); any offset incl. "
         "negative; a source of another mode converted as Pillow's paste converts it (RGBA "
         "and RGBa into RGB blended as stored; LA into RGB refused: it reads LA's unowned "
-        "bytes 1 and 2)",
+        "bytes 1 and 2); three L images of one size over the whole image (Image.composite) "
+        "run four pixels to a word, each weighed by its own mask byte",
     ),
     Route(
         operation="masked colour fill paste(color, box, mask)",
