@@ -339,11 +339,16 @@ def _filled(
         # raw decoder (a 256x256 L result), whose setup runs in Python.
         stride = len(data) // size[1]
         mapped = PILImage.core.map_buffer(data, size, "raw", 0, (mode, stride, 1))
-        return PILImage.Image()._new(mapped.copy())
+        return _TEMPLATE._new(mapped.copy())
     image = PILImage.new(mode, size, None)
     if len(data) < MIN_SPLIT_BYTES or not stored or not fill_storage(image, data):
         image.frombytes(data, "raw", rawmode)
     return image
+
+
+#: An empty image whose ``_new`` wraps a core image as Pillow's own methods do (with no info
+#: and no palette); never handed out, so one serves every result.
+_TEMPLATE = PILImage.Image()
 
 
 @functools.cache
