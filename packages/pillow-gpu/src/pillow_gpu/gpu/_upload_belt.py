@@ -138,7 +138,7 @@ class UploadBatch:
             return
         try:
             staging = self._pool.take(self._device, _size_class(self._nbytes))
-            view = write_view(staging, self._nbytes)
+            view = write_view(staging, int(staging.size))  # a size class: few view types
             for _target, lanes, stride, start in self._runs:
                 _fill(view, start, lanes, stride)
             del view
