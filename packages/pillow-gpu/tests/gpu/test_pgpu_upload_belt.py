@@ -118,6 +118,23 @@ def test_without_a_mapped_view_the_runs_are_written(
     assert len(pool) == 0
 
 
+def test_without_the_view_in_wgpu_no_staging_buffer_is_made(
+    device: SharedDevice, pool: StagingPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def untaken(*args: Any) -> Any:
+        raise AssertionError("a staging buffer was taken")
+
+    monkeypatch.setattr(_upload_belt, "_can_view", lambda: False)
+    monkeypatch.setattr(pool, "take", untaken)
+    target = _target(device, 1024)
+    lanes = _lanes([256, 256], 6)
+    batch = UploadBatch(device.device, device.queue, pool)
+    batch.add(target, lanes, 256)
+    batch.stage()
+    assert batch.command_buffers() == []
+    assert _read(device, target)[:512] == b"".join(lanes)
+
+
 class _NoEncoder:
     """A device whose command encoders cannot be created (everything else is the real one)."""
 

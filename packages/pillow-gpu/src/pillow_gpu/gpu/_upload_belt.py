@@ -20,6 +20,7 @@ and written, 8.9 through staging.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -136,6 +137,9 @@ class UploadBatch:
         with ``queue.write_buffer`` (raising what that raises)."""
         if not self._runs:
             return
+        if not _can_view():
+            self._write_runs()
+            return
         try:
             staging = self._pool.take(self._device, _size_class(self._nbytes))
             view = write_view(staging, int(staging.size))  # a size class: few view types
@@ -182,6 +186,16 @@ class UploadBatch:
         """Never submitted: drop the staging buffer (unmapped; it is not reused)."""
         self._staging = None
         self._runs.clear()
+
+
+@functools.cache
+def _can_view() -> bool:
+    """Whether this wgpu-py has the writable mapped-range view :func:`write_view` uses."""
+    try:
+        from wgpu.backends.wgpu_native import GPUBuffer  # type: ignore[import-untyped]
+    except ImportError:
+        return False
+    return callable(getattr(GPUBuffer, "_experimental_get_mapped_range", None))
 
 
 def _fill(view: memoryview, start: int, lanes: Sequence[Any], stride: int) -> None:
