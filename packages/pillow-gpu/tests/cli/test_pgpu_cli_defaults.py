@@ -75,6 +75,20 @@ def test_quality_is_ignored_by_formats_without_it(tmp_path: Path, device: Shared
         assert written.tobytes() == flipped.tobytes()
 
 
+@pytest.mark.parametrize("fmt", ["png", "tiff", "gif", "bmp"])
+def test_quality_with_a_format_that_takes_none_is_a_usage_error(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _source(tmp_path)
+    out = tmp_path / "out"
+    argv = ["apply", "flip", str(source), "-o", str(out), "--format", fmt, "--quality", "80"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "invalid --quality: why: only JPEG, WebP and AVIF outputs take a quality" in err
+    assert f"--quality 80 with --format {fmt}" in err
+    assert not out.exists()  # refused before any file is read or written
+
+
 @pytest.mark.parametrize("value", ["-1", "101", "high"], ids=["negative", "over-100", "text"])
 def test_quality_out_of_range_is_a_usage_error(
     value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -269,7 +269,8 @@ def _add_apply(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--quality",
         type=_quality,
         help="JPEG/WebP/AVIF quality 0..100 passed to Pillow's save (default: Pillow's, 75 "
-        "for JPEG and AVIF, 80 for WebP); other formats ignore it",
+        "for JPEG and AVIF, 80 for WebP); outputs of other formats are written without it, "
+        "and with a --format of another format it is a usage error",
     )
     parser.add_argument(
         "--strip-metadata",

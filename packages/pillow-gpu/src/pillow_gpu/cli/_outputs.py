@@ -135,6 +135,16 @@ def check_options(args: argparse.Namespace) -> str | None:
                 f"pass one of: {_writable_extensions()}",
             )
         args.format = text
+        quality = getattr(args, "quality", None)
+        written_as = _writable_format(f".{text}")
+        if quality is not None and (written_as or "").upper() not in QUALITY_FORMATS:
+            return _usage(
+                "--quality",
+                "only JPEG, WebP and AVIF outputs take a quality; Pillow's writer of this "
+                "format would ignore it",
+                f"--quality {quality} with --format {text} ({written_as} files)",
+                "drop --quality, or pass --format jpg, webp or avif",
+            )
     if args.output_dir is not None:
         if not args.output_dir:
             return _usage(
