@@ -11,6 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 import wgpu  # type: ignore[import-untyped]
+from PIL import ImageChops as PILImageChops
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops
+from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.gpu import _upload_belt
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._upload_belt import StagingPool, UploadBatch, write_run
@@ -204,3 +207,35 @@ def test_a_buffer_still_mapping_is_not_taken(device: SharedDevice) -> None:
     assert fresh.map_state == "mapped"
     assert len(pool) == 1
     fresh.unmap()
+
+
+#: One submission's inputs, in order: staged runs of two shapes around a lane written apart
+#: (at least 128 KiB), a single staged lane, and a lane with a gap to its stride.
+MIXED = [
+    ("L", (64, 32)),
+    ("L", (64, 32)),
+    ("RGB", (200, 180)),
+    ("L", (64, 32)),
+    ("RGBA", (13, 7)),
+    ("L", (255, 3)),
+    ("L", (255, 3)),
+]
+
+
+def test_staged_and_written_uploads_of_one_submission_equal_pillow(device: SharedDevice) -> None:
+    """Every job of a submission mixing staged runs, uploads written apart and a single lane
+    equals Pillow, on a first run and on a second one that reuses the pooled staging."""
+    with GpuBatchExecutor(max_jobs=len(MIXED), max_in_flight=1) as executor:
+        for first_seed in (0, 100):
+            sources = [
+                make_image(mode, size, first_seed + index)
+                for index, (mode, size) in enumerate(MIXED)
+            ]
+            jobs = [
+                (index, ImageChops.invert(Image.from_pil(s))) for index, s in enumerate(sources)
+            ]
+            with executor.run(jobs) as results:
+                found = {result.input_key: result.image for result in results}
+            assert executor.stats["largest_submission"] == len(MIXED)
+            for index, source in enumerate(sources):
+                assert_image_equal(found[index], PILImageChops.invert(source))
