@@ -60,6 +60,7 @@ from pillow_gpu.cli._exit import (
 from pillow_gpu.cli._fallback import memory_refusal
 from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames, run_frames
 from pillow_gpu.cli._metadata import NO_ITEMS, FileItems, file_items
+from pillow_gpu.cli._options import check_options
 from pillow_gpu.cli._output_queue import OutputQueue, write_threads
 from pillow_gpu.cli._outputs import (
     QUALITY_FORMATS,
@@ -68,7 +69,6 @@ from pillow_gpu.cli._outputs import (
     Input,
     OutputError,
     Writer,
-    check_options,
     discover,
     output_failure,
     real_path,

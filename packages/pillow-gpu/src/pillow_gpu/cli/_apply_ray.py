@@ -46,10 +46,10 @@ from pillow_gpu.cli._chain import Chain, parse_chain
 from pillow_gpu.cli._exit import EXIT_FAILED, EXIT_USAGE, Interrupt
 from pillow_gpu.cli._frames import ExtraFrames, refuse_extra_frames
 from pillow_gpu.cli._metadata import LEFT_OUT_SEPARATOR
+from pillow_gpu.cli._options import check_options
 from pillow_gpu.cli._outputs import (
     Discovery,
     OutputError,
-    check_options,
     output_failure,
 )
 from pillow_gpu.cli._report import Failure, is_refusal

@@ -163,9 +163,8 @@ class _Keyer:
     def mapping(self, mapping: Any, depth: int) -> Hashable:
         if not mapping:
             return ()
-        return tuple(
-            (self.value(key, depth), self.value(item, depth)) for key, item in mapping.items()
-        )
+        value = self.value
+        return tuple([(value(key, depth), value(item, depth)) for key, item in mapping.items()])
 
 
 def _header(keyer: _Keyer, node: Node) -> Hashable:
