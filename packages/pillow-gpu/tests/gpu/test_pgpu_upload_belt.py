@@ -51,6 +51,20 @@ def _submit(device: SharedDevice, batch: UploadBatch) -> None:
     batch.submitted()
 
 
+def _written_at_once(
+    device: SharedDevice, pool: StagingPool, lanes: list[bytes], on: Any = None
+) -> bytes:
+    """A 1 KiB buffer after a batch of ``lanes`` (a 256-byte stride) whose uploads must not be
+    staged (the batch made on device ``on``): no copies to submit, the bytes already written."""
+    target = _target(device, 1024)
+    batch = UploadBatch(device.device if on is None else on, device.queue, pool)
+    batch.add(target, lanes, 256)
+    batch.stage()
+    assert batch.command_buffers() == []
+    batch.submitted()
+    return _read(device, target)
+
+
 @pytest.fixture
 def pool() -> Iterator[StagingPool]:
     made = StagingPool()
@@ -110,14 +124,8 @@ def test_without_a_mapped_view_the_runs_are_written(
         raise AttributeError("_experimental_get_mapped_range")
 
     monkeypatch.setattr(_upload_belt, "write_view", missing)
-    target = _target(device, 1024)
     lanes = _lanes([248, 248], 3)
-    batch = UploadBatch(device.device, device.queue, pool)
-    batch.add(target, lanes, 256)
-    batch.stage()
-    assert batch.command_buffers() == []
-    batch.submitted()
-    assert _read(device, target)[:504] == lanes[0] + bytes(8) + lanes[1]
+    assert _written_at_once(device, pool, lanes)[:504] == lanes[0] + bytes(8) + lanes[1]
     assert len(pool) == 0
 
 
@@ -129,13 +137,8 @@ def test_without_the_view_in_wgpu_no_staging_buffer_is_made(
 
     monkeypatch.setattr(_upload_belt, "_can_view", lambda: False)
     monkeypatch.setattr(pool, "take", untaken)
-    target = _target(device, 1024)
     lanes = _lanes([256, 256], 6)
-    batch = UploadBatch(device.device, device.queue, pool)
-    batch.add(target, lanes, 256)
-    batch.stage()
-    assert batch.command_buffers() == []
-    assert _read(device, target)[:512] == b"".join(lanes)
+    assert _written_at_once(device, pool, lanes)[:512] == b"".join(lanes)
 
 
 class _NoEncoder:
@@ -152,14 +155,9 @@ class _NoEncoder:
 
 
 def test_copies_that_cannot_be_encoded_are_written(device: SharedDevice, pool: StagingPool) -> None:
-    target = _target(device, 1024)
     lanes = _lanes([256, 256], 5)
-    batch = UploadBatch(_NoEncoder(device.device), device.queue, pool)
-    batch.add(target, lanes, 256)
-    batch.stage()
-    assert batch.command_buffers() == []
-    batch.submitted()
-    assert _read(device, target)[:512] == b"".join(lanes)
+    written = _written_at_once(device, pool, lanes, on=_NoEncoder(device.device))
+    assert written[:512] == b"".join(lanes)
     assert len(pool) == 0
 
 
