@@ -331,6 +331,40 @@ def test_l_composite_runs_packed_and_matches_pillow(
     _both(lazy, expected)
 
 
+#: L composites whose mask or base comes from elsewhere: a luma or a band written packed by
+#: pack_l (the composite stays packed), and an Image.new base (filled one pixel per word: the
+#: general route, with unpacking).
+MADE_INPUTS: dict[str, tuple[Callable[..., Any], Callable[..., Any], list[str]]] = {
+    "luma-mask": (
+        lambda a, b, c: Image.composite(a, b, c.convert("L")),
+        lambda a, b, c: PILImage.composite(a, b, c.convert("L")),
+        ["pack_l", "composite"],
+    ),
+    "alpha-band-mask": (
+        lambda a, b, c: Image.composite(a, b, c.getchannel("A")),
+        lambda a, b, c: PILImage.composite(a, b, c.getchannel("A")),
+        ["pack_l", "composite"],
+    ),
+    "new-base": (
+        lambda a, b, c: Image.composite(a, Image.new("L", a.size, 77), b),
+        lambda a, b, c: PILImage.composite(a, PILImage.new("L", a.size, 77), b),
+        ["fill", "unpack", "unpack", "composite", "pack_l"],
+    ),
+}
+
+
+@pytest.mark.parametrize("size", PACKED_SIZES, ids=[f"{w}x{h}" for w, h in PACKED_SIZES])
+@pytest.mark.parametrize("case", list(MADE_INPUTS))
+def test_l_composites_of_made_inputs_match_pillow(case: str, size: tuple[int, int]) -> None:
+    lazy_call, pil_call, kernels = MADE_INPUTS[case]
+    first, second = make_image("L", size, 24), make_image("L", size, 25)
+    third = make_image("RGBA", size, 26)
+    lazy = lazy_call(Image.from_pil(first), Image.from_pil(second), Image.from_pil(third))
+    program = plan_graph(rebuilt(lazy)).program
+    assert [dispatch.shader for dispatch in program.dispatches] == kernels
+    _both(lazy, pil_call(first, second, third))
+
+
 def test_l_composites_of_a_batch_match_pillow_through_the_executor() -> None:
     """A batch of packed L composites (stacked lanes, the source doubling as the mask)."""
     pairs = [
