@@ -122,7 +122,7 @@ def test_executor_profile_measures_a_case(tmp_path: Path) -> None:
     assert report["calibration"]["python_1000_items_us"] > 0
     assert report["calibration"]["copy_64kib_cold_us"] > 0
     case = report["cases"]["chops_invert:L:64:4"]
-    for name in ("back_to_back", "after_idle"):
+    for name in ("back_to_back", "after_idle", "after_busy"):
         assert case[name]["windows"] >= 3
         assert case[name]["img_per_s"] > 0
     assert case["settings"]["4x1"]["largest_submission"] == 4

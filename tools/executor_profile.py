@@ -20,6 +20,10 @@ For each case (``WORKLOAD:MODE:SIZE:BATCH``, as ``pillow-gpu bench --cases`` tak
   about 30 % more per job, spread over pure-Python functions alike, after a gap of 10 ms or
   more without GPU work whether the CPU slept, spun or ran Pillow meanwhile, and none when
   another executor lane kept the GPU busy in the gap (the H200 showed 103 against 144 us);
+* ``after_busy``: the same, with the gap spent summing 64 MiB over and over (no cache holds
+  it) instead of sleeping, as the benchmark's Pillow lanes keep the CPU busy meanwhile. On
+  the 2-core Intel Xeon VM (2026-12-06) a 0.1 s gap cost the executor's driving thread about
+  as much either way (93.5 and 97.3 against 64.6 us a job), and a 5 ms sleep little (71.1);
 * ``settings``: back-to-back windows of executors with other ``max_jobs`` x
   ``max_in_flight`` (``--settings``; the benchmark's default is 64x2): what submission size
   and depth are worth on this device; a ``:spin`` variant runs while wgpu's poll thread polls
@@ -150,12 +154,27 @@ def _settings_sweep(case: str, variants: str, seconds: float) -> dict[str, Any]:
     return found
 
 
-def _windows(window: Any, batch: int, seconds: float, idle: float) -> dict[str, float]:
+def _busy(seconds: float) -> None:
+    """Keep this thread busy for ``seconds`` without GPU work: sums over 64 MiB, which no
+    cache holds (what the benchmark's Pillow lanes do between an executor lane's windows)."""
+    import numpy as np
+
+    block = np.ones(64 << 20, dtype=np.uint8)
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        block.sum()
+
+
+def _windows(
+    window: Any, batch: int, seconds: float, idle: float, *, busy: bool = False
+) -> dict[str, float]:
     walls: list[float] = []
     cpus: list[float] = []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(walls) < 3:
-        if idle:
+        if idle and busy:
+            _busy(idle)
+        elif idle:
             time.sleep(idle)
         wall, cpu = time.perf_counter(), time.thread_time()
         window()
@@ -209,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default=DEFAULT_CASES, help="WORKLOAD:MODE:SIZE:BATCH,...")
     parser.add_argument("--seconds", type=float, default=4.0, help="per measurement")
-    parser.add_argument("--idle", type=float, default=0.5, help="gap before after_idle windows")
+    parser.add_argument(
+        "--idle", type=float, default=0.5, help="gap before after_idle and after_busy windows"
+    )
     parser.add_argument("--top", type=int, default=40, help="functions kept in the profile")
     parser.add_argument(
         "--settings",
@@ -249,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             result = {
                 "back_to_back": _windows(window, batch, args.seconds, 0.0),
                 "after_idle": _windows(window, batch, args.seconds, args.idle),
+                "after_busy": _windows(window, batch, args.seconds, args.idle, busy=True),
                 "profile": _profile(window, batch, args.seconds, args.top),
                 "stats": lane.stats(),
             }
@@ -258,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         result["copy_split_ways"] = split_ways()  # what the large-copy trials chose
         report["cases"][case] = result
         print(f"\n## {case} (large copies split {result['copy_split_ways']} ways)")
-        for name in ("back_to_back", "after_idle"):
+        for name in ("back_to_back", "after_idle", "after_busy"):
             row = result[name]
             print(
                 f"{name:13s} {row['img_per_s']:9,.0f} img/s  wall {row['wall_us_per_job']:7.1f} "
