@@ -5,6 +5,7 @@ mapped staging buffer the runs are written as before."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -237,3 +238,37 @@ def test_staged_and_written_uploads_of_one_submission_equal_pillow(device: Share
             assert executor.stats["largest_submission"] == len(MIXED)
             for index, source in enumerate(sources):
                 assert_image_equal(found[index], PILImageChops.invert(source))
+
+
+def test_executors_in_several_threads_share_the_staging_pool(device: SharedDevice) -> None:
+    """Executors driven from three threads at once stage through one device's pool; every
+    result equals Pillow's."""
+    mismatches: list[object] = []
+
+    def drive(seed: int) -> None:
+        try:
+            with GpuBatchExecutor(max_jobs=8, max_in_flight=2) as executor:
+                for round_ in range(5):
+                    sources = [
+                        make_image("L", (60 + 4 * seed, 20), 100 * seed + 10 * round_ + index)
+                        for index in range(8)
+                    ]
+                    jobs = [
+                        (index, ImageChops.invert(Image.from_pil(source)))
+                        for index, source in enumerate(sources)
+                    ]
+                    with executor.run(jobs) as results:
+                        for result in results:
+                            expected = PILImageChops.invert(sources[int(result.input_key)])
+                            if result.image.tobytes() != expected.tobytes():
+                                mismatches.append((seed, round_, result.input_key))
+        except Exception as error:  # reported below, with the thread it came from
+            mismatches.append((seed, repr(error)))
+
+    threads = [threading.Thread(target=drive, args=(seed,)) for seed in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
+    assert mismatches == []
