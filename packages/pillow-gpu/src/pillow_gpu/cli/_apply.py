@@ -38,6 +38,7 @@ Exit status: :data:`EXIT_OK`, :data:`EXIT_FAILED`, :data:`EXIT_USAGE`, :data:`EX
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import sys
 import time
@@ -243,15 +244,22 @@ class _Run:
         except Exception as failure:  # the file could no longer be opened
             self.fail(Failure.from_error(str(item.path), failure, "fallback"))
 
-    def settle_outputs(self, *, cancel: bool) -> None:
-        """Settle every queued write, in order (cancelling the ones not started, with
-        ``cancel``), and stop the writers."""
-        if cancel:
-            self.outputs.cancel()
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Settle every queued write, in order, when the block ends, and stop the writers; the
+        writes not started yet are cancelled where the block was interrupted or raised, or a
+        stop was asked."""
+        interrupted = True
         try:
-            self.outputs.finish()
+            yield
+            interrupted = False
         finally:
-            self.outputs.close()
+            if interrupted or self.interrupt.requested:
+                self.outputs.cancel()
+            try:
+                self.outputs.finish()
+            finally:
+                self.outputs.close()
 
     def path_of(self, key: object) -> str:
         if isinstance(key, int) and 0 <= key < len(self.inputs):
@@ -390,12 +398,8 @@ def _executor(args: argparse.Namespace) -> Any:
 def _drive(run: _Run, args: argparse.Namespace) -> None:
     """Stream every input through the executor, restarting a stream a refusal stopped; then
     settle every output write (the ones not started are cancelled on an interrupt)."""
-    interrupted = True
-    try:
+    with run.writing():
         _stream(run, args)
-        interrupted = False
-    finally:
-        run.settle_outputs(cancel=interrupted or run.interrupt.requested)
 
 
 def _stream(run: _Run, args: argparse.Namespace) -> None:

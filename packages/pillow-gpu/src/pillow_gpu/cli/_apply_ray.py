@@ -282,12 +282,8 @@ def run_apply_ray(args: argparse.Namespace) -> int:
                     continue
                 rows.append({"key": index, "path": str(item.path), "format": item.format})
             if rows and not run.halted:
-                interrupted = True
-                try:
+                with run.writing():
                     cluster = _drive(run, rows, args, mapper)
-                    interrupted = False
-                finally:
-                    run.settle_outputs(cancel=interrupted or run.interrupt.requested)
         except KeyboardInterrupt:  # a second SIGINT: the file being saved was discarded
             interrupt.requested = True
         _summary(run, time.perf_counter() - run.started, found)
