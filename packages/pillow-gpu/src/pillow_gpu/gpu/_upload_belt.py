@@ -36,8 +36,9 @@ IDLE_STAGING_BYTES = 64 << 20
 #: submissions of slightly different sizes reuse the same buffers.
 _MIN_STAGING_BYTES = 256 << 10
 
-#: (target buffer, lanes' bytes, lane stride, first byte of the run in the staging buffer).
-_Run = tuple[Any, Sequence[Any], int, int]
+#: (target buffer, lanes' bytes, lane stride, first byte of the run in the staging buffer,
+#: bytes its copy covers).
+_Run = tuple[Any, Sequence[Any], int, int, int]
 
 
 def _size_class(nbytes: int) -> int:
@@ -129,8 +130,9 @@ class UploadBatch:
 
     def add(self, target: Any, lanes: Sequence[Any], stride: int) -> None:
         """Upload ``lanes`` into ``target``, lane ``j`` at ``j * stride``."""
-        self._runs.append((target, lanes, stride, self._nbytes))
-        self._nbytes += -(-_run_nbytes(lanes, stride) // 256) * 256
+        nbytes = _run_nbytes(lanes, stride)
+        self._runs.append((target, lanes, stride, self._nbytes, nbytes))
+        self._nbytes += -(-nbytes // 256) * 256
 
     def stage(self) -> None:
         """Copy every run into a staging buffer, or, where none can be mapped, write each run
@@ -143,7 +145,7 @@ class UploadBatch:
         try:
             staging = self._pool.take(self._device, _size_class(self._nbytes))
             view = write_view(staging, int(staging.size))  # a size class: few view types
-            for _target, lanes, stride, start in self._runs:
+            for _target, lanes, stride, start, _nbytes in self._runs:
                 _fill(view, start, lanes, stride)
             del view
             staging.unmap()
@@ -159,10 +161,8 @@ class UploadBatch:
             return []
         try:
             encoder = self._device.create_command_encoder()
-            for target, lanes, stride, start in self._runs:
-                encoder.copy_buffer_to_buffer(
-                    self._staging, start, target, 0, _run_nbytes(lanes, stride)
-                )
+            for target, _lanes, _stride, start, nbytes in self._runs:
+                encoder.copy_buffer_to_buffer(self._staging, start, target, 0, nbytes)
             return [encoder.finish()]
         except Exception:  # the runs go through write_buffer instead
             self._staging = None
@@ -172,7 +172,7 @@ class UploadBatch:
     def _write_runs(self) -> None:
         """Write every run with ``queue.write_buffer`` instead (raising what that raises)."""
         runs, self._runs = self._runs, []
-        for target, lanes, stride, _start in runs:
+        for target, lanes, stride, _start, _nbytes in runs:
             write_run(self._queue, target, lanes, stride)
 
     def submitted(self) -> None:
