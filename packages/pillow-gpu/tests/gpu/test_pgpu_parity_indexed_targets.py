@@ -54,8 +54,8 @@ def stored(mode: str, size: tuple[int, int], seed: int = 0) -> PILImage.Image:
         if mode == "P":
             image.putpalette(rng.integers(0, 256, 768, dtype=np.uint8).tobytes())
         return image
-    if mode == "1":
-        return PILImage.frombytes("L", size, quads[..., 0].tobytes()).convert("1", dither=NONE)
+    if mode == "1":  # any stored byte, as point() and the chops leave in a 1 image
+        return PILImage.frombytes("L", size, quads[..., 0].tobytes()).point(list(range(256)), "1")
     if mode == "LA":
         return PILImage.frombytes(mode, size, np.ascontiguousarray(quads[..., (0, 3)]).tobytes())
     return PILImage.frombytes(mode, size, quads.tobytes(), "raw", _WORD_RAW.get(mode, mode))

@@ -143,6 +143,8 @@ TO_PA_SOURCES = {
     "L": lambda: make_image("L", (37, 19)),
     "LA": lambda: make_image("LA", (37, 19)),
     "1": lambda: make_image("L", (37, 19)).convert("1", dither=PILImage.Dither.NONE),
+    # Any stored byte, as point() and the chops leave in a 1 image: Pillow reads non-zero as 255.
+    "1-stored-bytes": lambda: make_image("L", (37, 19)).point(list(range(256)), "1"),
     **{
         mode: (lambda mode=mode: make_image("RGB", (37, 19)).convert(mode))
         for mode in ("RGB", "RGBX", "RGBa", "CMYK", "YCbCr", "HSV")
@@ -163,7 +165,9 @@ def test_convert_to_pa_without_dither(source_name: str) -> None:
     assert_same(evaluate(Image.from_pil(source).convert("PA", dither=dither)), expected)
 
 
-@pytest.mark.parametrize("source_name", ["L", "LA", "1", "P-rgb256", "P-rgba40-trns-bytes"])
+@pytest.mark.parametrize(
+    "source_name", ["L", "LA", "1", "1-stored-bytes", "P-rgb256", "P-rgba40-trns-bytes"]
+)
 def test_convert_to_pa_default_dither_of_fixed_tables(source_name: str) -> None:
     source = TO_PA_SOURCES[source_name]()
     expected = _expected(source, lambda im: im.convert("PA"))

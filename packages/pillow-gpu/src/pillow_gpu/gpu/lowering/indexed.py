@@ -98,6 +98,8 @@ _WEB = ("RGB", "RGBX", "RGBa")  # Pillow's topalette reads stored bytes 0..2 of 
 _RGB2BIT = ("RGB", "RGBA", "RGBX")  # Pillow's rgb2bit reads stored bytes 0..2 of these
 _THROUGH_RGB = ("CMYK", "YCbCr", "RGBa", "HSV")  # Pillow converts these to RGB first (modebase)
 _THRESHOLD = np.where(np.arange(256) >= 128, 255, 0)  # Pillow's l2bit
+#: Pillow's bit2l: a 1 image's stored byte (any value after point or a chop) as its gray value.
+_BIT2L = np.where(np.arange(256) != 0, 255, 0)
 
 #: Lowers a ``convert("RGB")`` of the source of a node: (program, node, inputs) -> buffer
 #: (the step Pillow takes first for CMYK, YCbCr, RGBa and HSV sources of P, PA and 1).
@@ -260,7 +262,8 @@ def _to_palette(program: Program, node: Node, ins: list[tuple[int, Any]], to_rgb
     if source.mode not in PALETTE_SOURCES:
         raise unsupported(node, f"conversion {source.mode} -> P is not proven on the GPU")
     if source.mode in _GRAY:  # Pillow's gray palette: the index is the gray value
-        return to_indexed.lower_byte_table(program, src, node.size, np.arange(256))
+        table = _BIT2L if source.mode == "1" else np.arange(256)
+        return to_indexed.lower_byte_table(program, src, node.size, table)
     if source.mode not in _WEB:
         src = to_rgb(program, node, ins)
     if _dithered(node):
@@ -540,8 +543,9 @@ ROUTES = (
         modes=_columns(PALETTE_SOURCES),
         kernel="to_indexed / dither",
         contexts="L, LA and 1: the gray value as index with Pillow's 256-entry gray palette, any "
-        "dither; RGB, RGBX, RGBa (stored bytes), CMYK, YCbCr and HSV (through RGB) with the "
-        "WEB palette: Pillow's palette cache as a 64^3-cell table read off live Pillow "
+        "dither (1's stored byte, any value after point or a chop, read as 0 or 255 as Pillow's "
+        "bit2l reads it); RGB, RGBX, RGBa (stored bytes), CMYK, YCbCr and HSV (through RGB) "
+        "with the WEB palette: Pillow's palette cache as a 64^3-cell table read off live Pillow "
         "(exhaustive over 2^24 inputs), with dither=NONE per pixel, with Floyd-Steinberg (the "
         "default; any non-zero dither) Pillow's topalette error diffusion replayed exactly "
         "(rows as a wavefront, one workgroup per image); the result carries Pillow's palette "
