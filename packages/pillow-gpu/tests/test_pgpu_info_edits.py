@@ -385,3 +385,25 @@ def test_a_loaded_file_edited_still_seeks() -> None:
     actual = lazy.convert("RGB").to_pil()
     assert_image_equal(actual, expected)
     assert actual.info == expected.info
+
+
+@pytest.mark.parametrize("orientation", [3, 5, 6, 8])
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_exif_transpose_of_an_empty_image_hands_its_info_on(route: str, orientation: int) -> None:
+    """An empty image's exif_transpose is completed with Pillow at the call (a leaf of its
+    result): the operation after it starts from Pillow's info, orientation removed."""
+
+    def chain(image: Any, ops: Any) -> Any:
+        cropped = image.crop((2, 1, 2, 4))  # 0 x 3
+        exif = cropped.getexif()
+        exif[0x0112] = orientation
+        cropped.info["exif"] = exif.tobytes()
+        return ops.exif_transpose(cropped).transpose(PILImage.Transpose.FLIP_TOP_BOTTOM)
+
+    source = make_image("RGB", (6, 5))
+    expected = chain(source, PILImageOps)
+    lazy = chain(Image.from_pil(source), ImageOps)
+    assert lazy.info == expected.info
+    actual = ROUTES[route](lazy)
+    assert actual.size == expected.size
+    assert actual.info == expected.info

@@ -21,7 +21,7 @@ from pillow_gpu import _cpu
 from pillow_gpu._empty import probe_size
 from pillow_gpu._graph import Node, walk
 from pillow_gpu._handed_exif import ORIENTATION
-from pillow_gpu._info_edits import edited_header
+from pillow_gpu._info_edits import RelabelledNode, edited_header
 from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._png_tail import LATE_ORIENTATION
 from pillow_gpu._probes import _probe, _probe_image, _probe_mode, _tiny_size
@@ -261,9 +261,11 @@ def _loaded_orientation(image: PILImage.Image) -> tuple[Any, bool, bool, dict[st
 
 
 def _relabelled(node: Node, info: Mapping[str, Any], params: Mapping[str, Any]) -> Image:
-    """A handle on ``node``'s operation with other ``info`` and ``params``."""
+    """A handle on ``node``'s operation with other ``info`` and ``params``, whose result every
+    route gives that ``info`` (a relabelled node: the CPU route too, where ``node`` is the leaf
+    of Pillow's result of an empty image, which carries the info it had)."""
     return Image(
-        Node(
+        RelabelledNode(
             op=node.op, params=params, inputs=node.inputs, mode=node.mode, size=node.size, info=info
         )
     )
