@@ -132,3 +132,32 @@ def test_executor_profile_measures_a_case(tmp_path: Path) -> None:
     assert any("_next" in name for name in profiled), profiled
     assert "back_to_back" in result.stdout
     assert "profile (cProfile" in result.stdout
+
+
+def test_random_graphs_runs_the_parity_draw(tmp_path: Path) -> None:
+    """The campaign tool runs the random-graph test's draw on this machine's adapter."""
+    import json
+
+    report_path = tmp_path / "graphs.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "random_graphs.py"),
+            "--start=7",
+            "--count=12",
+            "--every=6",
+            "--large",
+            f"--output={report_path}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    report = json.loads(report_path.read_text())
+    assert sum(report["counts"].values()) == 12
+    assert report["differences"] == []
+    assert report["counts"].get("exact", 0) >= 1
+    assert "12 graphs in" in result.stdout

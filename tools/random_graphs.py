@@ -1,0 +1,99 @@
+"""Random graphs against live Pillow over a range of seeds: the draw of pillow-gpu's random-graph
+parity test, run for as long as you like.
+
+Usage (from the repository root, with the workspace installed):
+
+    python tools/random_graphs.py --start 0 --count 100000
+    python tools/random_graphs.py --start 0 --count 20000 --large --output out/graphs.json
+
+Each seed draws one graph (a source in one of 18 stored modes, one to three steps, or four with
+``--large``) from ``packages/pillow-gpu/tests/gpu/test_pgpu_parity_random_modes.py`` and runs it
+on this machine's adapter and with Pillow. A graph is ``exact`` (bytes, palette and ``info``
+equal), ``refused`` (``Unsupported``/``Limit``) or ``both raise`` (Pillow refuses the call and
+the recording raises the same exception); anything else is a difference, printed with its seed
+and graph as it is found. ``--large`` draws some widths up to 330 and heights up to 100.
+
+It prints the counts every ``--every`` seeds and at the end, writes them and every difference
+to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
+large) in CI; a difference found here is replayed with the seed it prints, or kept as a graph
+in the test's ``FOUND`` table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+import traceback
+import warnings
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DRAW = ROOT / "packages/pillow-gpu/tests/gpu/test_pgpu_parity_random_modes.py"
+AGREE = ("exact", "refused", "both raise")
+
+
+def _draw_module() -> ModuleType:
+    """The test module that draws and compares the graphs, imported from its path."""
+    spec = importlib.util.spec_from_file_location("random_graphs_draw", DRAW)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"random_graphs: cannot import the draw from {DRAW}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _outcome(draw: ModuleType, seed: int, large: bool) -> str:
+    try:
+        return str(draw._outcome(seed, large=large))
+    except Exception as error:  # a crash of the comparison itself is a difference too
+        where = traceback.format_exc(limit=-2).strip().replace("\n", " | ")
+        return f"crash {type(error).__name__}: {error} ({where[-400:]})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--start", type=int, default=0, help="first seed")
+    parser.add_argument("--count", type=int, default=1000, help="seeds to run")
+    parser.add_argument("--large", action="store_true", help="some sizes up to 330 x 100")
+    parser.add_argument("--every", type=int, default=1000, help="print the counts every N")
+    parser.add_argument("--output", type=Path, help="write the counts and differences (JSON)")
+    args = parser.parse_args(argv)
+    if args.count < 1 or args.every < 1:
+        parser.error("--count and --every must be at least 1")
+
+    draw = _draw_module()
+    counts: Counter[str] = Counter()
+    differences: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's deprecation and palette warnings, both sides
+        for done, seed in enumerate(range(args.start, args.start + args.count), start=1):
+            outcome = _outcome(draw, seed, args.large)
+            counts[outcome if outcome in AGREE else "different"] += 1
+            if outcome not in AGREE:
+                differences.append({"seed": seed, "large": args.large, "outcome": outcome})
+                print(f"seed {seed}: {outcome}", flush=True)
+            if done % args.every == 0 or done == args.count:
+                elapsed = time.perf_counter() - started
+                print(f"{done} graphs in {elapsed:.0f} s: {dict(counts)}", flush=True)
+    if args.output is not None:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        report = {
+            "start": args.start,
+            "count": args.count,
+            "large": args.large,
+            "counts": dict(counts),
+            "differences": differences,
+        }
+        args.output.write_text(json.dumps(report, indent=2) + "\n")
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
