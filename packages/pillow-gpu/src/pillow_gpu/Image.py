@@ -30,6 +30,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu._image import Image, alpha_composite
 from pillow_gpu._leaves import new_node, open_node, pil_node
+from pillow_gpu._palette_inside import refuse_palette_inside
 from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._probes import _probe, _probe_image
 
@@ -253,6 +254,7 @@ def fromqpixmap(im: Any) -> Image:
 def blend(im1: Image, im2: Image, alpha: float) -> Image:
     """Record ``PIL.Image.blend`` (also ``ImageChops.blend``); modes and sizes must match."""
     _probe(lambda a, b: PILImage.blend(a, b, alpha), im1.mode, im2.mode)
+    refuse_palette_inside(im1.node, im2.node)
     if im1.size != im2.size:
         msg = "images do not match"
         raise ValueError(msg)

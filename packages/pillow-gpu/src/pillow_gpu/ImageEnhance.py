@@ -20,6 +20,7 @@ from PIL import ImageFilter
 
 from pillow_gpu import ImageChops
 from pillow_gpu._convert_info import probe
+from pillow_gpu._palette_inside import refuse_palette_inside
 from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._probes import _probe
 from pillow_gpu.Image import Image
@@ -40,6 +41,7 @@ class _Enhance:
         """Record the enhancement with ``factor`` (1.0 gives the original image)."""
         call = lambda im: self._pil_class(im).enhance(factor)  # noqa: E731
         _probe(call, self.image.mode)
+        refuse_palette_inside(self.image.node)  # Pillow's enhance blends with the image
         return self.image._derive(
             self._op, {"factor": float(factor)}, info=_enhanced_info(self.image, call)
         )

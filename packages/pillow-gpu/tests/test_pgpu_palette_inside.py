@@ -1,0 +1,131 @@
+"""An L image Pillow's ``point(..., "L")`` made from a P image keeps the palette inside, and
+Pillow's ``blend`` and ``ImageEnhance`` refuse it: the recording raises where Pillow raises,
+after every operation that keeps or drops that palette (pillow_gpu._palette_inside)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
+from PIL import ImageEnhance as PILImageEnhance
+from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+
+NEAREST, BILINEAR, BICUBIC = (
+    PILImage.Resampling.NEAREST,
+    PILImage.Resampling.BILINEAR,
+    PILImage.Resampling.BICUBIC,
+)
+
+
+def _pasted(image: Any) -> Any:
+    out = image.copy()
+    out.paste(0, (0, 0, 2, 2))
+    return out
+
+
+def _putpixel(image: Any) -> Any:
+    out = image.copy()
+    out.putpixel((0, 0), 3)
+    return out
+
+
+def _thumbnail(image: Any) -> Any:
+    out = image.copy()
+    out.thumbnail((3, 3))
+    return out
+
+
+#: (steps after the point, with the libraries (Image, ImageChops, ImageFilter, ImageOps)).
+Step = Callable[[Any, tuple[Any, ...]], Any]
+CHAINS: dict[str, Step] = {
+    "none": lambda im, lib: im,
+    "copy": lambda im, lib: im.copy(),
+    "crop": lambda im, lib: im.crop((1, 0, 7, 8)),
+    "transpose": lambda im, lib: im.transpose(PILImage.Transpose.TRANSPOSE),
+    "rotate-90": lambda im, lib: im.rotate(90),
+    "rotate-30": lambda im, lib: im.rotate(30),
+    "affine-bilinear": lambda im, lib: im.transform(
+        (8, 8), PILImage.Transform.AFFINE, (1, 0.1, 0, 0, 1, 0), BILINEAR
+    ),
+    "resize-nearest": lambda im, lib: im.resize((4, 4), NEAREST),
+    "resize-bilinear": lambda im, lib: im.resize((4, 4), BILINEAR),
+    "resize-same-size": lambda im, lib: im.resize((8, 8), BICUBIC),
+    "reduce": lambda im, lib: im.reduce(2),
+    "thumbnail": lambda im, lib: _thumbnail(im),
+    "expand": lambda im, lib: lib[3].expand(im, 1),
+    "convert-L": lambda im, lib: im.convert("L"),
+    "convert-1-L": lambda im, lib: im.convert("1").convert("L"),
+    "point": lambda im, lib: im.point(lambda v: v // 2),
+    "box-blur": lambda im, lib: im.filter(lib[2].BLUR),
+    "gaussian": lambda im, lib: im.filter(lib[2].GaussianBlur(1)),
+    "unsharp": lambda im, lib: im.filter(lib[2].UnsharpMask()),
+    "median": lambda im, lib: im.filter(lib[2].MedianFilter(3)),
+    "min": lambda im, lib: im.filter(lib[2].MinFilter(3)),
+    "mode": lambda im, lib: im.filter(lib[2].ModeFilter(3)),
+    "ops-invert": lambda im, lib: lib[3].invert(im),
+    "chops-invert": lambda im, lib: lib[1].invert(im),
+    "chops-add": lambda im, lib: lib[1].add(im, im),
+    "autocontrast": lambda im, lib: lib[3].autocontrast(im),
+    "equalize": lambda im, lib: lib[3].equalize(im),
+    "posterize": lambda im, lib: lib[3].posterize(im, 3),
+    "solarize": lambda im, lib: lib[3].solarize(im),
+    "mirror": lambda im, lib: lib[3].mirror(im),
+    "exif-transpose": lambda im, lib: lib[3].exif_transpose(im),
+    "fit": lambda im, lib: lib[3].fit(im, (4, 4)),
+    "pad": lambda im, lib: lib[3].pad(im, (10, 4)),
+    "getchannel": lambda im, lib: im.getchannel(0),
+    "merge": lambda im, lib: lib[0].merge("L", [im]),
+    "paste-onto": lambda im, lib: _pasted(im),
+    "putpixel": lambda im, lib: _putpixel(im),
+    "composite": lambda im, lib: lib[0].composite(im, im, im),
+}
+ENDINGS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "blend": lambda im, other, lib: lib.blend(im, other, 0.5),
+    "blend-second": lambda im, other, lib: lib.blend(other, im, 0.5),
+    "Brightness": lambda im, other, enhance: enhance.Brightness(im).enhance(0.5),
+    "Contrast": lambda im, other, enhance: enhance.Contrast(im).enhance(0.5),
+    "Color": lambda im, other, enhance: enhance.Color(im).enhance(0.5),
+    "Sharpness": lambda im, other, enhance: enhance.Sharpness(im).enhance(0.5),
+}
+PILLOW = (PILImage, PILImageChops, PILImageFilter, PILImageOps)
+OURS = (Image, ImageChops, ImageFilter, ImageOps)
+
+
+def _palette_image() -> PILImage.Image:
+    image = PILImage.new("P", (8, 8))
+    image.putpalette(list(range(256)) * 3)
+    image.putdata([index % 7 for index in range(64)])
+    return image
+
+
+def _outcome(ours: bool, chain: str, ending: str) -> str:
+    lib = OURS if ours else PILLOW
+    source: Any = Image.from_pil(_palette_image()) if ours else _palette_image()
+    other_pil = PILImage.new("L", (8, 8), 3)
+    image = CHAINS[chain](source.point(list(range(256)), "L"), lib)
+    other = Image.from_pil(other_pil) if ours else other_pil
+    other = other.resize(image.size)
+    last = lib[0] if ending.startswith("blend") else (ImageEnhance if ours else PILImageEnhance)
+    try:
+        ENDINGS[ending](image, other, last)
+    except ValueError as error:
+        return f"raises {error}"
+    return "recorded" if ours else "runs"
+
+
+@pytest.mark.parametrize("ending", list(ENDINGS))
+@pytest.mark.parametrize("chain", list(CHAINS))
+def test_raises_where_pillow_raises(chain: str, ending: str) -> None:
+    expected = _outcome(False, chain, ending)
+    assert _outcome(True, chain, ending) == expected.replace("runs", "recorded")
+
+
+def test_the_cases_hold_both_outcomes() -> None:
+    """The table is not all one way: the palette is kept after some steps, lost after others."""
+    outcomes = {_outcome(False, chain, "blend") for chain in CHAINS}
+    assert outcomes == {"runs", "raises image has wrong mode"}
