@@ -78,13 +78,13 @@ def pasted(
     region, mask = paste_box(im, box, mask, images)
     mask_image = None if mask is None else mask if isinstance(mask, images[0]) else wrap(mask)
     region_size = (region[2] - region[0], region[3] - region[1])
+    clipped = fill_region(base.size, region)
     if not isinstance(im, images):
-        color = check_fill(base.mode, im, region, mask_image)
-        if mask_image is not None:
-            return base._derive("fill_masked", {"box": region, "color": color}, extra=[mask_image])
-        clipped = fill_region(base.size, region)
+        color = check_fill(base.mode, im, region, mask_image, writes=clipped is not None)
         if clipped is None:  # Pillow's fill writes nothing outside the image
             return base.copy()
+        if mask_image is not None:
+            return base._derive("fill_masked", {"box": region, "color": color}, extra=[mask_image])
         corner, size = clipped  # the same ink as Pillow's fill, written by Image.new
         return base._pasted(new(base.mode, size, color), corner)
     source = im if isinstance(im, images[0]) else wrap(im)
@@ -99,6 +99,8 @@ def pasted(
     if mask_image.size != source.size:
         msg = "images do not match"
         raise ValueError(msg)
+    if clipped is None:  # Pillow's paste returns before it reads the mask's mode
+        return base.copy()
     probe_mask = _probe_image(mask_image.mode)  # Pillow's mask-mode check
     _probe_image(base.mode).paste(_probe_image(source.mode), (0, 0), probe_mask)
     return base._derive("paste_masked", {"box": region[:2]}, extra=[source, mask_image])
@@ -111,12 +113,16 @@ def paste_converts(mode: str, source_mode: str) -> bool:
     return source_mode != mode and not (mode == "RGB" and source_mode in ("LA", "RGBA", "RGBa"))
 
 
-def check_fill(mode: str, color: Any, box: tuple[int, int, int, int], mask: Any) -> Any:
+def check_fill(
+    mode: str, color: Any, box: tuple[int, int, int, int], mask: Any, *, writes: bool = True
+) -> Any:
     """Pillow's checks of a colour fill ``paste(color, box, mask)``; returns the colour.
 
     In the order of Pillow's C paste: the colour (a string included) applied by Pillow itself
     to a 1x1 image, then ``mask`` (None, or an image) against the box's size and Pillow's mask
-    modes. The value returned is the colour to record: with a mask, ``color`` itself where it
+    modes; ``writes=False`` (the box lies outside the image) skips the modes, as Pillow's fill
+    returns before reading them, and the palette refusal, as nothing is written. The value
+    returned is the colour to record: with a mask, ``color`` itself where it
     is an immutable value Pillow reads again the same way, else the pixel Pillow's fill stored.
     An unmasked fill is recorded as ``Image.new`` of that colour pasted over the region, which
     is exact outside palette modes; those raise :class:`~pillow_gpu.errors.Unsupported`.
@@ -127,9 +133,9 @@ def check_fill(mode: str, color: Any, box: tuple[int, int, int, int], mask: Any)
         if mask.size != (box[2] - box[0], box[3] - box[1]):
             msg = "images do not match"
             raise ValueError(msg)
-        # Pillow's mask-mode check, on a copy: an RGBa mask of 0 still adds the ink
-        probe.copy().paste(color, (0, 0, 1, 1), PILImage.new(mask.mode, (1, 1)))
-    if mode in ("P", "PA"):
+        if writes:  # Pillow's mask-mode check, on a copy: an RGBa mask of 0 still adds ink
+            probe.copy().paste(color, (0, 0, 1, 1), PILImage.new(mask.mode, (1, 1)))
+    if writes and mode in ("P", "PA"):
         raise Unsupported(
             "a palette image's colour fill depends on its palette, which a lazy "
             "Image.new does not carry",

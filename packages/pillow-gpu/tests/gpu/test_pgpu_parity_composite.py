@@ -130,6 +130,33 @@ def test_masked_colour_fill_matches_pillow(mode: str, mask_mode: str, box: str, 
     _both(lazy, expected, refused=mode in ("LA", "La") and mask_mode == "L")
 
 
+#: Boxes of a 7 x 6 paste that leave nothing of it inside a 19 x 17 image, and an empty image.
+OUTSIDE = {"beyond": ((19, 17), (25, 3)), "before": ((19, 17), (-7, -6)), "empty": ((0, 5), (0, 0))}
+
+
+@pytest.mark.parametrize("kind", ["fill", "image"])
+@pytest.mark.parametrize("mask_mode", ["LA", "I", "P", "L"])
+@pytest.mark.parametrize("where", list(OUTSIDE))
+def test_a_masked_paste_outside_the_image_reads_no_mask_mode(
+    where: str, mask_mode: str, kind: str
+) -> None:
+    """Pillow's C paste returns before it reads the mask's mode when the clipped box is empty,
+    so a mask it refuses elsewhere (an LA mask of a fill, an I or P mask) raises nothing there;
+    a mask of the wrong size still does."""
+    size, corner = OUTSIDE[where]
+    base = _image("RGB", size, seed=6, holes=True)
+    mask = PILImage.new(mask_mode, (7, 6), 9)
+    source: Any = 77 if kind == "fill" else _image("RGB", (7, 6), seed=7, holes=True)
+    box = (*corner, corner[0] + 7, corner[1] + 6)
+    expected = base.copy()
+    expected.paste(source, box, mask)
+    lazy = Image.from_pil(base)
+    lazy.paste(source if kind == "fill" else Image.from_pil(source), box, Image.from_pil(mask))
+    _both(lazy, expected)
+    with pytest.raises(ValueError, match="images do not match"):
+        Image.from_pil(base).paste(77, box, Image.from_pil(PILImage.new(mask_mode, (6, 6))))
+
+
 @pytest.mark.parametrize("mode", ["LA", "La", "RGBA", "RGBa"])
 def test_masked_fill_over_transparent_pixels_takes_the_whole_ink(mode: str) -> None:
     """Pillow's L-mask fill rule: over a pixel whose alpha byte is 0, a colour byte with any
