@@ -23,9 +23,10 @@ from PIL import ImageChops as PILImageChops
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
 from pillow_gpu._testing import make_image, undated_info
 from pillow_gpu.errors import Limit, Unsupported
+from pillow_gpu.executor import BatchFailure, BatchLimit, BatchUnsupported
 from pillow_gpu.gpu import evaluate
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -307,6 +308,11 @@ def _graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step
         result = evaluate(lazy)
     except (Unsupported, Limit):
         return "refused"
+    return _difference(result, expected, what)
+
+
+def _difference(result: PILImage.Image, expected: PILImage.Image, what: str) -> str:
+    """'exact', or what differs between ``result`` and Pillow's ``expected`` (graph ``what``)."""
     if (result.mode, result.size) != (expected.mode, expected.size):
         got, want = (result.mode, result.size), (expected.mode, expected.size)
         return f"{got} where Pillow gives {want}: {what}"
@@ -329,6 +335,54 @@ def test_random_graphs_of_every_stored_mode_match_pillow(seed: int) -> None:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_larger_random_graphs_match_pillow(seed: int) -> None:
     assert _outcome(seed, large=True) in ("exact", "refused", "both raise")
+
+
+def _drawn(seed: int, *, large: bool = False) -> tuple[str, PILImage.Image, Any] | None:
+    """(the graph, Pillow's result, the lazy graph) ``seed`` draws; None where Pillow or the
+    recording raises (:func:`_outcome` checks those)."""
+    rng = random.Random(seed)
+    mode, size = rng.choice(MODES), _size(rng, large)
+    steps = [_step(rng) for _ in range(rng.randint(1, 4 if large else 3))]
+    source = _source(mode, size, seed)
+    expected, lazy = source, Image.from_pil(source)
+    for step in steps:
+        try:
+            expected = _apply(False, expected, step)
+            lazy = _apply(True, lazy, step)
+        except Exception:  # a refusal of either side: not in a batch
+            return None
+    return f"{mode} {size} {steps}", expected, lazy
+
+
+#: (max_jobs, max_in_flight, output) of the executors the random batches run through.
+BATCH_SETTINGS = [(16, 2, "cpu"), (64, 3, "gpu"), (4, 4, "cpu"), (8, 1, "gpu")]
+BATCH_IDS = [f"{jobs}x{flight}-{output}" for jobs, flight, output in BATCH_SETTINGS]
+
+
+@pytest.mark.parametrize("setting", BATCH_SETTINGS, ids=BATCH_IDS)
+def test_random_batches_through_the_executor_match_pillow(setting: tuple[int, int, str]) -> None:
+    """A batch of random graphs of every mode and size (each fifth one larger), the first
+    ones drawn twice (same-shaped jobs side by side share stacked allocations), through one
+    executor: every result is Pillow's, or the job is refused on its own."""
+    max_jobs, in_flight, output = setting
+    first = 1000 * BATCH_SETTINGS.index(setting)
+    seeds = [*range(first, first + 24), *range(first, first + 6)]
+    drawn = [graph for seed in seeds if (graph := _drawn(seed, large=seed % 5 == 0)) is not None]
+    outcomes: dict[int, str] = {}
+    with GpuBatchExecutor(max_jobs=max_jobs, max_in_flight=in_flight) as executor:
+        jobs = ((index, lazy) for index, (_what, _expected, lazy) in enumerate(drawn))
+        with executor.run(jobs, errors="deliver", output=output) as results:
+            for result in results:
+                what, expected, _lazy = drawn[result.input_key]
+                if isinstance(result, BatchFailure):
+                    assert isinstance(result.error, (BatchUnsupported, BatchLimit)), what
+                    outcomes[result.input_key] = "refused"
+                    continue
+                image = result.image.download() if output == "gpu" else result.image
+                outcomes[result.input_key] = _difference(image, expected, what)
+    assert sorted(outcomes) == list(range(len(drawn)))
+    assert set(outcomes.values()) <= {"exact", "refused"}, outcomes
+    assert list(outcomes.values()).count("exact") >= len(drawn) // 2
 
 
 # Graphs the campaign of 2026-12-06 found different (validation.md): exact since.
