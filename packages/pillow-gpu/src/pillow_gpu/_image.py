@@ -306,12 +306,13 @@ class Image(
         """Return a new handle on the same pixels: in-place edits of either leave the other.
 
         Pillow's copy loads first, so a copy of an opened file not loaded yet carries the
-        loaded ``info`` (a PNG's chunks after its pixels, a WebP's or AVIF's frame timing):
-        it records a crop of the whole image, which starts from that; otherwise it is a new
-        handle on the same node.
+        loaded ``info`` (a PNG's chunks after its pixels, a WebP's or AVIF's frame timing) and
+        can no longer be drafted (a JPEG's ``thumbnail`` or ``draft`` then works on the full
+        decode): it records a crop of the whole image, which starts from that; otherwise it is
+        a new handle on the same node.
         """
         node = self._node
-        if unloaded_header(node) is not None:
+        if node.op == "open" and node.cache.get() is None:
             return self.crop((0, 0, *node.size))
         return Image(node)
 
@@ -559,12 +560,6 @@ class Image(
             resized = self.resize(final_size, resample, box=box, reducing_gap=reducing_gap)
             self._node = resized._node
 
-    def _thumbnailed(self, *args: Any, **kwargs: Any) -> Image:
-        """A new image with ``thumbnail(*args, **kwargs)`` applied (this one is unchanged)."""
-        out = self.copy()
-        out.thumbnail(*args, **kwargs)
-        return out
-
     def draft(
         self, mode: str | None, size: tuple[int, int] | None
     ) -> tuple[str, tuple[int, int, float, float]] | None:
@@ -581,9 +576,12 @@ class Image(
     def _drafted(
         self, mode: str | None, size: tuple[int, int] | None
     ) -> tuple[Image, tuple[str, tuple[int, int, float, float]] | None]:
-        """(a handle on the drafted leaf, Pillow's answer), or (self, None) where it cannot."""
+        """(a handle on the drafted leaf, Pillow's answer), or (self, None) where it cannot:
+        Pillow's draft acts only before the image's first load, which any use of the handle
+        (an operation, a copy, an evaluation) stands for."""
+        used = self._used  # read before this call's own use below
         node = self._node
-        if node.op != "open" or node.cache.get() is not None or "draft" in node.params:
+        if used or node.op != "open" or node.cache.get() is not None or "draft" in node.params:
             return self, None
         with _cpu.open_encoded(node.params) as header:
             answer = header.draft(mode, size)

@@ -155,7 +155,10 @@ def test_in_place_changes_the_handle_as_pillow_changes_its_image(
         assert (image.size, image.info) == (expected.size, expected.info)
         assert_image_equal(evaluate(rebuilt(image)), expected)  # its own copy: results are cached
         assert original.size == (40, 24)
-        assert original.node.op == "open"  # the copy keeps the undecoded leaf
+        # The copy stays undecoded: a full crop of the leaf, which Pillow's copy has loaded.
+        assert original.node.op == "crop"
+        assert original.node.inputs[0].op == "open"
+        assert original.node.cache.get() is None
         expected.thumbnail((9, 9))  # loaded by exif_transpose: no draft, in both
         image.thumbnail((9, 9))
         assert_image_equal(image.to_pil(), expected)

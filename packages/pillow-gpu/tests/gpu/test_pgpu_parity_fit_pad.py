@@ -221,6 +221,51 @@ def test_thumbnail_of_an_evaluated_jpeg_does_not_draft_as_pillow_after_load(
         assert_image_equal(evaluate(_thumbnailed(opened, (20, 20))), expected)
 
 
+@pytest.mark.parametrize("then", ["thumbnail", "draft"])
+def test_a_copy_of_an_opened_jpeg_is_loaded_and_does_not_draft(tmp_path: Path, then: str) -> None:
+    """Pillow's ``copy()`` loads the file, so a thumbnail (or ``draft``) of the copy works on the
+    full decode; the original handle still drafts."""
+    path = tmp_path / "source.jpg"
+    path.write_bytes(_jpeg("RGB", (200, 150)))
+
+    def shrink(image: Any) -> Any:
+        if then == "thumbnail":
+            image.thumbnail((20, 20))
+        else:
+            image.draft("RGB", (25, 19))
+        return image
+
+    with PILImage.open(path) as opened:
+        expected = shrink(opened.copy())
+        after_copy = shrink(opened)  # the copy loaded it: no draft either
+        after_copy.load()
+    with PILImage.open(path) as fresh:
+        drafted = shrink(fresh)
+        drafted.load()
+    assert expected.size != drafted.size or expected.tobytes() != drafted.tobytes()
+    original = Image.open(path)
+    lazy = shrink(original.copy())
+    assert lazy.size == expected.size
+    assert_image_equal(evaluate(lazy), expected)
+    assert_image_equal(lazy.to_pil(), expected)
+    assert_image_equal(evaluate(shrink(original)), after_copy)
+    assert_image_equal(evaluate(shrink(Image.open(path))), drafted)
+
+
+def test_an_opened_jpeg_used_before_its_thumbnail_does_not_draft(tmp_path: Path) -> None:
+    """Pillow's operations load the file, and a loaded image's thumbnail works on the full
+    decode: an operation recorded on the handle first stands for that load."""
+    path = tmp_path / "source.jpg"
+    path.write_bytes(_jpeg("RGB", (200, 150)))
+    with PILImage.open(path) as expected:
+        expected.rotate(90)
+        expected.thumbnail((20, 20))
+        lazy = Image.open(path)
+        lazy.rotate(90)
+        lazy.thumbnail((20, 20))
+        assert_image_equal(evaluate(lazy), expected)
+
+
 def test_executor_runs_jpeg_and_pil_thumbnails_like_pillow(tmp_path: Path) -> None:
     path = tmp_path / "source.jpg"
     path.write_bytes(_jpeg("RGB", (200, 150)))
