@@ -161,3 +161,36 @@ def test_random_graphs_runs_the_parity_draw(tmp_path: Path) -> None:
     assert report["differences"] == []
     assert report["counts"].get("exact", 0) >= 1
     assert "12 graphs in" in result.stdout
+
+
+def test_random_graphs_takes_sources_from_files(tmp_path: Path) -> None:
+    """With --files the sources are files under a folder, opened by each library."""
+    import json
+
+    from PIL import Image
+
+    images = tmp_path / "images"
+    images.mkdir()
+    Image.new("RGB", (40, 30), (200, 40, 90)).save(images / "photo.jpg", quality=90)
+    Image.new("P", (17, 9), 3).save(images / "palette.png")
+    (images / "notes.txt").write_text("not an image\n")
+    report_path = tmp_path / "graphs.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "random_graphs.py"),
+            "--count=10",
+            f"--files={images}",
+            f"--output={report_path}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    report = json.loads(report_path.read_text())
+    assert sum(report["counts"].values()) == 10
+    assert report["counts"].get("exact", 0) >= 1
+    assert report["files"] == str(images)

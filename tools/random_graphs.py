@@ -5,6 +5,7 @@ Usage (from the repository root, with the workspace installed):
 
     python tools/random_graphs.py --start 0 --count 100000
     python tools/random_graphs.py --start 0 --count 20000 --large --output out/graphs.json
+    python tools/random_graphs.py --start 0 --count 20000 --files path/to/images
 
 Each seed draws one graph (a source in one of 18 stored modes, one to three steps, or four with
 ``--large``) from ``packages/pillow-gpu/tests/gpu/test_pgpu_parity_random_modes.py`` and runs it
@@ -12,6 +13,10 @@ on this machine's adapter and with Pillow. A graph is ``exact`` (bytes, palette 
 equal), ``refused`` (``Unsupported``/``Limit``) or ``both raise`` (Pillow refuses the call and
 the recording raises the same exception); anything else is a difference, printed with its seed
 and graph as it is found. ``--large`` draws some widths up to 330 and heights up to 100.
+``--files DIR`` takes each source from a file under DIR instead (the one the seed picks among
+those Pillow opens, up to ``--max-pixels``), opened by each library: Pillow raises where it
+loads a file it cannot decode, the lazy graph where its pixels are first needed, and either
+place counts as Pillow's error.
 
 It prints the counts every ``--every`` seeds and at the end, writes them and every difference
 to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
@@ -48,8 +53,27 @@ def _draw_module() -> ModuleType:
     return module
 
 
-def _outcome(draw: ModuleType, seed: int, large: bool) -> str:
+def _sources(folder: Path, max_pixels: int) -> list[Path]:
+    """The files under ``folder`` Pillow opens, of at most ``max_pixels``, sorted."""
+    from PIL import Image
+
+    found = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for path in sorted(folder.rglob("*")):
+            try:
+                with Image.open(path) as image:
+                    if image.size[0] * image.size[1] <= max_pixels:
+                        found.append(path)
+            except Exception:  # not an image Pillow opens: no source
+                continue
+    return found
+
+
+def _outcome(draw: ModuleType, seed: int, large: bool, files: list[Path]) -> str:
     try:
+        if files:
+            return str(draw._file_outcome(files[seed % len(files)], seed))
         return str(draw._outcome(seed, large=large))
     except Exception as error:  # a crash of the comparison itself is a difference too
         where = traceback.format_exc(limit=-2).strip().replace("\n", " | ")
@@ -61,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--count", type=int, default=1000, help="seeds to run")
     parser.add_argument("--large", action="store_true", help="some sizes up to 330 x 100")
+    parser.add_argument("--files", type=Path, help="take the sources from the files under DIR")
+    parser.add_argument(
+        "--max-pixels", type=int, default=1 << 22, help="largest file (pixels) with --files"
+    )
     parser.add_argument("--every", type=int, default=1000, help="print the counts every N")
     parser.add_argument("--output", type=Path, help="write the counts and differences (JSON)")
     args = parser.parse_args(argv)
@@ -68,16 +96,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--count and --every must be at least 1")
 
     draw = _draw_module()
+    files: list[Path] = []
+    if args.files is not None:
+        files = _sources(args.files, args.max_pixels)
+        if not files:
+            parser.error(f"--files: no file under {args.files} that Pillow opens")
     counts: Counter[str] = Counter()
     differences: list[dict[str, Any]] = []
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's deprecation and palette warnings, both sides
         for done, seed in enumerate(range(args.start, args.start + args.count), start=1):
-            outcome = _outcome(draw, seed, args.large)
-            counts[outcome if outcome in AGREE else "different"] += 1
-            if outcome not in AGREE:
-                differences.append({"seed": seed, "large": args.large, "outcome": outcome})
+            outcome = _outcome(draw, seed, args.large, files)
+            counts[outcome if outcome in (*AGREE, "not opened") else "different"] += 1
+            if outcome not in (*AGREE, "not opened"):
+                source = str(files[seed % len(files)]) if files else None
+                differences.append({"seed": seed, "file": source, "outcome": outcome})
                 print(f"seed {seed}: {outcome}", flush=True)
             if done % args.every == 0 or done == args.count:
                 elapsed = time.perf_counter() - started
@@ -88,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             "start": args.start,
             "count": args.count,
             "large": args.large,
+            "files": None if args.files is None else str(args.files),
             "counts": dict(counts),
             "differences": differences,
         }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -202,15 +203,16 @@ def _apply_extra(ours: bool, image: Any, step: Step) -> Any:
     library = Image if ours else PILImage
     filters = ImageFilter if ours else PILImageFilter
     ops = ImageOps if ours else PILImageOps
-    other = image.transpose(PILImage.Transpose.FLIP_TOP_BOTTOM)
     if kind == "chop":
+        other = image.transpose(PILImage.Transpose.FLIP_TOP_BOTTOM)
         return getattr(ImageChops if ours else PILImageChops, value)(image, other)
     if kind == "blend":
-        return library.blend(image, other, value)
+        return library.blend(image, image.transpose(PILImage.Transpose.FLIP_TOP_BOTTOM), value)
     if kind in ("composite", "paste_mask", "fill_mask"):
         mode = value if kind == "composite" else value[0]
         mask = _lazy_or_pil(ours, _source(mode, image.size, 11))
         if kind == "composite":
+            other = image.transpose(PILImage.Transpose.FLIP_TOP_BOTTOM)
             return library.composite(image, other, mask)
         out = image.copy()
         if kind == "paste_mask":
@@ -309,6 +311,72 @@ def _graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step
     except (Unsupported, Limit):
         return "refused"
     return _difference(result, expected, what)
+
+
+def _decodes(path: Path) -> bool:
+    """Whether Pillow opens and loads the file at ``path``."""
+    try:
+        with PILImage.open(path) as image:
+            image.load()
+    except Exception:  # any reason Pillow gives: the file does not decode
+        return False
+    return True
+
+
+def _file_outcome(path: Path, seed: int) -> str:
+    """:func:`_outcome` of the steps ``seed`` draws on the file at ``path``, opened by each
+    library ('not opened' where Pillow cannot open it).
+
+    Pillow loads the file at its first operation and raises there when it cannot decode it;
+    the lazy graph raises where the pixels are first needed. For a file Pillow cannot load,
+    an error at the recording or at the evaluation is therefore Pillow's ('both raise').
+    """
+    rng = random.Random(seed)
+    steps = [_step(rng) for _ in range(rng.randint(1, 3))]
+    what = f"{path.name} {steps}"
+    try:
+        expected: Any = PILImage.open(path)
+    except Exception:  # not a file Pillow opens: no case
+        return "not opened"
+    decodes = _decodes(path)
+    lazy: Any = Image.open(path)
+    for step in steps:
+        try:
+            expected = _apply(False, expected, step)
+        except Exception as error:
+            try:
+                lazy = _apply(True, lazy, step)
+            except type(error):
+                return "both raise"
+            except Exception as other:
+                if decodes:
+                    return f"{type(other).__name__} where Pillow raises {type(error).__name__}"
+                return "both raise"
+            if decodes:
+                return f"recorded where Pillow raises {type(error).__name__}: {what}"
+            return _raises_on_evaluation(lazy, what)
+        try:
+            lazy = _apply(True, lazy, step)
+        except (Unsupported, Limit):
+            return "refused"
+    try:
+        expected.load()
+    except Exception:  # a file Pillow's steps never loaded, and cannot
+        return _raises_on_evaluation(lazy, what)
+    try:
+        result = evaluate(lazy)
+    except (Unsupported, Limit):
+        return "refused"
+    return _difference(result, expected, what)
+
+
+def _raises_on_evaluation(lazy: Any, what: str) -> str:
+    """'both raise' where evaluating ``lazy`` raises (Pillow raised loading the file)."""
+    try:
+        evaluate(lazy)
+    except Exception:  # the file's decode error, or a refusal: both raise
+        return "both raise"
+    return f"evaluated where Pillow cannot load the file: {what}"
 
 
 def _difference(result: PILImage.Image, expected: PILImage.Image, what: str) -> str:
