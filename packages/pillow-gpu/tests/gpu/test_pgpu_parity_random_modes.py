@@ -352,9 +352,14 @@ def _file_outcome(path: Path, seed: int) -> str:
                 if decodes:
                     return f"{type(other).__name__} where Pillow raises {type(error).__name__}"
                 return "both raise"
-            if decodes and not _decode_error_of(lazy, error):
-                return f"recorded where Pillow raises {type(error).__name__}: {what}"
-            return _raises_on_evaluation(lazy, what)
+            if not decodes:
+                return _raises_on_evaluation(lazy, what)
+            late = _evaluation_error(lazy)
+            if isinstance(late, (Unsupported, Limit)):
+                return "refused"
+            if isinstance(late, DecodeError) and f"{type(error).__name__}: {error}" in str(late):
+                return "both raise"  # Pillow's load failed after an edit of the file's info
+            return f"recorded where Pillow raises {type(error).__name__}: {what}"
         try:
             lazy = _apply(True, lazy, step)
         except (Unsupported, Limit):
@@ -370,23 +375,19 @@ def _file_outcome(path: Path, seed: int) -> str:
     return _difference(result, expected, what)
 
 
-def _decode_error_of(lazy: Any, error: Exception) -> bool:
-    """Whether evaluating ``lazy`` raises Pillow's ``error`` as the decode error of its file
-    (Pillow's load failed after an edit of the file's info, which the lazy leaf decodes with)."""
+def _evaluation_error(lazy: Any) -> Exception | None:
+    """What evaluating ``lazy`` raises (None where it runs)."""
     try:
         evaluate(lazy)
-    except DecodeError as late:
-        return f"{type(error).__name__}: {error}" in str(late)
-    except Exception:  # another failure: not the same error
-        return False
-    return False
+    except Exception as error:  # the answer
+        return error
+    return None
 
 
 def _raises_on_evaluation(lazy: Any, what: str) -> str:
-    """'both raise' where evaluating ``lazy`` raises (Pillow raised loading the file)."""
-    try:
-        evaluate(lazy)
-    except Exception:  # the file's decode error, or a refusal: both raise
+    """'both raise' where evaluating ``lazy`` raises (Pillow raised loading the file): the
+    file's decode error, or a refusal before it."""
+    if _evaluation_error(lazy) is not None:
         return "both raise"
     return f"evaluated where Pillow cannot load the file: {what}"
 
