@@ -157,16 +157,38 @@ def convert_info(
     A conversion to or from LAB runs through LittleCMS, whose result carries only the output
     profile (``{"icc_profile": ...}``, stamped with the time it was made, as each Pillow run's).
     """
-    if "LAB" in (node.mode, mode) and node.mode != mode and matrix is None:
-        return _cms_info(node.mode, mode)
+    lab = "LAB" in (node.mode, mode) and node.mode != mode and matrix is None
     if "transparency" not in node.info:
-        return node.info
+        return _cms_info(node.mode, mode) if lab else node.info
     image = probe(node)
-    if image is None:  # a P image whose palette is not recorded: keep what it carries
-        return node.info
+    known = image is not None
+    if image is None:  # a P image whose palette is not recorded: Pillow's checks of the value
+        image = _any_palette(node)  # do not depend on the palette, its result's info does
+    if lab:  # to LAB Pillow converts to RGBA first, and checks the value there
+        if mode == "LAB" and node.mode not in ("RGB", "RGBA", "RGBX"):
+            _converted(image, "RGBA", None, None)
+        return _cms_info(node.mode, mode)
+    converted = _converted(image, mode, matrix, options)  # raises what Pillow raises
+    return cast("Mapping[str, Any]", dict(converted.info)) if known else node.info
+
+
+def _converted(
+    image: PILImage.Image,
+    mode: str,
+    matrix: tuple[float, ...] | None,
+    options: Mapping[str, Any] | None,
+) -> PILImage.Image:
     with warnings.catch_warnings():  # Pillow warns again when the pixels are converted
         warnings.simplefilter("ignore")
-        return cast("Mapping[str, Any]", dict(image.convert(mode, matrix, **(options or {})).info))
+        return image.convert(mode, matrix, **(options or {}))
+
+
+def _any_palette(node: Node) -> PILImage.Image:
+    """A black 1x1 image of P or PA ``node``'s mode with a full palette and its info."""
+    image = PILImage.new(node.mode, (1, 1))
+    image.putpalette(bytes(range(256)) * 3)
+    image.info.update(node.info)
+    return image
 
 
 def _cms_info(source: str, target: str) -> Mapping[str, Any]:

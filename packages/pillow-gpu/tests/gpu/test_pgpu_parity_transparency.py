@@ -169,3 +169,57 @@ def test_batch_executor(tmp_path: Path, executor: GpuBatchExecutor) -> None:
     assert set(results) == set(expected)
     for key, image in expected.items():
         _assert_parity(results[key], image, tmp_path)
+
+
+#: Sources whose info gets a transparency Pillow's convert may refuse: a P leaf, P images made
+#: by operations (their palette known to the recording only through replay, or not at all),
+#: and images of other modes.
+_REFUSAL_SOURCES: dict[str, Any] = {
+    "P-leaf": lambda lib, im: im,
+    "P-chop": lambda lib, im: lib[0].add(im, im, 1.5, 3),
+    "P-solarize": lambda lib, im: lib[1].solarize(im, 39),
+    "L": lambda lib, im: im.convert("L"),
+    "1": lambda lib, im: im.convert("1"),
+    "RGB": lambda lib, im: im.convert("RGB"),
+}
+_REFUSAL_VALUES = {
+    "rgb-tuple": (101, 50, 154),
+    "pair": (1, 2),
+    "text": "x",
+    "float": 3.5,
+    "int-over": 300,
+    "int-negative": -1,
+    "int": 7,
+    "bytes": b"\x01\x02",
+}
+
+
+def _convert_outcome(ours: bool, source: str, value: Any, target: str) -> str:
+    from PIL import ImageChops as PILImageChops
+    from pillow_gpu import ImageChops
+
+    palette_image = PILImage.new("P", (5, 4))
+    palette_image.putpalette(list(range(256)) * 3)
+    lib = (ImageChops, ImageOps) if ours else (PILImageChops, PILImageOps)
+    image = _REFUSAL_SOURCES[source](lib, Image.from_pil(palette_image) if ours else palette_image)
+    image.info["transparency"] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            image.convert(target)
+        except Exception as error:  # the answer: what Pillow raises
+            return type(error).__name__
+    return "converts"
+
+
+@pytest.mark.parametrize("target", ["RGBA", "LA", "PA", "LAB", "RGB", "L"])
+@pytest.mark.parametrize("value", list(_REFUSAL_VALUES))
+@pytest.mark.parametrize("source", list(_REFUSAL_SOURCES))
+def test_convert_refuses_a_transparency_as_pillow(source: str, value: str, target: str) -> None:
+    """Pillow's convert checks ``info["transparency"]`` where it applies it (a P image's into
+    the palette's alpha: bytes or an int of the palette; LAB through RGBA first): the recording
+    raises what Pillow raises, whether the P image's palette is known before the graph runs or
+    not, and records what Pillow converts."""
+    transparency = _REFUSAL_VALUES[value]
+    expected = _convert_outcome(False, source, transparency, target)
+    assert _convert_outcome(True, source, transparency, target) == expected
