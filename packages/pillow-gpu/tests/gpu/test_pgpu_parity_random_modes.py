@@ -11,6 +11,7 @@ every key dropped): each one is exact on the GPU (bytes, palette and ``info``), 
 from __future__ import annotations
 
 import random
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
 from pillow_gpu._testing import make_image, undated_info
-from pillow_gpu.errors import DecodeError, Limit, Unsupported
+from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.executor import BatchFailure, BatchLimit, BatchUnsupported
 from pillow_gpu.gpu import evaluate
 
@@ -313,23 +314,14 @@ def _graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step
     return _difference(result, expected, what)
 
 
-def _decodes(path: Path) -> bool:
-    """Whether Pillow opens and loads the file at ``path``."""
-    try:
-        with PILImage.open(path) as image:
-            image.load()
-    except Exception:  # any reason Pillow gives: the file does not decode
-        return False
-    return True
-
-
 def _file_outcome(path: Path, seed: int) -> str:
     """:func:`_outcome` of the steps ``seed`` draws on the file at ``path``, opened by each
     library ('not opened' where Pillow cannot open it).
 
-    Pillow loads the file at its first operation and raises there when it cannot decode it;
-    the lazy graph raises where the pixels are first needed. For a file Pillow cannot load,
-    an error at the recording or at the evaluation is therefore Pillow's ('both raise').
+    Pillow loads the file at its first operation and raises there when it cannot (a damaged
+    file, or an edit of its info the loader needs); the lazy graph raises where its pixels are
+    first needed, after the checks of the steps recorded on it. Where Pillow's error comes
+    from loading, an error of the recording or of the evaluation is therefore Pillow's.
     """
     rng = random.Random(seed)
     steps = [_step(rng) for _ in range(rng.randint(1, 3))]
@@ -338,27 +330,22 @@ def _file_outcome(path: Path, seed: int) -> str:
         expected: Any = PILImage.open(path)
     except Exception:  # not a file Pillow opens: no case
         return "not opened"
-    decodes = _decodes(path)
     lazy: Any = Image.open(path)
     for step in steps:
         try:
             expected = _apply(False, expected, step)
         except Exception as error:
+            loading = _raised_loading(error)
             try:
                 lazy = _apply(True, lazy, step)
             except type(error):
                 return "both raise"
             except Exception as other:
-                if decodes:
-                    return f"{type(other).__name__} where Pillow raises {type(error).__name__}"
-                return "both raise"
-            if not decodes:
+                if loading:
+                    return "both raise"
+                return f"{type(other).__name__} where Pillow raises {type(error).__name__}"
+            if loading:
                 return _raises_on_evaluation(lazy, what)
-            late = _evaluation_error(lazy)
-            if isinstance(late, (Unsupported, Limit)):
-                return "refused"
-            if isinstance(late, DecodeError) and f"{type(error).__name__}: {error}" in str(late):
-                return "both raise"  # Pillow's load failed after an edit of the file's info
             return f"recorded where Pillow raises {type(error).__name__}: {what}"
         try:
             lazy = _apply(True, lazy, step)
@@ -375,19 +362,17 @@ def _file_outcome(path: Path, seed: int) -> str:
     return _difference(result, expected, what)
 
 
-def _evaluation_error(lazy: Any) -> Exception | None:
-    """What evaluating ``lazy`` raises (None where it runs)."""
-    try:
-        evaluate(lazy)
-    except Exception as error:  # the answer
-        return error
-    return None
+def _raised_loading(error: Exception) -> bool:
+    """Whether Pillow raised ``error`` while loading an image (a ``load`` frame)."""
+    return any(frame.name == "load" for frame in traceback.extract_tb(error.__traceback__))
 
 
 def _raises_on_evaluation(lazy: Any, what: str) -> str:
     """'both raise' where evaluating ``lazy`` raises (Pillow raised loading the file): the
     file's decode error, or a refusal before it."""
-    if _evaluation_error(lazy) is not None:
+    try:
+        evaluate(lazy)
+    except Exception:  # the answer
         return "both raise"
     return f"evaluated where Pillow cannot load the file: {what}"
 
