@@ -7,6 +7,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,21 +135,13 @@ def test_executor_profile_measures_a_case(tmp_path: Path) -> None:
     assert "profile (cProfile" in result.stdout
 
 
-def test_random_graphs_runs_the_parity_draw(tmp_path: Path) -> None:
-    """The campaign tool runs the random-graph test's draw on this machine's adapter."""
+def _random_graphs(tmp_path: Path, *args: str) -> tuple[Any, Any]:
+    """Run tools/random_graphs.py with ``args``; (the finished process, its JSON report)."""
     import json
 
     report_path = tmp_path / "graphs.json"
     result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "tools" / "random_graphs.py"),
-            "--start=7",
-            "--count=12",
-            "--every=6",
-            "--large",
-            f"--output={report_path}",
-        ],
+        [sys.executable, str(ROOT / "tools/random_graphs.py"), *args, f"--output={report_path}"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -156,7 +149,12 @@ def test_random_graphs_runs_the_parity_draw(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
-    report = json.loads(report_path.read_text())
+    return result, json.loads(report_path.read_text())
+
+
+def test_random_graphs_runs_the_parity_draw(tmp_path: Path) -> None:
+    """The campaign tool runs the random-graph test's draw on this machine's adapter."""
+    result, report = _random_graphs(tmp_path, "--start=7", "--count=12", "--every=6", "--large")
     assert sum(report["counts"].values()) == 12
     assert report["differences"] == []
     assert report["counts"].get("exact", 0) >= 1
@@ -165,8 +163,6 @@ def test_random_graphs_runs_the_parity_draw(tmp_path: Path) -> None:
 
 def test_random_graphs_takes_sources_from_files(tmp_path: Path) -> None:
     """With --files the sources are files under a folder, opened by each library."""
-    import json
-
     from PIL import Image
 
     images = tmp_path / "images"
@@ -174,23 +170,7 @@ def test_random_graphs_takes_sources_from_files(tmp_path: Path) -> None:
     Image.new("RGB", (40, 30), (200, 40, 90)).save(images / "photo.jpg", quality=90)
     Image.new("P", (17, 9), 3).save(images / "palette.png")
     (images / "notes.txt").write_text("not an image\n")
-    report_path = tmp_path / "graphs.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "tools" / "random_graphs.py"),
-            "--count=10",
-            f"--files={images}",
-            f"--output={report_path}",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
-    report = json.loads(report_path.read_text())
+    _result, report = _random_graphs(tmp_path, "--count=10", f"--files={images}")
     assert sum(report["counts"].values()) == 10
     assert report["counts"].get("exact", 0) >= 1
     assert report["files"] == str(images)

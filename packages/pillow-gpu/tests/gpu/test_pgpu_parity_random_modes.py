@@ -290,23 +290,10 @@ def _graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step
     """:func:`_outcome` of the graph of ``steps`` on ``_source(mode, size, seed)``."""
     source = _source(mode, size, seed)
     what = f"{mode} {size} {steps}"
-    lazy: Any = Image.from_pil(source)
-    expected = source
-    for step in steps:
-        try:
-            expected = _apply(False, expected, step)
-        except Exception as error:  # Pillow's own refusal: recording must raise its type
-            try:
-                _apply(True, lazy, step)
-            except type(error):
-                return "both raise"
-            except Exception as other:
-                return f"{type(other).__name__} where Pillow raises {type(error).__name__}: {what}"
-            return f"recorded where Pillow raises {type(error).__name__}: {what}"
-        try:
-            lazy = _apply(True, lazy, step)
-        except (Unsupported, Limit):
-            return "refused"
+    ran = _run_steps(source, Image.from_pil(source), steps, what)
+    if isinstance(ran, str):
+        return ran
+    expected, lazy = ran
     try:
         result = evaluate(lazy)
     except (Unsupported, Limit):
@@ -330,7 +317,25 @@ def _file_outcome(path: Path, seed: int) -> str:
         expected: Any = PILImage.open(path)
     except Exception:  # not a file Pillow opens: no case
         return "not opened"
-    lazy: Any = Image.open(path)
+    ran = _run_steps(expected, Image.open(path), steps, what)
+    if isinstance(ran, str):
+        return ran
+    expected, lazy = ran
+    try:
+        expected.load()
+    except Exception:  # a file Pillow's steps never loaded, and cannot
+        return _raises_on_evaluation(lazy, what)
+    try:
+        result = evaluate(lazy)
+    except (Unsupported, Limit):
+        return "refused"
+    return _difference(result, expected, what)
+
+
+def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[Any, Any] | str:
+    """Pillow's ``expected`` and the lazy graph after ``steps``, or the outcome of the step that
+    ends the graph: a refusal, or Pillow raising (the recording must raise the same, or, where
+    Pillow's error comes from loading a file, raise anywhere up to the evaluation)."""
     for step in steps:
         try:
             expected = _apply(False, expected, step)
@@ -343,7 +348,7 @@ def _file_outcome(path: Path, seed: int) -> str:
             except Exception as other:
                 if loading:
                     return "both raise"
-                return f"{type(other).__name__} where Pillow raises {type(error).__name__}"
+                return f"{type(other).__name__} where Pillow raises {type(error).__name__}: {what}"
             if loading:
                 return _raises_on_evaluation(lazy, what)
             return f"recorded where Pillow raises {type(error).__name__}: {what}"
@@ -351,15 +356,7 @@ def _file_outcome(path: Path, seed: int) -> str:
             lazy = _apply(True, lazy, step)
         except (Unsupported, Limit):
             return "refused"
-    try:
-        expected.load()
-    except Exception:  # a file Pillow's steps never loaded, and cannot
-        return _raises_on_evaluation(lazy, what)
-    try:
-        result = evaluate(lazy)
-    except (Unsupported, Limit):
-        return "refused"
-    return _difference(result, expected, what)
+    return expected, lazy
 
 
 def _raised_loading(error: Exception) -> bool:
