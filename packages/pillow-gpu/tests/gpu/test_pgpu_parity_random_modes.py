@@ -280,10 +280,15 @@ def _outcome(seed: int, *, large: bool = False) -> str:
     ``large``: some widths up to 330 and heights up to 100 (several workgroups, segments and
     rows of each kernel), where the default stays within 24 x 24.
     """
+    mode, size, steps = _draw(seed, large)
+    return _graph_outcome(mode, size, seed, steps)
+
+
+def _draw(seed: int, large: bool) -> tuple[str, tuple[int, int], list[Step]]:
+    """The source mode, size and steps of the graph ``seed`` draws."""
     rng = random.Random(seed)
     mode, size = rng.choice(MODES), _size(rng, large)
-    steps = [_step(rng) for _ in range(rng.randint(1, 4 if large else 3))]
-    return _graph_outcome(mode, size, seed, steps)
+    return mode, size, [_step(rng) for _ in range(rng.randint(1, 4 if large else 3))]
 
 
 def _graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step]) -> str:
@@ -403,9 +408,7 @@ def test_larger_random_graphs_match_pillow(seed: int) -> None:
 def _drawn(seed: int, *, large: bool = False) -> tuple[str, PILImage.Image, Any] | None:
     """(the graph, Pillow's result, the lazy graph) ``seed`` draws; None where Pillow or the
     recording raises (:func:`_outcome` checks those)."""
-    rng = random.Random(seed)
-    mode, size = rng.choice(MODES), _size(rng, large)
-    steps = [_step(rng) for _ in range(rng.randint(1, 4 if large else 3))]
+    mode, size, steps = _draw(seed, large)
     source = _source(mode, size, seed)
     expected, lazy = source, Image.from_pil(source)
     for step in steps:

@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageChops as PILImageChops
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import GpuBatchExecutor, Image, ImageEnhance, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageOps
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate, plan_graph
@@ -195,9 +196,6 @@ _REFUSAL_VALUES = {
 
 
 def _convert_outcome(ours: bool, source: str, value: Any, target: str) -> str:
-    from PIL import ImageChops as PILImageChops
-    from pillow_gpu import ImageChops
-
     palette_image = PILImage.new("P", (5, 4))
     palette_image.putpalette(list(range(256)) * 3)
     lib = (ImageChops, ImageOps) if ours else (PILImageChops, PILImageOps)
