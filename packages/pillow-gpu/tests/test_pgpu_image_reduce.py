@@ -41,9 +41,16 @@ def test_reduce_argument_errors_match_pillow(name: str) -> None:
         CALLS[name](_ours())
 
 
-def test_palette_reduce_raises_pillows_mode_error() -> None:
+@pytest.mark.parametrize("box", [None, (0, 0, 10, 8), (3, 1, 10, 8)], ids=["none", "whole", "part"])
+@pytest.mark.parametrize("mode", ["P", "1", "I;16", "I;16B"])
+def test_reduce_of_a_mode_pillow_cannot_reduce_raises_its_mode_error(
+    mode: str, box: tuple[int, int, int, int] | None
+) -> None:
+    """With a box too (one larger than the recording's probe image once passed the check)."""
     with pytest.raises(ValueError, match="wrong mode"):
-        Image.new("P", (4, 4)).reduce(2)
+        PILImage.new(mode, (10, 8)).reduce(2, box)
+    with pytest.raises(ValueError, match="wrong mode"):
+        Image.new(mode, (10, 8)).reduce(2, box)
 
 
 REDUCES: dict[str, tuple[str, Any, Any]] = {

@@ -449,8 +449,13 @@ class Image(
         try:  # Pillow's type and mode checks (the box values are checked below, in its order)
             _probe(lambda im: im.reduce(factors, box), self.mode)
         except ValueError as error:
-            if "box" not in str(error):
-                mode_error = error  # Pillow's C layer checks scale and box first
+            mode_error = error  # Pillow's C layer checks scale and box first
+            if "box" in str(error):  # the box did not fit the probe: its mode check, without
+                mode_error = None
+                try:
+                    _probe(lambda im: im.reduce(factors), self.mode)
+                except ValueError as unboxed:
+                    mode_error = unboxed
         scale = (operator.index(factors[0]), operator.index(factors[1]))
         area = (0, 0, *self.size) if box is None else tuple(operator.index(v) for v in box)
         for failed, message in (
