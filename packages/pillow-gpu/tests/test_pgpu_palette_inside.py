@@ -4,6 +4,7 @@ after every operation that keeps or drops that palette (pillow_gpu._palette_insi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -129,3 +130,43 @@ def test_the_cases_hold_both_outcomes() -> None:
     """The table is not all one way: the palette is kept after some steps, lost after others."""
     outcomes = {_outcome(False, chain, "blend") for chain in CHAINS}
     assert outcomes == {"runs", "raises image has wrong mode"}
+
+
+#: P sources: a palette known when recording, and one an ImageChops makes (known once run).
+SOURCES: dict[str, Callable[[Any, tuple[Any, ...]], Any]] = {
+    "putpalette": lambda im, lib: im,
+    "chops-lighter": lambda im, lib: lib[1].lighter(
+        im, im.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
+    ),
+}
+
+
+@pytest.mark.parametrize("rawmode", ["RGB", "RGBA", None])
+@pytest.mark.parametrize("source", list(SOURCES))
+@pytest.mark.parametrize("chain", list(CHAINS))
+@pytest.mark.parametrize("mode", ["L", "1", "I", "F"])
+def test_getpalette_answers_as_pillow(
+    mode: str, chain: str, source: str, rawmode: str | None
+) -> None:
+    """Pillow's ``getpalette()`` of the image ``point`` made answers with the palette kept
+    inside it, or None where a step dropped it (or an error of that step)."""
+    answers = []
+    for lib in (PILLOW, OURS):
+        image: Any = _palette_image() if lib is PILLOW else Image.from_pil(_palette_image())
+        try:
+            image = CHAINS[chain](SOURCES[source](image, lib).point(list(range(256)), mode), lib)
+        except Exception as error:  # a step Pillow refuses for the mode: the same refusal
+            answers.append(f"raises {type(error).__name__}")
+            continue
+        answers.append(image.getpalette(rawmode))
+    assert answers[1] == answers[0]
+
+
+@pytest.mark.parametrize("mode", ["L", "1", "I", "F"])
+def test_getpalette_cases_hold_both_answers(mode: str) -> None:
+    answers = set()
+    for step in CHAINS.values():
+        with contextlib.suppress(Exception):  # a step Pillow refuses for the mode
+            image = step(_palette_image().point(list(range(256)), mode), PILLOW)
+            answers.add(image.getpalette() is None)
+    assert answers == {True, False}

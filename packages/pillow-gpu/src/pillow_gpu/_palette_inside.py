@@ -9,7 +9,8 @@ tables, rank and mode filters, pastes onto the image) and is lost in the others 
 resizes, reduce, expand, the convolution filters, ImageChops, a paste into another image).
 
 :func:`palette_inside` follows a recorded L graph down to that ``point``, so the recording of
-a blend raises where Pillow's call raises. Not followed: a ``from_pil`` leaf of such an image
+a blend raises where Pillow's call raises, and ``getpalette()`` answers with that palette, as
+Pillow's does (:func:`palette_source`). Not followed: a ``from_pil`` leaf of such an image
 (its copy is of the pixels; reading the C palette of every source would cost each job).
 """
 
@@ -20,7 +21,7 @@ from PIL import ImageFilter as PILImageFilter
 
 from pillow_gpu._graph import Node
 
-__all__ = ["palette_inside", "refuse_palette_inside"]
+__all__ = ["palette_inside", "palette_source", "refuse_palette_inside"]
 
 #: Operations whose result keeps the palette of their first input (Pillow's C code copies it).
 _KEEPS = frozenset(
@@ -30,6 +31,8 @@ _KEEPS = frozenset(
         "getchannel",
     }
 )  # fmt: skip
+#: Modes of Pillow's ``point`` of a P image (its C image keeps the palette).
+POINTED_MODES = frozenset({"L", "1", "I", "F"})
 #: Filters Pillow runs through its rank and mode code, which copies the palette.
 _KEEPING_FILTERS = (PILImageFilter.RankFilter, PILImageFilter.ModeFilter)
 
@@ -51,16 +54,22 @@ def _keeps(node: Node) -> bool:
     return False
 
 
-def palette_inside(node: Node) -> bool:
-    """Whether Pillow's image of ``node`` (an L image) keeps a P image's palette inside."""
-    while node.mode == "L" and node.inputs:  # completed or not: the same Pillow image
+def palette_source(node: Node) -> Node | None:
+    """The P image whose palette Pillow's image of ``node`` (an L image) keeps inside, or
+    None where it keeps none."""
+    while node.mode in POINTED_MODES and node.inputs:  # completed or not: the same image
         source = node.inputs[0]
         if node.op == "point_mode" and source.mode == "P":
-            return True
+            return source
         if not _keeps(node):
-            return False
+            return None
         node = source
-    return False
+    return None
+
+
+def palette_inside(node: Node) -> bool:
+    """Whether Pillow's image of ``node`` (an L image) keeps a P image's palette inside."""
+    return palette_source(node) is not None
 
 
 def refuse_palette_inside(*nodes: Node) -> None:

@@ -35,6 +35,7 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import probe
 from pillow_gpu._handed_exif import ORIENTATION, apply_orientation, turned_while_loading
+from pillow_gpu._palette_inside import palette_source
 from pillow_gpu._tiff_tags import read_groups
 
 if TYPE_CHECKING:
@@ -143,10 +144,16 @@ class ImageQueries:
         return self._pixels() if found is None else found
 
     def getpalette(self, rawmode: str | None = "RGB") -> list[int] | None:
-        """``PIL.Image.Image.getpalette``: the palette of a P or PA image, else None. As
-        Pillow's, an opened file loads first (raising its decode error)."""
-        if self._peek_node().op == "open":
+        """``PIL.Image.Image.getpalette``: the palette of a P or PA image, or of the P image an
+        L image was pointed from (Pillow keeps it inside, see ``_palette_inside``), else None.
+        As Pillow's, an opened file loads first (raising its decode error)."""
+        node = self._peek_node()
+        if node.op == "open":
             self._pixels()
+        source = palette_source(node)
+        if source is not None:
+            found = probe(source)
+            return (_cpu.evaluate(source) if found is None else found).getpalette(rawmode)
         return self._probe().getpalette(rawmode)
 
     @property
