@@ -1,9 +1,11 @@
 """Random short graphs over every mode the GPU path stores (native, band-twin, wide, indexed)
 and the steps users chain: geometric, filter, conversion and ImageOps steps, ImageChops of every
-kind, blends, composites and masked pastes (1, L, LA, RGBA and RGBa masks), band steps, and
-edits of the image's ``info`` between them (``transparency``, ``dpi``, an EXIF orientation,
-every key dropped): each one is exact on the GPU (bytes, palette and ``info``), refused
-(``Unsupported``/``Limit``), or raises what Pillow raises when recorded.
+kind, blends, composites and masked pastes (1, L, LA, RGBA and RGBa masks), band steps, the
+steps' parameters beyond their defaults (boxes, centres, fill colours, cutoffs, masks, dither,
+palettes, tables), and edits of the image's ``info`` between them (``transparency``, ``dpi``,
+an EXIF orientation, every key dropped): each one is exact on the GPU (bytes, palette and
+``info``), refused (``Unsupported``/``Limit``) with the CPU route (``to_pil()``) exact, or
+raises what Pillow raises when recorded.
 
 ``tools/random_graphs.py`` runs the same draw over any range of seeds (validation.md).
 """
@@ -72,6 +74,25 @@ CHOPS = (
     "logical_xor",
 )  # fmt: skip
 MASKS = ("1", "L", "LA", "RGBA", "RGBa")
+#: Fill colours of rotations and transforms: none, a band value, a tuple, a colour name.
+FILL_COLORS = (None, 77, (200, 10, 30), (200, 10, 30, 128), "gold")
+#: Filters rotations and transforms take.
+ROTATE_FILTERS = (
+    PILImage.Resampling.NEAREST, PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC
+)  # fmt: skip
+#: Modes the steps with a leading ``fit`` flag take (the first is converted to when it is set;
+#: when it is not, any mode, so Pillow's refusals are checked too).
+FITTED_MODES = {
+    "autocontrast_args": ("RGB", "L"),
+    "equalize_mask": ("L", "RGB"),
+    "quantize": ("RGB", "RGBA", "L"),
+    "putpalette": ("L", "LA", "P", "PA"),
+    "remap_palette": ("P",),
+}
+BUILTIN_FILTERS = (
+    "BLUR", "CONTOUR", "DETAIL", "EDGE_ENHANCE", "EDGE_ENHANCE_MORE", "EMBOSS", "FIND_EDGES",
+    "SHARPEN", "SMOOTH", "SMOOTH_MORE",
+)  # fmt: skip
 #: Steps of two images (the second made from the first), masks, bands and more filters.
 EXTRA: dict[str, Callable[[random.Random], Any]] = {
     "chop": lambda rng: rng.choice(CHOPS),
@@ -97,6 +118,57 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
     "orientation": lambda rng: rng.randint(1, 8),
     "putpixel": lambda rng: (rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 255)),
     "alpha_composite": lambda rng: None,
+    # Parameters beyond the defaults of the steps above, and more steps users reach for.
+    "autocontrast_args": lambda rng: (
+        rng.random() < 0.7,
+        rng.choice([0, rng.uniform(0, 20), (rng.uniform(0, 10), rng.uniform(0, 10))]),
+        rng.choice([None, rng.randint(0, 255), [rng.randint(0, 255), rng.randint(0, 255)]]),
+        rng.choice([None, "1", "L"]),
+        rng.random() < 0.5,
+    ),
+    "equalize_mask": lambda rng: (rng.random() < 0.7, rng.choice(["1", "L"])),
+    "resize_box": lambda rng: (
+        (rng.randint(1, 30), rng.randint(1, 30)),
+        rng.choice(FILTERS),
+        (rng.uniform(0, 0.4), rng.uniform(0, 0.4), rng.uniform(0.5, 1), rng.uniform(0.5, 1)),
+        rng.choice([None, 1.0, 1.5, 3.0]),
+    ),
+    "reduce_box": lambda rng: (rng.choice([2, 3, (3, 2)]), rng.randint(0, 3), rng.randint(0, 3)),
+    "rotate_args": lambda rng: (
+        rng.choice([90, 180, rng.uniform(-180, 180)]),
+        rng.choice(ROTATE_FILTERS),
+        rng.random() < 0.5,
+        rng.choice([None, (rng.uniform(-3, 10), rng.uniform(-3, 10))]),
+        rng.choice([None, (rng.randint(-4, 4), rng.randint(-4, 4))]),
+        rng.choice(FILL_COLORS),
+    ),
+    "transform_fill": lambda rng: (rng.choice(ROTATE_FILTERS), rng.choice(FILL_COLORS)),
+    "quantize": lambda rng: (
+        rng.random() < 0.7,
+        rng.choice([2, 16, 256]),
+        rng.choice([None, 0, 1, 2]),
+        rng.choice(list(PILImage.Dither)[:1] + list(PILImage.Dither)[-1:]),
+    ),
+    "convert_dither": lambda rng: (
+        rng.choice(["1", "P", "L", "RGB"]),
+        rng.choice([PILImage.Dither.NONE, PILImage.Dither.FLOYDSTEINBERG]),
+        rng.choice(list(PILImage.Palette)),
+        rng.choice([2, 16, 255]),
+    ),
+    "point_table": lambda rng: rng.randint(0, 2**31),
+    "offset": lambda rng: (rng.randint(-30, 30), rng.choice([None, rng.randint(-30, 30)])),
+    "ops_flip": lambda rng: None,
+    "ops_crop": lambda rng: rng.randint(0, 4),
+    "grayscale": lambda rng: None,
+    "cover": lambda rng: (rng.randint(1, 30), rng.randint(1, 30)),
+    "builtin_filter": lambda rng: rng.choice(BUILTIN_FILTERS),
+    "putpalette": lambda rng: (rng.random() < 0.7, rng.randint(0, 2**31), rng.choice([1, 16, 256])),
+    "remap_palette": lambda rng: (rng.random() < 0.7, rng.randint(0, 2**31)),
+    "paste_plain": lambda rng: (
+        rng.choice(["color", "L", "RGB", "RGBA", "1", "P", "I"]),
+        rng.randint(-5, 10),
+        rng.randint(-5, 10),
+    ),
 }
 
 
@@ -234,6 +306,8 @@ def _apply_extra(ours: bool, image: Any, step: Step) -> Any:
             out.info["exif"] = exif.tobytes()
             return ops.exif_transpose(out)
         return out
+    if kind in ARGUMENT_STEPS:
+        return _apply_arguments(ours, image, step)
     calls: dict[str, Callable[[], Any]] = {
         "merge_split": lambda: library.merge(image.mode, image.split()[::-1]),
         "getchannel": lambda: image.getchannel(0),
@@ -263,6 +337,79 @@ def _apply_extra(ours: bool, image: Any, step: Step) -> Any:
         "alpha_composite": lambda: library.alpha_composite(
             image, image.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
         ),
+    }
+    return calls[kind]()
+
+
+#: The EXTRA steps :func:`_apply_arguments` runs.
+ARGUMENT_STEPS = frozenset(list(EXTRA)[list(EXTRA).index("autocontrast_args") :])
+
+
+def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
+    """The steps with parameters beyond the defaults, and the further steps of ``EXTRA``."""
+    kind, value = step
+    filters = ImageFilter if ours else PILImageFilter
+    ops = ImageOps if ours else PILImageOps
+    if kind in FITTED_MODES:
+        fit, *rest = value
+        value = rest[0] if len(rest) == 1 else tuple(rest)
+        if fit and image.mode not in FITTED_MODES[kind]:
+            image = image.convert(FITTED_MODES[kind][0])
+    width, height = image.size
+    if kind == "autocontrast_args":
+        cutoff, ignore, mask_mode, preserve_tone = value
+        mask = None if mask_mode is None else _lazy_or_pil(ours, _source(mask_mode, image.size, 5))
+        return ops.autocontrast(image, cutoff, ignore, mask, preserve_tone)
+    if kind == "equalize_mask":
+        return ops.equalize(image, _lazy_or_pil(ours, _source(value, image.size, 7)))
+    if kind == "resize_box":
+        size, resample, (x0, y0, x1, y1), gap = value
+        box = (x0 * width, y0 * height, x1 * width, y1 * height)
+        return image.resize(size, resample, box, gap)
+    if kind == "reduce_box":
+        factor, left, top = value
+        return image.reduce(factor, (left, top, width, height))
+    if kind == "rotate_args":
+        angle, resample, expand, center, translate, fill = value
+        return image.rotate(angle, resample, expand, center, translate, fill)
+    if kind == "transform_fill":
+        resample, fill = value
+        return image.transform(
+            (width + 3, height + 2), PILImage.Transform.AFFINE, AFFINE, resample, 1, fill
+        )
+    if kind == "quantize":
+        colors, method, dither = value
+        return image.quantize(colors, method, dither=dither)
+    if kind == "convert_dither":
+        target, dither, palette, colors = value
+        return image.convert(target, dither=dither, palette=palette, colors=colors)
+    if kind in ("point_table", "putpalette", "remap_palette"):
+        rng = random.Random(value[0] if kind == "putpalette" else value)
+        if kind == "point_table":
+            bands = len(image.getbands())
+            return image.point([rng.randint(0, 255) for _ in range(256 * bands)])
+        if kind == "putpalette":
+            out = image.copy()
+            out.putpalette(bytes(rng.randint(0, 255) for _ in range(3 * value[1])))
+            return out
+        order = list(range(256))
+        rng.shuffle(order)
+        return image.remap_palette(order)
+    if kind == "paste_plain":
+        what, left, top = value
+        out = image.copy()
+        if what == "color":
+            out.paste(200, (left, top, left + 7, top + 5))
+        else:
+            out.paste(_lazy_or_pil(ours, _source(what, (7, 5), 3)), (left, top))
+        return out
+    calls: dict[str, Callable[[], Any]] = {
+        "offset": lambda: (ImageChops if ours else PILImageChops).offset(image, *value),
+        "ops_flip": lambda: ops.flip(image),
+        "ops_crop": lambda: ops.crop(image, value),
+        "grayscale": lambda: ops.grayscale(image),
+        "cover": lambda: ops.cover(image, value),
+        "builtin_filter": lambda: image.filter(getattr(filters, value)),
     }
     return calls[kind]()
 
@@ -299,10 +446,22 @@ def _graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step
     if isinstance(ran, str):
         return ran
     expected, lazy = ran
+    return _evaluated_outcome(lazy, expected, what)
+
+
+def _evaluated_outcome(lazy: Any, expected: PILImage.Image, what: str) -> str:
+    """'exact' where the GPU's result is Pillow's ``expected``; 'refused' where the GPU
+    refuses the graph and the CPU route (Pillow's program replayed, what ``to_pil()``, ``save``
+    and every query of a refused graph use) gives Pillow's result; else what differs."""
     try:
         result = evaluate(lazy)
     except (Unsupported, Limit):
-        return "refused"
+        try:
+            replayed = lazy.to_pil()
+        except Exception as error:  # any error is the difference reported
+            return f"the CPU route raises {type(error).__name__} ({error}): {what}"
+        outcome = _difference(replayed, expected, what)
+        return "refused" if outcome == "exact" else f"CPU route: {outcome}"
     return _difference(result, expected, what)
 
 
@@ -330,11 +489,7 @@ def _file_outcome(path: Path, seed: int) -> str:
         expected.load()
     except Exception:  # a file Pillow's steps never loaded, and cannot
         return _raises_on_evaluation(lazy, what)
-    try:
-        result = evaluate(lazy)
-    except (Unsupported, Limit):
-        return "refused"
-    return _difference(result, expected, what)
+    return _evaluated_outcome(lazy, expected, what)
 
 
 def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[Any, Any] | str:
