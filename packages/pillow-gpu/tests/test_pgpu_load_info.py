@@ -114,6 +114,8 @@ def test_a_rotation_of_an_opened_webp_keeps_the_header_info(resample: int, tmp_p
     assert expected.info == header
     result = evaluate(Image.open(path).rotate(30, resample))
     assert (result.info, result.tobytes()) == (expected.info, expected.tobytes())
+    replayed = Image.open(path).rotate(30, resample).to_pil()  # the CPU route: Pillow replayed
+    assert (replayed.info, replayed.tobytes()) == (expected.info, expected.tobytes())
 
 
 @needs_webp

@@ -16,7 +16,7 @@ from PIL import ImageChops, ImageEnhance, ImageOps, ImagePalette
 
 from pillow_gpu._graph import Node, raise_load_failure, walk
 from pillow_gpu._handed_exif import apply_orientation
-from pillow_gpu._info_edits import edited_header, with_info
+from pillow_gpu._info_edits import edited_header, handed_out, with_info
 from pillow_gpu._pillow_memory import image_of_snapshot
 from pillow_gpu.errors import Unsupported
 
@@ -222,6 +222,13 @@ _OPS: dict[str, _Op] = {
 }
 
 
+#: Operations whose Pillow result copies its input's ``info`` before loading the input: an
+#: opened file's result keeps its header's ``info``, without the keys its load adds (an
+#: animated WebP's ``duration`` and ``timestamp``). Replayed on the decoded leaf, their result
+#: gets the recorded ``info``, which the GPU routes report too.
+_INFO_BEFORE_LOAD = frozenset({"transform"})
+
+
 def evaluate(root: Node) -> PILImage.Image:
     """Evaluate ``root`` with Pillow, cache the result on it, and return the cached image."""
     cached = root.cache.get()
@@ -236,5 +243,8 @@ def evaluate(root: Node) -> PILImage.Image:
             results[id(node)] = decode_leaf(node)
         else:
             inputs = [results[id(child)] for child in node.inputs]
-            results[id(node)] = with_info(_OPS[node.op](inputs, node.params), node, inputs)
+            image = with_info(_OPS[node.op](inputs, node.params), node, inputs)
+            if node.op in _INFO_BEFORE_LOAD:
+                image.info = handed_out(node.info)
+            results[id(node)] = image
     return root.cache.put(results[id(root)])
