@@ -3,6 +3,9 @@ remap_palette, effect_spread): run with Pillow on the graph's current pixels, th
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PIL import Image as PILImage
@@ -87,6 +90,17 @@ def test_remap_palette_raises_as_pillow() -> None:
         _photo().remap_palette([0, 1])
     with pytest.raises(ValueError, match="illegal image mode"):
         Image.from_pil(_photo()).remap_palette([0, 1])
+
+
+def test_remap_palette_checks_the_mode_before_loading_a_file(tmp_path: Path) -> None:
+    """Pillow raises its mode error for an RGB file it could not load, not the load's error."""
+    data = io.BytesIO()
+    _photo().save(data, "PNG")
+    path = tmp_path / "cut.png"
+    path.write_bytes(data.getvalue()[:-40])
+    for library in (PILImage, Image):
+        with library.open(path) as opened, pytest.raises(ValueError, match="illegal image mode"):
+            opened.remap_palette([0, 1])
 
 
 def test_effect_spread_moves_pixels_as_pillow_does() -> None:

@@ -73,6 +73,9 @@ class PixelEdits:
 
     def remap_palette(self, dest_map: list[int], source_palette: Any = None) -> Image:
         """``PIL.Image.Image.remap_palette``: a new image with the palette reordered."""
+        if self._node.mode not in ("L", "P"):  # Pillow's first check, before it loads a file
+            msg = "illegal image mode"
+            raise ValueError(msg)
         pixels = evaluate(self._node)
         return cast("Image", lazy_result(pixels.remap_palette(dest_map, source_palette)))
 
