@@ -12,6 +12,7 @@ raises what Pillow raises when recorded.
 
 from __future__ import annotations
 
+import io
 import random
 import traceback
 from collections.abc import Callable
@@ -446,23 +447,42 @@ def _graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step
     if isinstance(ran, str):
         return ran
     expected, lazy = ran
-    return _evaluated_outcome(lazy, expected, what)
+    return _evaluated_outcome(
+        lazy, expected, what, lambda: _recorded(Image.from_pil(_source(mode, size, seed)), steps)
+    )
 
 
-def _evaluated_outcome(lazy: Any, expected: PILImage.Image, what: str) -> str:
-    """'exact' where the GPU's result is Pillow's ``expected``; 'refused' where the GPU
-    refuses the graph and the CPU route (Pillow's program replayed, what ``to_pil()``, ``save``
-    and every query of a refused graph use) gives Pillow's result; else what differs."""
+def _recorded(lazy: Any, steps: list[Step]) -> Any:
+    """``lazy`` after ``steps`` (which the recording took before)."""
+    for step in steps:
+        lazy = _apply(True, lazy, step)
+    return lazy
+
+
+def _evaluated_outcome(
+    lazy: Any, expected: PILImage.Image, what: str, again: Callable[[], Any]
+) -> str:
+    """'exact' where the GPU's result and the CPU route's are Pillow's ``expected``; 'refused'
+    where the GPU refuses the graph and the CPU route gives Pillow's result; else what
+    differs. The CPU route (Pillow's program replayed: what ``to_pil()``, ``save`` and the
+    queries use where no executor runs the graph) runs on the graph ``again()`` records anew,
+    as a graph the GPU completed answers with its result."""
     try:
         result = evaluate(lazy)
     except (Unsupported, Limit):
-        try:
-            replayed = lazy.to_pil()
-        except Exception as error:  # any error is the difference reported
-            return f"the CPU route raises {type(error).__name__} ({error}): {what}"
-        outcome = _difference(replayed, expected, what)
-        return "refused" if outcome == "exact" else f"CPU route: {outcome}"
-    return _difference(result, expected, what)
+        return _replayed_outcome(lazy, expected, what, "refused")
+    outcome = _difference(result, expected, what)
+    return _replayed_outcome(again(), expected, what, outcome) if outcome == "exact" else outcome
+
+
+def _replayed_outcome(lazy: Any, expected: PILImage.Image, what: str, agreed: str) -> str:
+    """``agreed`` where the CPU route of ``lazy`` gives Pillow's ``expected``, else how not."""
+    try:
+        replayed = lazy.to_pil()
+    except Exception as error:  # any error is the difference reported
+        return f"the CPU route raises {type(error).__name__} ({error}): {what}"
+    outcome = _difference(replayed, expected, what)
+    return agreed if outcome == "exact" else f"CPU route: {outcome}"
 
 
 def _file_outcome(path: Path, seed: int) -> str:
@@ -478,18 +498,20 @@ def _file_outcome(path: Path, seed: int) -> str:
     steps = [_step(rng) for _ in range(rng.randint(1, 3))]
     what = f"{path.name} {steps}"
     try:
-        expected: Any = PILImage.open(path)
+        opened = PILImage.open(path)
     except Exception:  # not a file Pillow opens: no case
         return "not opened"
-    ran = _run_steps(expected, Image.open(path), steps, what)
-    if isinstance(ran, str):
-        return ran
-    expected, lazy = ran
-    try:
-        expected.load()
-    except Exception:  # a file Pillow's steps never loaded, and cannot
-        return _raises_on_evaluation(lazy, what)
-    return _evaluated_outcome(lazy, expected, what)
+    data = io.BytesIO(path.read_bytes())  # the same file again, for the graph recorded anew
+    with opened, Image.open(path) as lazy_opened:
+        ran = _run_steps(opened, lazy_opened, steps, what)
+        if isinstance(ran, str):
+            return ran
+        expected, lazy = ran
+        try:
+            expected.load()
+        except Exception:  # a file Pillow's steps never loaded, and cannot
+            return _raises_on_evaluation(lazy, what)
+        return _evaluated_outcome(lazy, expected, what, lambda: _recorded(Image.open(data), steps))
 
 
 def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[Any, Any] | str:
