@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
+from PIL import ImageDraw as PILImageDraw
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
@@ -89,6 +90,8 @@ FITTED_MODES = {
     "quantize": ("RGB", "RGBA", "L"),
     "putpalette": ("L", "LA", "P", "PA"),
     "remap_palette": ("P",),
+    "alpha_composite_at": ("RGBA",),
+    "putdata": ("L", "I", "F", "1", "P"),
 }
 BUILTIN_FILTERS = (
     "BLUR", "CONTOUR", "DETAIL", "EDGE_ENHANCE", "EDGE_ENHANCE_MORE", "EMBOSS", "FIND_EDGES",
@@ -165,6 +168,18 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
     "builtin_filter": lambda rng: rng.choice(BUILTIN_FILTERS),
     "putpalette": lambda rng: (rng.random() < 0.7, rng.randint(0, 2**31), rng.choice([1, 16, 256])),
     "remap_palette": lambda rng: (rng.random() < 0.7, rng.randint(0, 2**31)),
+    "draw": lambda rng: (
+        rng.choice(["rectangle", "line", "ellipse", "text", "polygon"]),
+        rng.randint(0, 255),
+        rng.choice([None, rng.randint(0, 255)]),
+        rng.randint(1, 3),
+    ),
+    "alpha_composite_at": lambda rng: (
+        rng.random() < 0.7,
+        (rng.randint(-1, 6), rng.randint(0, 6)),
+        (rng.randint(0, 4), rng.randint(-1, 4)),
+    ),
+    "putdata": lambda rng: (rng.random() < 0.7, rng.choice([1.0, 0.5]), rng.randint(-5, 5)),
     "paste_plain": lambda rng: (
         rng.choice(["color", "L", "RGB", "RGBA", "1", "P", "I"]),
         rng.randint(-5, 10),
@@ -396,6 +411,8 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
         order = list(range(256))
         rng.shuffle(order)
         return image.remap_palette(order)
+    if kind in ("draw", "alpha_composite_at", "putdata"):
+        return _edited_in_place(image, (kind, value))
     if kind == "paste_plain":
         what, left, top = value
         out = image.copy()
@@ -413,6 +430,35 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
         "builtin_filter": lambda: image.filter(getattr(filters, value)),
     }
     return calls[kind]()
+
+
+def _edited_in_place(image: Any, step: Step) -> Any:
+    """A copy of ``image`` drawn on, composited onto or given new data in place (Pillow's own
+    ``ImageDraw.Draw`` asks a lazy image for its drawing interface)."""
+    kind, value = step
+    out = image.copy()
+    width, height = image.size
+    if kind == "draw":
+        shape, fill, outline, line_width = value
+        draw = PILImageDraw.Draw(out)
+        box = (1, 1, max(1, width - 2), max(1, height - 2))
+        if shape == "rectangle":
+            draw.rectangle(box, fill, outline, line_width)
+        elif shape == "ellipse":
+            draw.ellipse(box, fill, outline, line_width)
+        elif shape == "line":
+            draw.line([(0, 0), (width, height // 2), (width // 3, height)], fill, line_width)
+        elif shape == "polygon":
+            draw.polygon([(0, 0), (width, 1), (1, height)], fill, outline, line_width)
+        else:
+            draw.text((1, 0), "Ag", fill)
+    elif kind == "alpha_composite_at":
+        dest, source = value
+        out.alpha_composite(image.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT), dest, source)
+    else:
+        scale, offset = value
+        out.putdata([index % 256 for index in range(width * height)], scale, offset)
+    return out
 
 
 def _size(rng: random.Random, large: bool) -> tuple[int, int]:
