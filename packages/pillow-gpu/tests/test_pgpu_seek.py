@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageOps as PILImageOps
 from PIL import ImageSequence as PILImageSequence
-from pillow_gpu import GpuBatchExecutor, Image, ImageSequence
+from pillow_gpu import GpuBatchExecutor, Image, ImageOps, ImageSequence
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.gpu import evaluate
 
@@ -176,6 +177,38 @@ def test_an_in_place_edit_changes_the_current_frame(tmp_path: Path) -> None:
             image.thumbnail((8, 8))
         assert (lazy.mode, lazy.size, lazy.tell()) == (pillow.mode, pillow.size, 2)
         assert_image_equal(lazy.to_pil(), pillow.copy())
+
+
+#: In-place edits of the sought frame before the expand (Pillow keeps the palette through them).
+EDITS: dict[str, Any] = {
+    "none": lambda image: None,
+    "thumbnail": lambda image: image.thumbnail((9, 9)),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+@pytest.mark.parametrize("frame", [0, 1, 3])
+@pytest.mark.parametrize("fill", [0, (10, 20, 30)], ids=["index", "colour"])
+def test_a_gif_frame_keeps_its_palette_beside_rgb_pixels_as_pillow(
+    tmp_path: Path, frame: int, fill: object, edit: str
+) -> None:
+    """Pillow's GIF frames after the first load as RGB or RGBA and keep the frame's palette
+    object, so ``ImageOps.expand`` (which puts it on its RGB result) raises for them."""
+    path = _write(tmp_path / "anim.gif")
+    outcomes = []
+    for image, ops in ((PILImage.open(path), PILImageOps), (Image.open(path), ImageOps)):
+        with image:
+            image.seek(frame)
+            EDITS[edit](image)
+            kept = (image.mode, type(image.palette).__name__)
+            try:
+                out = ops.expand(image, 2, fill)
+            except ValueError as error:
+                outcomes.append((kept, str(error)))
+            else:
+                outcomes.append((kept, out.mode, out.tobytes(), out.getpalette()))
+    assert outcomes[1] == outcomes[0]
+    assert (outcomes[0][0][0] == "P") == (len(outcomes[0]) == 4)  # frame 0 expands; others raise
 
 
 def test_other_images_have_one_frame(tmp_path: Path) -> None:

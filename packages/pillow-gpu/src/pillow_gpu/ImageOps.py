@@ -16,6 +16,7 @@ from typing import Any, Literal, cast, overload
 
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
+from PIL import ImagePalette
 
 from pillow_gpu import _cpu
 from pillow_gpu._empty import probe_size
@@ -427,6 +428,8 @@ def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) ->
     height = top + image.height + bottom
     tiny, edges = _tiny_size((width, height))
     source = _probe_image(image.mode)
+    if image._stray_palette() is not None:  # Pillow puts it on the result: its error
+        source.palette = ImagePalette.ImagePalette()
     out = PILImageOps._new_with_fill(source, tiny, fill)  # type: ignore[arg-type]
     out.paste(source, (left, top))
     size = (width, height) if edges is None else (edges[0], edges[1])

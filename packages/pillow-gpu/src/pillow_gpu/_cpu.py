@@ -245,6 +245,6 @@ def evaluate(root: Node) -> PILImage.Image:
             inputs = [results[id(child)] for child in node.inputs]
             image = with_info(_OPS[node.op](inputs, node.params), node, inputs)
             if node.op in _INFO_BEFORE_LOAD:
-                image.info = handed_out(node.info)
+                image.info = cast("dict[str | tuple[int, int], Any]", handed_out(node.info))
             results[id(node)] = image
     return root.cache.put(results[id(root)])

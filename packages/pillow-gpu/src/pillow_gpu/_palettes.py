@@ -80,6 +80,7 @@ class PaletteEdits:
     __slots__ = ()
     _node: Any
     _palette: tuple[ImagePalette.ImagePalette | None] | None
+    _frame: Any  # the Pillow reader of a sought file (pillow_gpu._seek), or None
     _peek_node: Callable[[], Node]
     _probe: Callable[[], PILImage.Image]
 
@@ -91,6 +92,9 @@ class PaletteEdits:
         handed = self._palette
         if handed is not None:
             return handed[0]
+        stray = self._stray_palette()
+        if stray is not None:
+            return stray
         found = self._probe().palette
         palette = None if found is None else found.copy()
         self._palette = (palette,)  # type: ignore[misc]  # the slot is Image's
@@ -99,6 +103,16 @@ class PaletteEdits:
     @palette.setter
     def palette(self, palette: ImagePalette.ImagePalette | None) -> None:
         self._palette = (palette,)  # type: ignore[misc]  # the slot is Image's
+
+    def _stray_palette(self) -> ImagePalette.ImagePalette | None:
+        """The palette object Pillow's image keeps beside pixels of another mode: a GIF's
+        frames after the first load as RGB or RGBA and keep the frame's palette (through the
+        handle's in-place edits, until it seeks again); None for any other image."""
+        reader = self._frame
+        if reader is None or self._palette is not None or reader.image.mode in ("P", "PA"):
+            return None
+        palette: ImagePalette.ImagePalette | None = reader.image.palette
+        return palette
 
     def putpalette(
         self,
