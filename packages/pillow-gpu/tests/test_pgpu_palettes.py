@@ -178,6 +178,22 @@ def test_quantize_raises_pillow_s_argument_errors_at_the_call() -> None:
         Image.from_pil(PILImage.new("RGB", (4, 4))).quantize(kmeans=-1)
 
 
+@pytest.mark.parametrize("size", [(5, 0), (0, 0), (1, 1)], ids=["no-rows", "empty", "one-pixel"])
+@pytest.mark.parametrize("mode", ["RGBX", "CMYK", "LA", "I", "RGB"])
+def test_quantize_of_an_empty_image_is_pillow_s(mode: str, size: tuple[int, int]) -> None:
+    """Pillow's C quantize returns an empty P image before it checks the mode."""
+    outcomes = []
+    for source in (PILImage.new(mode, size), Image.new(mode, size)):
+        try:
+            result = source.quantize(2)
+        except ValueError as error:
+            outcomes.append(str(error))
+            continue
+        image = result if isinstance(result, PILImage.Image) else result.to_pil()
+        outcomes.append((image.mode, image.size, image.getpalette()))
+    assert outcomes[1] == outcomes[0]
+
+
 @pytest.mark.parametrize("name", sorted(NOT_RECORDED))
 def test_pillow_s_unrecorded_attributes_say_why_and_what_to_do(name: str) -> None:
     lazy = Image.from_pil(PILImage.new("RGB", (2, 2)))

@@ -147,5 +147,8 @@ class PaletteEdits:
             "palette": source,
             "dither": dither,
         }
-        quantized(_probe_image(self._node.mode), params)  # Pillow's checks
+        # Pillow's checks, on an empty image where this one is (its C quantize of an empty
+        # image returns one before it checks the mode)
+        size = self._node.size
+        quantized(_probe_image(self._node.mode, size if 0 in size else (1, 1)), params)
         return self._derive("quantize", params, mode="P")  # type: ignore[attr-defined]
