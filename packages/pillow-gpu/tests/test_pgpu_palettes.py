@@ -178,19 +178,30 @@ def test_quantize_raises_pillow_s_argument_errors_at_the_call() -> None:
         Image.from_pil(PILImage.new("RGB", (4, 4))).quantize(kmeans=-1)
 
 
+#: Pillow's calls that quantize: ``quantize`` and ``convert`` to an adaptive palette.
+QUANTIZING: dict[str, Any] = {
+    "quantize": lambda image: image.quantize(2),
+    "convert-adaptive": lambda image: image.convert(
+        "P", palette=PILImage.Palette.ADAPTIVE, colors=2
+    ),
+}
+
+
+@pytest.mark.parametrize("call", list(QUANTIZING))
 @pytest.mark.parametrize("size", [(5, 0), (0, 0), (1, 1)], ids=["no-rows", "empty", "one-pixel"])
-@pytest.mark.parametrize("mode", ["RGBX", "CMYK", "LA", "I", "RGB"])
-def test_quantize_of_an_empty_image_is_pillow_s(mode: str, size: tuple[int, int]) -> None:
+@pytest.mark.parametrize("mode", ["RGBX", "CMYK", "LA", "I", "LAB", "RGB"])
+def test_quantizing_an_empty_image_is_pillow_s(mode: str, size: tuple[int, int], call: str) -> None:
     """Pillow's C quantize returns an empty P image before it checks the mode."""
     outcomes = []
     for source in (PILImage.new(mode, size), Image.new(mode, size)):
+        source.info["dpi"] = (72, 72)
         try:
-            result = source.quantize(2)
+            result = QUANTIZING[call](source)
         except ValueError as error:
             outcomes.append(str(error))
             continue
         image = result if isinstance(result, PILImage.Image) else result.to_pil()
-        outcomes.append((image.mode, image.size, image.getpalette()))
+        outcomes.append((image.mode, image.size, image.getpalette(), image.info))
     assert outcomes[1] == outcomes[0]
 
 

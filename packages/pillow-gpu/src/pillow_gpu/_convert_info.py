@@ -154,10 +154,16 @@ def convert_info(
     if unknowable); ``options``: the ``dither``, ``palette`` and ``colors`` recorded.
 
     With a matrix Pillow maps an RGB transparency colour through it (its own float formula).
-    A conversion to or from LAB runs through LittleCMS, whose result carries only the output
-    profile (``{"icc_profile": ...}``, stamped with the time it was made, as each Pillow run's).
+    A conversion to LAB, or from LAB to RGB, RGBA or RGBX, runs through LittleCMS, whose
+    result carries only the output profile (``{"icc_profile": ...}``, stamped with the time it
+    was made, as each Pillow run's); Pillow's other conversions of LAB (to an adaptive
+    palette, which it quantizes first, or through its C convert) keep the image's info.
     """
-    lab = "LAB" in (node.mode, mode) and node.mode != mode and matrix is None
+    lab = (
+        matrix is None
+        and node.mode != mode
+        and (mode == "LAB" or (node.mode == "LAB" and mode in ("RGB", "RGBA", "RGBX")))
+    )
     if "transparency" not in node.info:
         return _cms_info(node.mode, mode) if lab else node.info
     image = probe(node)

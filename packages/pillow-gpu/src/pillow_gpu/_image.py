@@ -21,7 +21,7 @@ from PIL import ImageFilter, ImageMode, ImagePalette
 
 from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
-from pillow_gpu._empty import completed_if_empty
+from pillow_gpu._empty import completed_if_empty, probe_size
 from pillow_gpu._graph import Node
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info, unloaded_header
@@ -402,9 +402,9 @@ class Image(
             # image's zero edge)
             tiny, edges = (1, 1), self.size
         # The probe is 1x1: a non-integer size equal to that must not take Pillow's copy.
-        probe_size = (2, 1) if edges is None and tiny == (1, 1) else (1, 1)
+        source_size = (2, 1) if edges is None and tiny == (1, 1) else (1, 1)
         probe = _probe(
-            lambda im: im.resize(tiny, resample, None, reducing_gap), self.mode, size=probe_size
+            lambda im: im.resize(tiny, resample, None, reducing_gap), self.mode, size=source_size
         )
         out_size = probe.size if edges is None else (edges[0], edges[1])
         if box is None:
@@ -672,7 +672,11 @@ class Image(
         ``palette`` and ``colors`` are recorded for the targets Pillow reads them for (P, PA
         and 1) and replayed as given.
         """
-        probe = _probe(lambda im: im.convert(mode, matrix, dither, palette, colors), self.mode)
+        probe = _probe(  # on an empty image where this one is: an adaptive palette's quantize
+            lambda im: im.convert(mode, matrix, dither, palette, colors),  # of one returns
+            self.mode,  # before it checks the mode
+            size=probe_size(self.size),
+        )
         if mode and matrix:
             values = tuple(matrix)
             info = convert_info(self._node, probe.mode, values)

@@ -28,6 +28,7 @@ from PIL import ImagePalette
 
 from pillow_gpu._convert_info import probe
 from pillow_gpu._cpu import decode_leaf, evaluate, put_palette, quantized
+from pillow_gpu._empty import probe_size
 from pillow_gpu._graph import Node
 from pillow_gpu._leaves import pil_node
 from pillow_gpu._probes import _probe_image
@@ -149,6 +150,5 @@ class PaletteEdits:
         }
         # Pillow's checks, on an empty image where this one is (its C quantize of an empty
         # image returns one before it checks the mode)
-        size = self._node.size
-        quantized(_probe_image(self._node.mode, size if 0 in size else (1, 1)), params)
+        quantized(_probe_image(self._node.mode, probe_size(self._node.size)), params)
         return self._derive("quantize", params, mode="P")  # type: ignore[attr-defined]
