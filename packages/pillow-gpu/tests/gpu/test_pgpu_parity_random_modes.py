@@ -78,6 +78,8 @@ CHOPS = (
 MASKS = ("1", "L", "LA", "RGBA", "RGBa")
 #: Fill colours of rotations and transforms: none, a band value, a tuple, a colour name.
 FILL_COLORS = (None, 77, (200, 10, 30), (200, 10, 30, 128), "gold")
+#: Formats the ``save`` step writes (and opens again).
+SAVE_FORMATS = ("PNG", "JPEG", "TIFF", "WEBP", "GIF", "BMP", "PPM", "TGA", "ICO")
 #: Filters rotations and transforms take.
 ROTATE_FILTERS = (
     PILImage.Resampling.NEAREST, PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC
@@ -180,6 +182,8 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
         (rng.randint(0, 4), rng.randint(-1, 4)),
     ),
     "putdata": lambda rng: (rng.random() < 0.7, rng.choice([1.0, 0.5]), rng.randint(-5, 5)),
+    "seek": lambda rng: rng.randint(0, 3),
+    "save": lambda rng: rng.choice(SAVE_FORMATS),
     "paste_plain": lambda rng: (
         rng.choice(["color", "L", "RGB", "RGBA", "1", "P", "I"]),
         rng.randint(-5, 10),
@@ -413,6 +417,14 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
         return image.remap_palette(order)
     if kind in ("draw", "alpha_composite_at", "putdata"):
         return _edited_in_place(image, (kind, value))
+    if kind == "seek":  # in place, on an opened file (any other image: frame 0 only)
+        image.seek(value)
+        return image
+    if kind == "save":  # written to memory and opened again
+        saved = io.BytesIO()
+        image.save(saved, value)
+        saved.seek(0)
+        return (Image if ours else PILImage).open(saved)
     if kind == "paste_plain":
         what, left, top = value
         out = image.copy()
@@ -462,6 +474,8 @@ def _edited_in_place(image: Any, step: Step) -> Any:
 
 
 def _size(rng: random.Random, large: bool) -> tuple[int, int]:
+    if rng.random() < 0.04:  # empty: Pillow's C code returns early, before some checks
+        return rng.choice([(0, 0), (rng.randint(1, 9), 0), (0, rng.randint(1, 9))])
     if not large:
         return rng.randint(1, 24), rng.randint(1, 24)
     width = rng.choice([rng.randint(1, 24), rng.randint(25, 140), rng.randint(250, 330)])
@@ -539,14 +553,19 @@ def _file_outcome(path: Path, seed: int) -> str:
     file, or an edit of its info the loader needs); the lazy graph raises where its pixels are
     first needed, after the checks of the steps recorded on it. Where Pillow's error comes
     from loading, an error of the recording or of the evaluation is therefore Pillow's.
+    A file of several frames (an animation, a multi-page TIFF) is sought to another frame
+    first in a third of its graphs.
     """
     rng = random.Random(seed)
     steps = [_step(rng) for _ in range(rng.randint(1, 3))]
-    what = f"{path.name} {steps}"
     try:
         opened = PILImage.open(path)
     except Exception:  # not a file Pillow opens: no case
         return "not opened"
+    frames = _frames(path)
+    if frames > 1 and rng.random() < 1 / 3:
+        steps.insert(0, ("seek", rng.randint(1, min(frames - 1, 4))))
+    what = f"{path.name} {steps}"
     data = io.BytesIO(path.read_bytes())  # the same file again, for the graph recorded anew
     with opened, Image.open(path) as lazy_opened:
         ran = _run_steps(opened, lazy_opened, steps, what)
@@ -558,6 +577,16 @@ def _file_outcome(path: Path, seed: int) -> str:
         except Exception:  # a file Pillow's steps never loaded, and cannot
             return _raises_on_evaluation(lazy, what)
         return _evaluated_outcome(lazy, expected, what, lambda: _recorded(Image.open(data), steps))
+
+
+def _frames(path: Path) -> int:
+    """How many frames Pillow counts in the file (1 where it cannot count them), counted on a
+    handle of its own: counting seeks through the file."""
+    try:
+        with PILImage.open(path) as counted:
+            return int(getattr(counted, "n_frames", 1))
+    except Exception:  # a damaged file: counted as one frame
+        return 1
 
 
 def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[Any, Any] | str:
