@@ -9,14 +9,16 @@ Usage (from the repository root, with the workspace installed):
 
 Each seed draws one graph (a source in one of 18 stored modes, one to three steps, or four with
 ``--large``) from ``packages/pillow-gpu/tests/gpu/test_pgpu_parity_random_modes.py`` and runs it
-on this machine's adapter and with Pillow. A graph is ``exact`` (bytes, palette and ``info``
-equal), ``refused`` (``Unsupported``/``Limit``) or ``both raise`` (Pillow refuses the call and
-the recording raises the same exception); anything else is a difference, printed with its seed
-and graph as it is found. ``--large`` draws some widths up to 330 and heights up to 100.
-``--files DIR`` takes each source from a file under DIR instead (the one the seed picks among
+on this machine's adapter and with Pillow. A graph is ``exact`` (the GPU's result and the CPU
+route's, ``to_pil()``, each with Pillow's bytes, palette and ``info``), ``refused``
+(``Unsupported``/``Limit`` on the GPU, the CPU route exact) or ``both raise`` (Pillow refuses
+the call and the recording raises the same exception); anything else is a difference, printed
+with its seed and graph as it is found. ``--large`` draws some widths up to 330 and heights
+up to 100. ``--files DIR`` takes each source from a file under DIR instead (the one the seed picks among
 those Pillow opens, up to ``--max-pixels``), opened by each library: Pillow raises where it
 loads a file it cannot decode, the lazy graph where its pixels are first needed, and either
-place counts as Pillow's error.
+place counts as Pillow's error. A third of the graphs on a file of several frames seek to
+another frame first.
 
 It prints the counts every ``--every`` seeds and at the end, writes them and every difference
 to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
