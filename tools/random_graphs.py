@@ -14,11 +14,11 @@ route's, ``to_pil()``, each with Pillow's bytes, palette and ``info``), ``refuse
 (``Unsupported``/``Limit`` on the GPU, the CPU route exact) or ``both raise`` (Pillow refuses
 the call and the recording raises the same exception); anything else is a difference, printed
 with its seed and graph as it is found. ``--large`` draws some widths up to 330 and heights
-up to 100. ``--files DIR`` takes each source from a file under DIR instead (the one the seed picks among
-those Pillow opens, up to ``--max-pixels``), opened by each library: Pillow raises where it
-loads a file it cannot decode, the lazy graph where its pixels are first needed, and either
-place counts as Pillow's error. A third of the graphs on a file of several frames seek to
-another frame first.
+up to 100. ``--files DIR`` takes each source from a file under DIR instead (the one the seed
+picks among those Pillow opens, up to ``--max-pixels``), opened by each library: Pillow raises
+where it loads a file it cannot decode, the lazy graph where its pixels are first needed, and
+either place counts as Pillow's error. A third of the graphs on a file of several frames seek
+to another frame first.
 
 It prints the counts every ``--every`` seeds and at the end, writes them and every difference
 to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
