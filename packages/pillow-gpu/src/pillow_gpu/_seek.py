@@ -7,7 +7,9 @@ errors, the first frame of PSD being 1, a frame's disposal depending on the fram
 and the handle becomes the frame as Pillow loads it (mode, palette, ``info``), to be resized or
 filtered on the GPU like any image. A frame is loaded at the seek; Pillow loads it when it is
 first used, which is the same wherever a loop uses the frames it seeks to (a file whose frames
-depend on the ones before may differ when frames are skipped without being used). A frame
+depend on the ones before may differ when frames are skipped without being used, and an edit
+of ``info`` between the seek and the first use is not seen by the load: an APNG frame's
+blending reads ``info["transparency"]``, and its load adds ``default_image`` again). A frame
 that cannot be loaded (a file cut short inside it) raises Pillow's error at its first use, as
 in Pillow, not at the seek: a loop that catches errors where it uses each frame keeps going.
 As in Pillow, operations done in place after a seek change the current frame; any other image
