@@ -1,4 +1,4 @@
-"""L images that carry a palette inside, as Pillow's ``point`` of a P image leaves them.
+"""Images that carry a palette inside, as Pillow's ``point`` of a P image leaves them.
 
 Pillow's ``point(table, "L")`` (or a callable, or the modes 1, I and F) of a P image makes an
 image of the target mode whose C image keeps the P image's palette. Nothing in Python shows it
@@ -8,10 +8,11 @@ along with the operations whose C code copies it (copies, crops, transposes, tra
 tables, rank and mode filters, pastes onto the image) and is lost in the others (resampling
 resizes, reduce, expand, the convolution filters, ImageChops, a paste into another image).
 
-:func:`palette_inside` follows a recorded L graph down to that ``point``, so the recording of
-a blend raises where Pillow's call raises, and ``getpalette()`` answers with that palette, as
-Pillow's does (:func:`palette_source`). Not followed: a ``from_pil`` leaf of such an image
-(its copy is of the pixels; reading the C palette of every source would cost each job).
+:func:`palette_inside` follows a recorded graph of those modes down to that ``point``, so
+the recording of a blend raises where Pillow's call raises, and ``getpalette()`` answers with
+that palette, as Pillow's does (:func:`palette_source`). Not followed: a ``from_pil`` leaf of
+such an image (its copy is of the pixels; reading the C palette of every source would cost
+each job).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ _KEEPS = frozenset(
     }
 )  # fmt: skip
 #: Modes of Pillow's ``point`` of a P image (its C image keeps the palette).
-POINTED_MODES = frozenset({"L", "1", "I", "F"})
+_POINTED_MODES = frozenset({"L", "1", "I", "F"})
 #: Filters Pillow runs through its rank and mode code, which copies the palette.
 _KEEPING_FILTERS = (PILImageFilter.RankFilter, PILImageFilter.ModeFilter)
 
@@ -55,9 +56,9 @@ def _keeps(node: Node) -> bool:
 
 
 def palette_source(node: Node) -> Node | None:
-    """The P image whose palette Pillow's image of ``node`` (an L image) keeps inside, or
-    None where it keeps none."""
-    while node.mode in POINTED_MODES and node.inputs:  # completed or not: the same image
+    """The P image whose palette Pillow's image of ``node`` (an L, 1, I or F image) keeps
+    inside, or None where it keeps none."""
+    while node.mode in _POINTED_MODES and node.inputs:  # completed or not: the same image
         source = node.inputs[0]
         if node.op == "point_mode" and source.mode == "P":
             return source
@@ -68,7 +69,8 @@ def palette_source(node: Node) -> Node | None:
 
 
 def palette_inside(node: Node) -> bool:
-    """Whether Pillow's image of ``node`` (an L image) keeps a P image's palette inside."""
+    """Whether Pillow's image of ``node`` (an L, 1, I or F image) keeps a P image's palette
+    inside."""
     return palette_source(node) is not None
 
 
