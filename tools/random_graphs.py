@@ -8,7 +8,7 @@ Usage (from the repository root, with the workspace installed):
     python tools/random_graphs.py --start 0 --count 20000 --files path/to/images
 
 Each seed draws one graph (a source in one of 18 stored modes, one to three steps, or four with
-``--large``) from ``packages/pillow-gpu/tests/gpu/test_pgpu_parity_random_modes.py`` and runs it
+``--large``) from ``packages/pillow-gpu/tests/gpu/random_graph_draw.py`` and runs it
 on this machine's adapter and with Pillow. A graph is ``exact`` (the GPU's result and the CPU
 route's, ``to_pil()``, each with Pillow's bytes, palette and ``info``), ``refused``
 (``Unsupported``/``Limit`` on the GPU, the CPU route exact) or ``both raise`` (Pillow refuses
@@ -41,12 +41,12 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DRAW = ROOT / "packages/pillow-gpu/tests/gpu/test_pgpu_parity_random_modes.py"
+DRAW = ROOT / "packages/pillow-gpu/tests/gpu/random_graph_draw.py"
 AGREE = ("exact", "refused", "both raise")
 
 
 def _draw_module() -> ModuleType:
-    """The test module that draws and compares the graphs, imported from its path."""
+    """The test suite's module that draws and compares the graphs, imported from its path."""
     spec = importlib.util.spec_from_file_location("random_graphs_draw", DRAW)
     if spec is None or spec.loader is None:
         raise SystemExit(f"random_graphs: cannot import the draw from {DRAW}")
@@ -75,8 +75,8 @@ def _sources(folder: Path, max_pixels: int) -> list[Path]:
 def _outcome(draw: ModuleType, seed: int, large: bool, files: list[Path]) -> str:
     try:
         if files:
-            return str(draw._file_outcome(files[seed % len(files)], seed))
-        return str(draw._outcome(seed, large=large))
+            return str(draw.file_outcome(files[seed % len(files)], seed))
+        return str(draw.outcome(seed, large=large))
     except Exception as error:  # a crash of the comparison itself is a difference too
         where = traceback.format_exc(limit=-2).strip().replace("\n", " | ")
         return f"crash {type(error).__name__}: {error} ({where[-400:]})"

@@ -1,5 +1,5 @@
 """Random graphs on Pillow's own test images: the random-graph parity draw
-(``gpu/test_pgpu_parity_random_modes.py``) with each source a corpus file, opened by each
+(``gpu/random_graph_draw.py``) with each source a corpus file, opened by each
 library. Every graph is exact, refused, or raises where Pillow raises; for a file Pillow cannot
 load, the lazy graph raises where its pixels are first needed (``tools/random_graphs.py
 --files`` runs the same over any range of seeds)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ..gpu.test_pgpu_parity_random_modes import _file_outcome
+from ..gpu.random_graph_draw import file_outcome
 from .conftest import opened_files
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -31,7 +31,7 @@ def test_random_graphs_on_corpus_files_match_pillow(pillow_corpus: Path) -> None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for seed in range(GRAPHS):
-            outcome = _file_outcome(files[(seed * 7919) % len(files)], seed)
+            outcome = file_outcome(files[(seed * 7919) % len(files)], seed)
             outcomes[outcome if outcome in ("exact", "refused", "both raise") else "other"] += 1
             if outcome not in ("exact", "refused", "both raise"):
                 differing.append(f"seed {seed}: {outcome}")
