@@ -16,6 +16,7 @@ over any range of seeds (validation.md).
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import traceback
 from collections.abc import Callable
@@ -28,8 +29,10 @@ from PIL import ImageChops as PILImageChops
 from PIL import ImageDraw as PILImageDraw
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
+from PIL import ImageMath as PILImageMath
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from PIL import ImageTransform as PILImageTransform
+from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageMath, ImageOps
 from pillow_gpu._testing import make_image, undated_info
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
@@ -75,6 +78,8 @@ CHOPS = (
 MASKS = ("1", "L", "LA", "RGBA", "RGBa")
 #: Fill colours of rotations and transforms: none, a band value, a tuple, a colour name.
 FILL_COLORS = (None, 77, (200, 10, 30), (200, 10, 30, 128), "gold")
+#: Colours of ``Image.new``: a band value, tuples of three and four, a name, a float, none.
+NEW_COLORS = (0, 200, (10, 20, 30), (10, 20, 30, 40), "red", 1.5, None)
 #: Formats the ``save`` step writes (and opens again).
 SAVE_FORMATS = ("PNG", "JPEG", "TIFF", "WEBP", "GIF", "BMP", "PPM", "TGA", "ICO")
 #: Filters rotations and transforms take.
@@ -181,6 +186,17 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
     "putdata": lambda rng: (rng.random() < 0.7, rng.choice([1.0, 0.5]), rng.randint(-5, 5)),
     "seek": lambda rng: rng.randint(0, 3),
     "save": lambda rng: rng.choice(SAVE_FORMATS),
+    "new_paste": lambda rng: (rng.choice(NEW_COLORS), rng.randint(0, 4), rng.randint(0, 3)),
+    "eval": lambda rng: rng.randint(1, 4),
+    "math": lambda rng: rng.choice(["add", "compare", "convert"]),
+    "transform_handler": lambda rng: rng.choice(ROTATE_FILTERS),
+    "deform": lambda rng: rng.randint(1, 3),
+    "paste_pil": lambda rng: (
+        rng.choice(["L", "RGB", "RGBA", "1", "P"]),
+        rng.choice([None, "1", "L", "RGBA"]),
+        rng.randint(-3, 8),
+        rng.randint(-3, 8),
+    ),
     "paste_plain": lambda rng: (
         rng.choice(["color", "L", "RGB", "RGBA", "1", "P", "I"]),
         rng.randint(-5, 10),
@@ -426,6 +442,8 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
         image.save(saved, value)
         saved.seek(0)
         return (Image if ours else PILImage).open(saved)
+    if kind in ("new_paste", "paste_pil", "eval", "math", "transform_handler", "deform"):
+        return _built_from(ours, image, step)
     if kind == "paste_plain":
         what, left, top = value
         out = image.copy()
@@ -443,6 +461,59 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
         "builtin_filter": lambda: image.filter(getattr(filters, value)),
     }
     return calls[kind]()
+
+
+class _Deformer:
+    """An ``ImageOps.deform`` deformer: the image split into ``cells`` x ``cells`` quads, each
+    taken from a box shifted by one pixel."""
+
+    def __init__(self, cells: int) -> None:
+        self.cells = cells
+
+    def getmesh(self, image: Any) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        width, height = image.size
+        xs = [width * index // self.cells for index in range(self.cells + 1)]
+        ys = [height * index // self.cells for index in range(self.cells + 1)]
+        mesh = []
+        for left, right in itertools.pairwise(xs):
+            for top, bottom in itertools.pairwise(ys):
+                quad = (left + 1, top, left, bottom, right, bottom + 1, right, top)
+                mesh.append(((left, top, right, bottom), quad))
+        return mesh
+
+
+def _built_from(ours: bool, image: Any, step: Step) -> Any:
+    """New images made from ``image``: pasted on an ``Image.new`` of a colour, Pillow images
+    pasted into it (the library's own objects, not lazy ones), ``Image.eval``, ``ImageMath``,
+    a transform given as an ``ImageTransform`` handler, and ``ImageOps.deform``."""
+    kind, value = step
+    library = Image if ours else PILImage
+    width, height = image.size
+    if kind == "new_paste":
+        color, left, top = value
+        base = library.new(image.mode, (width + left + 2, height + top + 1), color)
+        base.paste(image, (left, top))
+        return base
+    if kind == "paste_pil":  # Pillow's images, which a user of the lazy library passes too
+        mode, mask_mode, left, top = value
+        pasted = source_image(mode, (7, 5), 3)
+        mask = None if mask_mode is None else source_image(mask_mode, (7, 5), 4)
+        out = image.copy()
+        out.paste(pasted, (left, top), mask)
+        return out
+    if kind == "eval":
+        return library.eval(image, lambda v: v // value + 7)
+    if kind == "math":
+        math = ImageMath if ours else PILImageMath
+        expressions = {
+            "add": lambda names: names["a"] * 2 - 10,
+            "compare": lambda names: names["min"](names["a"], 100),
+            "convert": lambda names: names["convert"](names["a"] + 1, "L"),
+        }
+        return math.lambda_eval(expressions[value], a=image)
+    if kind == "transform_handler":
+        return image.transform(image.size, PILImageTransform.AffineTransform(AFFINE), value)
+    return (ImageOps if ours else PILImageOps).deform(image, _Deformer(value))
 
 
 def _edited_in_place(image: Any, step: Step) -> Any:
