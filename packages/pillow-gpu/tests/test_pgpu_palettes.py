@@ -207,16 +207,19 @@ def test_quantizing_an_empty_image_is_pillow_s(mode: str, size: tuple[int, int],
 
 @pytest.mark.parametrize("angle", [30, 90])
 def test_a_rotation_after_an_adaptive_palette_keeps_pillows_transparency(angle: int) -> None:
-    """The transparency index of an adaptive palette depends on the pixels, which the
-    recording does not read: the rotated result carries the one Pillow's conversion chose."""
+    """The transparency index of an adaptive palette depends on the pixels: the conversion
+    runs with Pillow when recorded (as Pillow's runs), and the rotation after it, on either
+    route, carries the index Pillow's conversion chose."""
     source = PILImage.fromarray(_RNG.integers(0, 256, (20, 30, 3), dtype=np.uint8), "RGB")
     source.info["transparency"] = (255, 127, 0)
     adaptive = {"palette": PILImage.Palette.ADAPTIVE, "colors": 16}
     expected = source.convert("P", **adaptive).rotate(angle, PILImage.Resampling.BILINEAR)
-    got = Image.from_pil(source).convert("P", **adaptive)
-    got = got.rotate(angle, PILImage.Resampling.BILINEAR).to_pil()
-    assert got.info == expected.info
-    assert_image_equal(got, expected)
+    lazy = Image.from_pil(source).convert("P", **adaptive)
+    assert lazy.info == source.convert("P", **adaptive).info  # known before the rotation runs
+    rotated = lazy.rotate(angle, PILImage.Resampling.BILINEAR)
+    for got in (rotated.to_pil(), evaluate(rotated)):  # the CPU route, then the GPU's
+        assert got.info == expected.info
+        assert_image_equal(got, expected)
 
 
 @pytest.mark.parametrize("name", sorted(NOT_RECORDED))

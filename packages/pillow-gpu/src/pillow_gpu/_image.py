@@ -687,6 +687,16 @@ class Image(
             target = default_mode(self._node) or target
         if target == self.mode:
             return self.copy()
+        if (
+            target == "P"
+            and palette == PILImage.Palette.ADAPTIVE
+            and "transparency" in self._node.info
+        ):
+            # The transparency's index in an adaptive palette depends on the pixels: Pillow's
+            # conversion now, as Pillow converts (the GPU refuses its quantize anyway), and
+            # the operations after it go to the GPU again.
+            converted = _cpu.evaluate(self._node).convert(mode, matrix, dither, palette, colors)
+            return Image(pil_node(converted))
         options: dict[str, Any] = {}
         if target in _DITHERED_TARGETS:  # Pillow ignores them for every other target
             options = {"dither": dither, "palette": palette, "colors": colors}
