@@ -579,6 +579,9 @@ def graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step]
     if isinstance(ran, str):
         return ran
     expected, lazy = ran
+    recorded = (lazy.mode, lazy.size, undated_info(lazy.info))  # known before any evaluation
+    if recorded != (expected.mode, expected.size, undated_info(expected.info)):
+        return f"recorded {recorded[:2]} {sorted(recorded[2].items())} differs: {what}"
     return _evaluated_outcome(
         lazy,
         expected,
