@@ -88,6 +88,31 @@ def test_image_math_raises_pillows_errors() -> None:
         ImageMath.lambda_eval(lambda args: args["a"] + 1, a=lazy)
 
 
+def _png(mode: str, *, cut: bool) -> bytes:
+    data = io.BytesIO()
+    make_image(mode, (23, 11)).save(data, "PNG")
+    return data.getvalue()[:-60] if cut else data.getvalue()
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=["whole", "cut-short"])
+@pytest.mark.parametrize("mode", ["L", "RGB"])
+def test_image_math_of_an_opened_file_loads_it_as_pillow(mode: str, cut: bool) -> None:
+    """An opened file goes to the expression as Pillow's image of it: Pillow's check of the
+    mode comes before the load, so a damaged RGB file raises that, as Pillow's does."""
+    data = _png(mode, cut=cut)
+    outcomes = []
+    for image, math in ((PILImage.open(io.BytesIO(data)), PILImageMath), (None, ImageMath)):
+        source = Image.open(io.BytesIO(data)) if image is None else image
+        try:
+            result = math.lambda_eval(lambda args: args["a"] * 2 - 10, a=source)
+        except (ValueError, OSError) as error:
+            outcomes.append(f"{type(error).__name__}: {error}")
+            continue
+        pixels = result if isinstance(result, PILImage.Image) else result.to_pil()
+        outcomes.append((pixels.mode, pixels.tobytes()))
+    assert outcomes[1] == outcomes[0]
+
+
 # -- ImageMorph -----------------------------------------------------------------------------
 
 

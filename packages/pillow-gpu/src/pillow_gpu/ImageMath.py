@@ -2,9 +2,11 @@
 
 Pillow evaluates the expression on its images' C buffers (as 32-bit integers or floats), so a
 lazy image among the arguments is completed with Pillow first (its graph runs once, as for
-``to_pil()``). The expression then runs exactly as Pillow runs it, its errors included, and an
-image it returns, where any argument was lazy, comes back as a lazy image of that result,
-ready for further operations on the GPU (with Pillow's images only, Pillow's result as it is).
+``to_pil()``); an opened file not loaded yet goes as Pillow's image of it, loaded where the
+expression first needs its pixels. The expression then runs exactly as Pillow runs it, its
+errors included, and an image it returns, where any argument was lazy, comes back as a lazy
+image of that result, ready for further operations on the GPU (with Pillow's images only,
+Pillow's result as it is).
 Every other name is Pillow's.
 """
 
@@ -13,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from PIL import Image as PILImage
 from PIL import ImageMath as _PILImageMath
 
+from pillow_gpu import _cpu
 from pillow_gpu._image import Image
 from pillow_gpu._pixel_edits import lazy_result, pillow_image
 
@@ -23,21 +27,39 @@ __all__ = ["lambda_eval", "unsafe_eval"]
 
 def lambda_eval(expression: Callable[[dict[str, Any]], Any], **kw: Any) -> Any:
     """``PIL.ImageMath.lambda_eval`` with lazy images among ``kw``; an image result is lazy."""
-    return _returned(kw, _PILImageMath.lambda_eval(expression, **_completed(kw)))
+    return _run(lambda images: _PILImageMath.lambda_eval(expression, **images), kw)
 
 
 def unsafe_eval(expression: str, **kw: Any) -> Any:
     """``PIL.ImageMath.unsafe_eval`` with lazy images among ``kw``; an image result is lazy.
     As Pillow's, it runs ``expression`` with Python's ``eval``: never pass untrusted text."""
-    return _returned(kw, _PILImageMath.unsafe_eval(expression, **_completed(kw)))
+    return _run(lambda images: _PILImageMath.unsafe_eval(expression, **images), kw)
 
 
-def _completed(kw: dict[str, Any]) -> dict[str, Any]:
-    return {name: pillow_image(value) for name, value in kw.items()}
+def _run(evaluate: Callable[[dict[str, Any]], Any], kw: dict[str, Any]) -> Any:
+    """``evaluate`` of Pillow's images for ``kw``; an image result is lazy where any was."""
+    opened: list[PILImage.Image] = []
+    try:
+        result = evaluate({name: _pillows(value, opened) for name, value in kw.items()})
+        return lazy_result(result) if any(isinstance(v, Image) for v in kw.values()) else result
+    finally:
+        for image in opened:
+            image.close()
 
 
-def _returned(kw: dict[str, Any], result: Any) -> Any:
-    return lazy_result(result) if any(isinstance(v, Image) for v in kw.values()) else result
+def _pillows(value: Any, opened: list[PILImage.Image]) -> Any:
+    """Pillow's image of a lazy ``value`` (any other value as it is). An opened file not
+    loaded yet (nor drafted) goes as Pillow's image of it stands, which the expression loads
+    where it first needs the pixels: Pillow's checks of its mode come before a damaged file's
+    load error, as in Pillow. It is added to ``opened``, to be closed."""
+    if not isinstance(value, Image):
+        return value
+    node = value._node
+    if node.op != "open" or node.cache.get() is not None or node.params.get("draft"):
+        return pillow_image(value)
+    image = _cpu.open_edited(node)
+    opened.append(image)
+    return image
 
 
 def __getattr__(name: str) -> Any:
