@@ -15,8 +15,9 @@ from PIL import Image as PILImage
 from PIL import ImageChops as PILImageChops
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
+from PIL import ImageOps as PILImageOps
 from PIL import ImagePalette
-from pillow_gpu import GpuBatchExecutor, Image, ImageFilter
+from pillow_gpu import GpuBatchExecutor, Image, ImageFilter, ImageOps
 from pillow_gpu._not_recorded import NOT_RECORDED
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
@@ -220,6 +221,24 @@ def test_a_rotation_after_an_adaptive_palette_keeps_pillows_transparency(angle: 
     for got in (rotated.to_pil(), evaluate(rotated)):  # the CPU route, then the GPU's
         assert got.info == expected.info
         assert_image_equal(got, expected)
+
+
+@pytest.mark.parametrize("target", ["L", "RGB"])
+@pytest.mark.parametrize("used", [256, 40], ids=["every-index-used", "indices-free"])
+@pytest.mark.parametrize("colour", [(218, 109, 37), (3, 3, 3)], ids=["new-colour", "in-palette"])
+def test_a_palette_image_with_a_colour_transparency_converts_as_pillow(
+    colour: tuple[int, int, int], used: int, target: str
+) -> None:
+    """Pillow places a colour a P image's transparency names in its full palette at an index
+    the histogram shows unused (or drops it): the conversion runs with Pillow when recorded."""
+    source = PILImage.new("P", (16, 16))
+    source.putpalette([value for index in range(256) for value in (index, index, index)])
+    source.putdata([index % used for index in range(256)])
+    source.info["transparency"] = colour
+    expected = source.convert(target)
+    lazy = Image.from_pil(source).convert(target)
+    assert lazy.info == expected.info
+    assert_image_equal(evaluate(ImageOps.mirror(lazy)), PILImageOps.mirror(expected))
 
 
 @pytest.mark.parametrize("name", sorted(NOT_RECORDED))

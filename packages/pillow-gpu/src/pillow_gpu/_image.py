@@ -59,6 +59,19 @@ _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
 
 
+def _transparency_from_pixels(node: Node, target: str, palette: int) -> bool:
+    """Whether the ``info["transparency"]`` of Pillow's conversion of ``node`` to ``target``
+    depends on the pixels: its index in an adaptive palette (made from them), or a colour a
+    P image's transparency names, which Pillow places in a full palette at an index the
+    histogram shows unused."""
+    transparency = node.info.get("transparency")
+    if transparency is None:
+        return False
+    if target == "P" and palette == PILImage.Palette.ADAPTIVE:
+        return True
+    return node.mode == "P" and isinstance(transparency, tuple) and target in ("L", "RGB")
+
+
 class Image(
     ImageQueries,
     Seekable,
@@ -687,14 +700,9 @@ class Image(
             target = default_mode(self._node) or target
         if target == self.mode:
             return self.copy()
-        if (
-            target == "P"
-            and palette == PILImage.Palette.ADAPTIVE
-            and "transparency" in self._node.info
-        ):
-            # The transparency's index in an adaptive palette depends on the pixels: Pillow's
-            # conversion now, as Pillow converts (the GPU refuses its quantize anyway), and
-            # the operations after it go to the GPU again.
+        if _transparency_from_pixels(self._node, target, palette):
+            # Pillow's conversion now, as Pillow converts (the result's info depends on the
+            # pixels); the operations after it go to the GPU again.
             converted = _cpu.evaluate(self._node).convert(mode, matrix, dither, palette, colors)
             return Image(pil_node(converted))
         options: dict[str, Any] = {}
