@@ -211,6 +211,28 @@ def test_a_gif_frame_keeps_its_palette_beside_rgb_pixels_as_pillow(
     assert (outcomes[0][0][0] == "P") == (len(outcomes[0]) == 4)  # frame 0 expands; others raise
 
 
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_a_sought_frame_shows_pillow_s_info_until_it_is_used(tmp_path: Path, suffix: str) -> None:
+    """Before its first use a sought frame shows the info Pillow's image holds before loading
+    it (an animated WebP's load adds ``duration`` and ``timestamp``), which a rotation copies
+    as Pillow's does; the first use brings the loaded info into the same dict."""
+    path = _write(tmp_path / f"anim{suffix}")
+    seen = []
+    for image in (PILImage.open(path), Image.open(path)):
+        with image:
+            image.seek(2)
+            info = image.info
+            before = dict(info)
+            rotated = image.rotate(30, PILImage.Resampling.BILINEAR)
+            if isinstance(rotated, Image.Image):
+                routes = [rotated.info, rotated.to_pil().info, evaluate(rotated).info]
+            else:
+                routes = [rotated.info] * 3
+            image.crop((0, 0, 4, 4))  # a use: Pillow's image loads the frame
+            seen.append((before, routes, dict(image.info), image.info is info))
+    assert seen[1] == seen[0]
+
+
 def test_other_images_have_one_frame(tmp_path: Path) -> None:
     path = _write(tmp_path / "anim.gif")
     opened = Image.open(path)

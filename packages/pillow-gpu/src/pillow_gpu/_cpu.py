@@ -224,9 +224,10 @@ _OPS: dict[str, _Op] = {
 
 #: Operations whose Pillow result copies its input's ``info`` before loading the input: an
 #: opened file's result keeps its header's ``info``, without the keys its load adds (an
-#: animated WebP's ``duration`` and ``timestamp``). Replayed on the decoded file, their result
-#: gets the recorded ``info`` (the header's); on any other input, the replayed input's, which
-#: the recording cannot always know (a transparency an adaptive palette's colours place).
+#: animated WebP's ``duration`` and ``timestamp``), and so does a frame sought and not used
+#: since. Replayed on a leaf (the decoded file or frame), their result gets the recorded
+#: ``info`` (what the handle showed); on any other input, the replayed input's, which the
+#: recording cannot always know (a transparency an adaptive palette's colours place).
 _INFO_BEFORE_LOAD = frozenset({"transform"})
 
 
@@ -245,7 +246,7 @@ def evaluate(root: Node) -> PILImage.Image:
         else:
             inputs = [results[id(child)] for child in node.inputs]
             image = with_info(_OPS[node.op](inputs, node.params), node, inputs)
-            if node.op in _INFO_BEFORE_LOAD and node.inputs[0].op == "open":
+            if node.op in _INFO_BEFORE_LOAD and node.inputs[0].is_leaf:
                 image.info = cast("dict[str | tuple[int, int], Any]", handed_out(node.info))
             results[id(node)] = image
     return root.cache.put(results[id(root)])

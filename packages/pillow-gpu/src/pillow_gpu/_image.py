@@ -277,8 +277,15 @@ class Image(
         self._info = value if isinstance(value, dict) else dict(value)
 
     def _reported_info(self) -> Mapping[str, Any]:
-        """What the graph reports: the header's info for an opened file not loaded yet."""
+        """What the graph reports: the header's info for an opened file not loaded yet, and
+        for a frame sought and not used since, what Pillow's image showed before loading it
+        (an animated WebP's or AVIF's load adds the frame's ``duration`` and ``timestamp``)."""
         node = self._graph
+        frame = self._frame
+        if frame is not None and node is frame.frame and not self._used:
+            sought = frame.header
+            if sought is not None:
+                return sought
         header = unloaded_header(node)
         return node.info if header is None else header
 

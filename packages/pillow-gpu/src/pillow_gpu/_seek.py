@@ -39,11 +39,14 @@ class _Reader:
     """The Pillow image a handle seeks in, the opened file's node it reads, and the node of
     the frame the last seek made (what the handle points at until edited in place)."""
 
-    __slots__ = ("file", "frame", "image", "text")
+    __slots__ = ("file", "frame", "header", "image", "text")
 
     def __init__(self, file: Node, image: PILImage.Image | None = None) -> None:
         self.file = file
         self.frame: Node | None = None
+        # The ``info`` Pillow's image shows right after the seek, before the sought frame
+        # loads (the handle's until its next use; the load adds to it), else None.
+        self.header: dict[str, Any] | None = None
         # A PNG's text chunks as Pillow's image holds them right after the seek, before the
         # sought frame loads (its ``text`` until the handle's next use), else None.
         self.text: dict[str, Any] | None = None
@@ -157,6 +160,7 @@ class Seekable:
         read = getattr(reader.image, "_text", None)  # what the frames before it read (a dict
         reader.text = None if read is None else dict(read)  # the next loads add to in place)
         self._used = False  # type: ignore[misc]  # Pillow's image has not loaded this frame
+        reader.header = cast("dict[str, Any]", dict(reader.image.info))
         # Loads it, as its first use would; a frame that fails to load raises at its use.
         self._node = reader.frame = frame_node(reader.image)
         self._exif_watch = None  # type: ignore[misc]  # loaded (by Pillow's reader)
