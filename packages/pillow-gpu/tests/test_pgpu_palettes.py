@@ -17,7 +17,7 @@ from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from PIL import ImagePalette
-from pillow_gpu import GpuBatchExecutor, Image, ImageFilter, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageFilter, ImageOps
 from pillow_gpu._not_recorded import NOT_RECORDED
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
@@ -239,6 +239,40 @@ def test_a_palette_image_with_a_colour_transparency_converts_as_pillow(
     lazy = Image.from_pil(source).convert(target)
     assert lazy.info == expected.info
     assert_image_equal(evaluate(ImageOps.mirror(lazy)), PILImageOps.mirror(expected))
+
+
+#: Operations whose P result's palette is known only once the graph runs.
+UNKNOWN_PALETTES: dict[str, Any] = {
+    "posterize": lambda ops, image: ops[1].posterize(image, 1),
+    "chops-lighter": lambda ops, image: ops[0].lighter(image, image.transpose(0)),
+}
+
+
+@pytest.mark.parametrize("last", ["convert-L", "convert-RGB", "equalize"])
+@pytest.mark.parametrize("made", list(UNKNOWN_PALETTES))
+def test_a_transparent_index_of_a_palette_known_later_converts_as_pillow(
+    made: str, last: str
+) -> None:
+    """Pillow's conversion turns a P image's transparent index into that entry's colour, which
+    the recording cannot read from a palette known only once the graph runs: the conversion
+    runs with Pillow when recorded (``equalize`` converts a P image to RGB first)."""
+    source = PILImage.new("P", (12, 9))
+    source.putpalette([value for index in range(256) for value in (index, 255 - index, 7)])
+    source.putdata([index * 7 % 256 for index in range(108)])
+
+    def steps(ops: tuple[Any, Any], image: Any) -> Any:
+        image = UNKNOWN_PALETTES[made](ops, image)
+        image.info["transparency"] = 62
+        if last == "equalize":
+            return ops[1].equalize(image)
+        return image.convert(last.split("-")[1])
+
+    expected = steps((PILImageChops, PILImageOps), source)
+    lazy = steps((ImageChops, ImageOps), Image.from_pil(source))
+    assert (lazy.mode, lazy.info) == (expected.mode, expected.info)  # before it runs
+    got = evaluate(lazy)
+    assert got.info == expected.info
+    assert_image_equal(got, expected)
 
 
 @pytest.mark.parametrize("name", sorted(NOT_RECORDED))

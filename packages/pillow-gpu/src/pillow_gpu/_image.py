@@ -20,7 +20,7 @@ from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode, ImagePalette
 
 from pillow_gpu import _cpu, _drawing, _edits
-from pillow_gpu._convert_info import convert_info, default_mode
+from pillow_gpu._convert_info import convert_info, default_mode, probe
 from pillow_gpu._empty import completed_if_empty, probe_size
 from pillow_gpu._graph import Node
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
@@ -61,15 +61,18 @@ NEAREST = PILImage.Resampling.NEAREST
 
 def _transparency_from_pixels(node: Node, target: str, palette: int) -> bool:
     """Whether the ``info["transparency"]`` of Pillow's conversion of ``node`` to ``target``
-    depends on the pixels: its index in an adaptive palette (made from them), or a colour a
-    P image's transparency names, which Pillow places in a full palette at an index the
-    histogram shows unused."""
+    depends on the pixels: its index in an adaptive palette (made from them); a colour a P
+    image's transparency names, which Pillow places in a full palette at an index the
+    histogram shows unused; or the colour of a P image's transparent index where its palette
+    is known only once the graph runs (an ImageChops or ``posterize`` of P images)."""
     transparency = node.info.get("transparency")
     if transparency is None:
         return False
     if target == "P" and palette == PILImage.Palette.ADAPTIVE:
         return True
-    return node.mode == "P" and isinstance(transparency, tuple) and target in ("L", "RGB")
+    if node.mode != "P" or target not in ("L", "RGB"):
+        return False
+    return isinstance(transparency, tuple) or probe(node) is None
 
 
 class Image(
