@@ -233,6 +233,32 @@ def test_a_sought_frame_shows_pillow_s_info_until_it_is_used(tmp_path: Path, suf
     assert seen[1] == seen[0]
 
 
+#: Edits of a sought frame's info before its first use.
+INFO_EDITS: dict[str, Any] = {
+    "add-dpi": lambda info: info.update(dpi=(51, 51)),
+    "clear": lambda info: info.clear(),
+    "set-duration": lambda info: info.update(duration=5),  # the load sets it again
+}
+
+
+@pytest.mark.parametrize("edit", list(INFO_EDITS))
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_an_info_edit_before_a_frame_is_used_meets_its_load_as_pillow_s(
+    tmp_path: Path, suffix: str, edit: str
+) -> None:
+    """The keys a frame's load adds join the edited dict (over an edit of the same key)."""
+    path = _write(tmp_path / f"anim{suffix}")
+    seen = []
+    for image in (PILImage.open(path), Image.open(path)):
+        with image:
+            image.seek(2)
+            INFO_EDITS[edit](image.info)
+            cropped = image.crop((0, 0, 4, 4))
+            pixels = cropped if isinstance(cropped, PILImage.Image) else evaluate(cropped)
+            seen.append((cropped.info, pixels.info, image.info))
+    assert seen[1] == seen[0]
+
+
 def test_other_images_have_one_frame(tmp_path: Path) -> None:
     path = _write(tmp_path / "anim.gif")
     opened = Image.open(path)

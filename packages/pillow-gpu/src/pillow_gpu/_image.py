@@ -141,8 +141,10 @@ class Image(
 
     @property
     def _node(self) -> Node:
-        self._used = True  # a use, where Pillow's image loads
-        return self._synced()
+        try:
+            return self._synced()
+        finally:
+            self._used = True  # a use, where Pillow's image loads (after the sync reads it)
 
     @_node.setter
     def _node(self, node: Node) -> None:
@@ -164,7 +166,7 @@ class Image(
             self._drawing = None
         info = self._info
         if info is not None and not same_info(info, self._info_base):
-            self._graph = relabelled(self._graph, info)
+            self._graph = relabelled(self._graph, info, self._sought_header())
             self._info_base = dict(info)
         watch = self._exif_watch
         if watch is not None:  # a use: an opened TIFF loads now, by the handed Exif if any
@@ -284,13 +286,19 @@ class Image(
         for a frame sought and not used since, what Pillow's image showed before loading it
         (an animated WebP's or AVIF's load adds the frame's ``duration`` and ``timestamp``)."""
         node = self._graph
-        frame = self._frame
-        if frame is not None and node is frame.frame and not self._used:
-            sought = frame.header
-            if sought is not None:
-                return sought
+        sought = self._sought_header()
+        if sought is not None:
+            return sought
         header = unloaded_header(node)
         return node.info if header is None else header
+
+    def _sought_header(self) -> Mapping[str, Any] | None:
+        """The info Pillow's image showed right after the seek, while the handle is still the
+        sought frame and unused (Pillow has not loaded it); else None."""
+        frame = self._frame
+        if frame is None or self._graph is not frame.frame or self._used:
+            return None
+        return frame.header
 
     @property
     def node(self) -> Node:

@@ -78,18 +78,22 @@ def unloaded_header(node: Node) -> Mapping[str, Any] | None:
     return cast("Mapping[str, Any] | None", node.params.get("header_info"))
 
 
-def relabelled(node: Node, info: Mapping[str, Any]) -> RelabelledNode:
+def relabelled(
+    node: Node, info: Mapping[str, Any], header: Mapping[str, Any] | None = None
+) -> RelabelledNode:
     """``node``'s result reporting ``info`` (see the module docstring).
 
-    An opened file not loaded yet reports its header's info; Pillow's plugins add what they
-    read while loading to that same dict, so those entries join the edited info (over an edit
-    of the same key, as in Pillow), and the header kept for the handle's later reads becomes
-    the edited one.
+    An opened file not loaded yet reports its header's info (and a frame sought and not used
+    since, the ``header`` its handle showed); Pillow's plugins add what they read while
+    loading to that same dict, so those entries join the edited info (over an edit of the
+    same key, as in Pillow), and the header kept for the handle's later reads becomes the
+    edited one.
     """
     done = node.cache.get()
     params: Mapping[str, Any] = node.params
     reported = dict(info)
-    header = unloaded_header(node)
+    if header is None:
+        header = unloaded_header(node)
     if header is not None:
         late = {
             key: value
