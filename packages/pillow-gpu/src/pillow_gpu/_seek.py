@@ -8,8 +8,9 @@ and the handle becomes the frame as Pillow loads it (mode, palette, ``info``), t
 filtered on the GPU like any image. A frame is loaded at the seek; Pillow loads it when it is
 first used, which is the same wherever a loop uses the frames it seeks to (a file whose frames
 depend on the ones before may differ when frames are skipped without being used, and an edit
-of ``info`` between the seek and the first use is not seen by the load: an APNG frame's
-blending reads ``info["transparency"]``, and its load adds ``default_image`` again). A frame
+of ``info`` between the seek and the first use does not reach the pixels: an APNG frame's
+blending reads ``info["transparency"]``). Until its first use the handle's ``info`` is what
+Pillow's image shows before loading the frame, and the keys the load adds join it then. A frame
 that cannot be loaded (a file cut short inside it) raises Pillow's error at its first use, as
 in Pillow, not at the seek: a loop that catches errors where it uses each frame keeps going.
 As in Pillow, operations done in place after a seek change the current frame; any other image
