@@ -149,33 +149,44 @@ def convert_info(
     matrix: tuple[float, ...] | None = None,
     *,
     options: Mapping[str, Any] | None = None,
-) -> Mapping[str, Any]:
-    """The ``info`` of Pillow's ``convert(mode, matrix, **options)`` of ``node`` (``node.info``
-    if unknowable); ``options``: the ``dither``, ``palette`` and ``colors`` recorded.
+) -> Mapping[str, Any] | None:
+    """The ``info`` of Pillow's ``convert(mode, matrix, **options)`` of ``node``, or None where
+    it depends on the pixels; ``options``: the ``dither``, ``palette`` and ``colors`` recorded.
 
     With a matrix Pillow maps an RGB transparency colour through it (its own float formula).
     A conversion to LAB, or from LAB to RGB, RGBA or RGBX, runs through LittleCMS, whose
     result carries only the output profile (``{"icc_profile": ...}``, stamped with the time it
     was made, as each Pillow run's); Pillow's other conversions of LAB (to an adaptive
     palette, which it quantizes first, or through its C convert) keep the image's info.
+
+    A transparency depends on the pixels (None) in an adaptive palette (its index among the
+    colours the pixels give), and in Pillow's conversion of a P image to L or RGB where the
+    value is a colour (placed in a full palette at an index the histogram shows unused) or
+    the palette is known only once the graph runs (an ImageChops or ``posterize`` of P
+    images: the index becomes that entry's colour).
     """
     lab = (
         matrix is None
         and node.mode != mode
         and (mode == "LAB" or (node.mode == "LAB" and mode in ("RGB", "RGBA", "RGBX")))
     )
-    if "transparency" not in node.info:
+    transparency = node.info.get("transparency")
+    if transparency is None:
         return _cms_info(node.mode, mode) if lab else node.info
+    if mode == "P" and (options or {}).get("palette") == PILImage.Palette.ADAPTIVE:
+        return None
     image = probe(node)
-    known = image is not None
+    colour = node.mode == "P" and mode in ("L", "RGB")  # Pillow reads the palette's colour
+    if colour and (image is None or isinstance(transparency, tuple)):
+        return None
     if image is None:  # a P image whose palette is not recorded: Pillow's checks of the value
-        image = _any_palette(node)  # do not depend on the palette, its result's info does
+        image = _any_palette(node)  # and the result's info do not depend on the palette
     if lab:  # to LAB Pillow converts to RGBA first, and checks the value there
         if mode == "LAB" and node.mode not in ("RGB", "RGBA", "RGBX"):
             _converted(image, "RGBA", None, None)
         return _cms_info(node.mode, mode)
     converted = _converted(image, mode, matrix, options)  # raises what Pillow raises
-    return cast("Mapping[str, Any]", dict(converted.info)) if known else node.info
+    return cast("Mapping[str, Any]", dict(converted.info))
 
 
 def _converted(

@@ -20,7 +20,7 @@ from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode, ImagePalette
 
 from pillow_gpu import _cpu, _drawing, _edits
-from pillow_gpu._convert_info import convert_info, default_mode, probe
+from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._empty import completed_if_empty, probe_size
 from pillow_gpu._graph import Node
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
@@ -57,22 +57,6 @@ _NEAREST_ONLY = ("1", "P")
 _PREMULTIPLIED = {"LA": "La", "RGBA": "RGBa"}
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 NEAREST = PILImage.Resampling.NEAREST
-
-
-def _transparency_from_pixels(node: Node, target: str, palette: int) -> bool:
-    """Whether the ``info["transparency"]`` of Pillow's conversion of ``node`` to ``target``
-    depends on the pixels: its index in an adaptive palette (made from them); a colour a P
-    image's transparency names, which Pillow places in a full palette at an index the
-    histogram shows unused; or the colour of a P image's transparent index where its palette
-    is known only once the graph runs (an ImageChops or ``posterize`` of P images)."""
-    transparency = node.info.get("transparency")
-    if transparency is None:
-        return False
-    if target == "P" and palette == PILImage.Palette.ADAPTIVE:
-        return True
-    if node.mode != "P" or target not in ("L", "RGB"):
-        return False
-    return isinstance(transparency, tuple) or probe(node) is None
 
 
 class Image(
@@ -708,26 +692,27 @@ class Image(
             self.mode,  # before it checks the mode
             size=probe_size(self.size),
         )
+        target = probe.mode
         if mode and matrix:
             values = tuple(matrix)
-            info = convert_info(self._node, probe.mode, values)
-            params = {"mode": probe.mode, "matrix": values}
-            return self._derive("convert", params, mode=probe.mode, info=info)
-        target = probe.mode
-        if not mode and self.mode == "P":  # Pillow picks the palette's mode (RGBA, ...)
-            target = default_mode(self._node) or target
-        if target == self.mode:
-            return self.copy()
-        if _transparency_from_pixels(self._node, target, palette):
+            params: dict[str, Any] = {"mode": target, "matrix": values}
+            info = convert_info(self._node, target, values)
+        else:
+            if not mode and self.mode == "P":  # Pillow picks the palette's mode (RGBA, ...)
+                target = default_mode(self._node) or target
+            if target == self.mode:
+                return self.copy()
+            options: dict[str, Any] = {}
+            if target in _DITHERED_TARGETS:  # Pillow ignores them for every other target
+                options = {"dither": dither, "palette": palette, "colors": colors}
+            params = {"mode": target, **options}
+            info = convert_info(self._node, target, options=options)  # "transparency" rewritten
+        if info is None:
             # Pillow's conversion now, as Pillow converts (the result's info depends on the
             # pixels); the operations after it go to the GPU again.
             converted = _cpu.evaluate(self._node).convert(mode, matrix, dither, palette, colors)
             return Image(pil_node(converted))
-        options: dict[str, Any] = {}
-        if target in _DITHERED_TARGETS:  # Pillow ignores them for every other target
-            options = {"dither": dither, "palette": palette, "colors": colors}
-        info = convert_info(self._node, target, options=options)  # Pillow rewrites "transparency"
-        return self._derive("convert", {"mode": target, **options}, mode=target, info=info)
+        return self._derive("convert", params, mode=target, info=info)
 
     def getchannel(self, channel: int | str) -> Image:
         """Record ``PIL.Image.Image.getchannel``: an L image of one band; of a one-band image
