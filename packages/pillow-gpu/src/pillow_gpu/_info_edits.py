@@ -101,7 +101,8 @@ def relabelled(
             if key not in header or not same_info({key: header[key]}, {key: value})
         }
         reported.update(late)
-        params = {**params, "header_info": dict(info)}
+        if node.op == "open":  # the file decodes with the edited header in place
+            params = {**params, "header_info": dict(info)}
     result = RelabelledNode(
         op=node.op,
         params=params,

@@ -146,8 +146,7 @@ class ImageQueries:
     def getpalette(self, rawmode: str | None = "RGB") -> list[int] | None:
         """``PIL.Image.Image.getpalette``: the palette of a P or PA image, or of the P image an
         L, 1, I or F image was pointed from (Pillow keeps it inside, ``_palette_inside``), else
-        None.
-        As Pillow's, an opened file loads first (raising its decode error)."""
+        None. As Pillow's, an opened file loads first (raising its decode error)."""
         node = self._peek_node()
         if node.op == "open":
             self._pixels()
