@@ -110,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("ignore")  # Pillow's deprecation and palette warnings, both sides
         for done, seed in enumerate(range(args.start, args.start + args.count), start=1):
             outcome = _outcome(draw, seed, args.large, files)
-            counts[outcome if outcome in (*AGREE, "not opened") else "different"] += 1
-            if outcome not in (*AGREE, "not opened"):
+            agreed = outcome in (*AGREE, "not opened")
+            counts[outcome if agreed else "different"] += 1
+            if not agreed:
                 source = str(files[seed % len(files)]) if files else None
                 differences.append({"seed": seed, "file": source, "outcome": outcome})
                 print(f"seed {seed}: {outcome}", flush=True)
