@@ -1,14 +1,20 @@
-"""The corpus of real image files: ``Tests/images/`` of the installed Pillow's sdist.
+"""The corpora of real image files, downloaded from the package index at test time.
 
-Pillow's source distribution on the package index holds its own test images (about 1,100
-files: every format Pillow reads, files written by many other programs, fuzzer ``crash-*`` and
-``timeout-*`` files, decompression bombs). The fixture downloads that sdist with pip, exactly as
-pip is configured here (``pip config list``; nothing special is passed), and extracts only
-``Tests/images/**`` into pytest's cache (``.pytest_cache/d/pillow-gpu-corpus``), so a rerun
-neither downloads nor extracts again. Nothing of it is committed.
+* ``pillow_corpus``: ``Tests/images/`` of the installed Pillow's sdist (about 1,100 files:
+  every format Pillow reads, files written by many other programs, fuzzer ``crash-*`` and
+  ``timeout-*`` files, decompression bombs);
+* ``camera_corpus``: piexif's test photos, JPEGs straight from eight makers' cameras;
+* ``program_corpus``: image files other programs wrote, from the sdists of
+  :data:`PROGRAM_SDISTS` (ImageMagick's through Wand, and small samples of many formats);
+* ``real_corpus``: the Pillow and program corpora in turn, for the tests that take any folder.
 
-The test skips only when the package index cannot be reached, naming the index URL and pip's
-error. Any other failure to obtain the corpus (no pip at all, a missing release, an unsafe
+Each fixture downloads its sdist with pip, exactly as pip is configured here (``pip config
+list``; nothing special is passed), and extracts only the image folders into pytest's cache
+(``.pytest_cache/d/pillow-gpu-corpus``), so a rerun neither downloads nor extracts again.
+Nothing of it is committed.
+
+The tests skip only when the package index cannot be reached, naming the index URL and pip's
+error. Any other failure to obtain a corpus (no pip at all, a missing release, an unsafe
 archive) fails the test with the reason.
 """
 
@@ -16,6 +22,8 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
+import functools
 import importlib.util
 import os
 import re
@@ -27,9 +35,9 @@ import tarfile
 import urllib.parse
 import warnings
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sized
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 import PIL
 import pytest
@@ -135,20 +143,51 @@ def _download(requirement: str, archive: str, into: Path) -> Path:
     return archives[0]
 
 
-def _safe_relative(name: str) -> PurePosixPath | None:
-    """The path under ``Tests/images/`` of an archive member, or None to leave it out."""
+def _member_path(name: str, folders: tuple[str, ...]) -> PurePosixPath | None:
+    """Where an archive member named ``name`` goes: its path under the one of ``folders``
+    (each relative to the archive's top folder, as ``Tests/images``) that holds it; None to
+    leave it out (outside them, or not a plain relative path)."""
     path = PurePosixPath(name)
     if path.is_absolute() or ".." in path.parts or "" in path.parts or "\\" in name:
         return None
-    parts = path.parts
-    # pillow-13.0.0/Tests/images/<relative>: the sdist's top folder, then Tests/images.
-    if len(parts) < 4 or parts[1:3] != ("Tests", "images"):
-        return None
-    return PurePosixPath(*parts[3:])
+    inside = PurePosixPath(*path.parts[1:]) if len(path.parts) > 1 else PurePosixPath()
+    for folder in folders:
+        if inside.is_relative_to(folder) and inside != PurePosixPath(folder):
+            return inside.relative_to(folder)
+    return None
 
 
-def extract_images(archive: Path, target: Path) -> int:
-    """Extract the regular files under ``Tests/images/`` of ``archive`` into ``target``.
+def _members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]]]]:
+    """``(name, open)`` of each regular file of the tar.gz or zip ``archive`` (no links,
+    devices or folders)."""
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as bundle:
+            for info in bundle.infolist():
+                if info.is_dir() or (info.external_attr >> 28) == 0xA:  # a folder or a symlink
+                    continue
+                yield info.filename, functools.partial(bundle.open, info)
+        return
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar:
+            if member.isreg():
+                yield member.name, functools.partial(_tar_file, tar, member)
+
+
+def _tar_file(tar: tarfile.TarFile, member: tarfile.TarInfo) -> IO[bytes]:
+    found = tar.extractfile(member)
+    assert found is not None  # a regular file
+    return found
+
+
+def extract_images(
+    archive: Path,
+    target: Path,
+    folders: tuple[str, ...] = ("Tests/images",),
+    keep: Callable[[PurePosixPath], bool] = lambda path: True,
+) -> int:
+    """Extract the regular files under ``folders`` of ``archive`` (a tar.gz or zip source
+    distribution; each folder relative to its top folder) that ``keep`` accepts into
+    ``target``, at their paths under that folder.
 
     Links, devices, absolute paths and ``..`` components are never extracted; a member whose
     resolved destination would leave ``target`` fails. Returns the number of files written.
@@ -158,20 +197,17 @@ def extract_images(archive: Path, target: Path) -> int:
     target.mkdir(parents=True)
     root = target.resolve()
     count = 0
-    with tarfile.open(archive, "r:gz") as tar:
-        for member in tar:
-            relative = _safe_relative(member.name)
-            if relative is None or not member.isreg():
-                continue
-            destination = (root / relative).resolve()
-            if root not in destination.parents:
-                pytest.fail(f"unsafe member {member.name!r} in {archive.name}")
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            source = tar.extractfile(member)
-            assert source is not None  # a regular file
-            with source, open(destination, "xb") as out:
-                shutil.copyfileobj(source, out)
-            count += 1
+    for name, open_member in _members(archive):
+        relative = _member_path(name, folders)
+        if relative is None or not keep(relative):
+            continue
+        destination = (root / relative).resolve()
+        if root not in destination.parents:
+            pytest.fail(f"unsafe member {name!r} in {archive.name}")
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        with open_member() as source, open(destination, "xb") as out:
+            shutil.copyfileobj(source, out)
+        count += 1
     (target / _COMPLETE).write_text(f"{count}\n")
     return count
 
@@ -185,61 +221,102 @@ def _cache_folder(request: pytest.FixtureRequest, factory: pytest.TempPathFactor
     return Path(cache.mkdir("pillow-gpu-corpus"))
 
 
+def _sdist_images(
+    request: pytest.FixtureRequest,
+    factory: pytest.TempPathFactory,
+    sdist: tuple[str, str, str],
+    folders: tuple[str, ...],
+    keep: Callable[[PurePosixPath], bool] = lambda path: True,
+    images: Path | None = None,
+) -> Path:
+    """The folder (``images``, by default ``NAME-VERSION-images`` in the corpus cache) of the
+    files under ``folders`` of the sdist ``(name, version, archive glob)``, downloaded and
+    extracted once."""
+    name, version, archive_glob = sdist
+    base = _cache_folder(request, factory)
+    images = images or base / f"{name}-{version}-images"
+    if not (images / _COMPLETE).is_file():
+        download = base / f"download-{name}"
+        archive = _download(f"{name}=={version}", archive_glob, download)
+        extract_images(archive, images, folders, keep)
+        shutil.rmtree(download, ignore_errors=True)  # the extracted files are what is kept
+    return images
+
+
 @pytest.fixture(scope="session")
 def pillow_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder holding the installed Pillow's ``Tests/images`` (cached across runs)."""
     version = PIL.__version__
-    base = _cache_folder(request, tmp_path_factory)
-    images = base / f"pillow-{version}-images"
-    if not (images / _COMPLETE).is_file():
-        download = base / "download"
-        archive = _download(f"pillow=={version}", f"[pP]illow-{version}.tar.gz", download)
-        extract_images(archive, images)
-        shutil.rmtree(download, ignore_errors=True)  # the extracted files are what is kept
-    return images
+    sdist = ("pillow", version, f"[pP]illow-{version}.tar.gz")
+    return _sdist_images(request, tmp_path_factory, sdist, ("Tests/images",))
 
 
 #: The distribution whose sdist holds the camera photos (``tests/images``): piexif's test
 #: images, JPEGs from Canon, Casio, Olympus, Panasonic, Pentax, Ricoh, Sigma and Sony cameras
 #: with their maker notes, a TIFF with EXIF, and a few without any.
-CAMERA_SDIST = ("piexif", "1.1.3")
-
-
-def extract_camera_images(archive: Path, target: Path) -> int:
-    """Extract the regular files under ``tests/images/`` of the zip ``archive`` into
-    ``target`` (flat; no links, absolute paths or ``..``); returns the number written."""
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    count = 0
-    with zipfile.ZipFile(archive) as bundle:
-        for member in bundle.infolist():
-            parts = PurePosixPath(member.filename).parts
-            # piexif-1.1.3/tests/images/<name>: one level, plain names only.
-            if member.is_dir() or len(parts) != 4 or parts[1:3] != ("tests", "images"):
-                continue
-            name = parts[3]
-            if name in ("", ".", "..") or "\\" in name or (member.external_attr >> 28) == 0xA:
-                continue  # not a plain file name, or a symlink
-            with bundle.open(member) as source, open(target / name, "xb") as out:
-                shutil.copyfileobj(source, out)
-            count += 1
-    (target / _COMPLETE).write_text(f"{count}\n")
-    return count
+CAMERA_SDIST = ("piexif", "1.1.3", "piexif-1.1.3.zip")
 
 
 @pytest.fixture(scope="session")
 def camera_corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder holding piexif's camera test images (cached across runs, as the corpus)."""
-    name, version = CAMERA_SDIST
-    base = _cache_folder(request, tmp_path_factory)
-    images = base / f"{name}-{version}-images"
-    if not (images / _COMPLETE).is_file():
-        download = base / "download-cameras"
-        archive = _download(f"{name}=={version}", f"{name}-{version}.zip", download)
-        extract_camera_images(archive, images)
-        shutil.rmtree(download, ignore_errors=True)
-    return images
+    return _sdist_images(request, tmp_path_factory, CAMERA_SDIST, ("tests/images",))
+
+
+#: Source distributions holding image files other programs wrote, and the folders of them
+#: kept: ImageMagick's (Wand's test assets and the pictures of its documentation: photos,
+#: a CMYK JPEG, EXIF orientations, animated GIFs, icons, effects written as JPEG, PNG and GIF),
+#: small files of many formats from imagesize and filetype (JPEG 2000, AVIF, WebP VP8X,
+#: ASCII PNM, multi-page and rotated TIFFs), and pillow-heif's 16-bit PNGs and XMP-tagged
+#: JPEG, PNG, TIFF and WebP files.
+PROGRAM_SDISTS = (
+    (("wand", "0.7.2", "[wW]and-0.7.2.tar.gz"), ("tests/assets", "docs/_images", "docs/_static")),
+    (("imagesize", "2.0.1", "imagesize-2.0.1.tar.gz"), ("test/images",)),
+    (("filetype", "1.2.0", "filetype-1.2.0.tar.gz"), ("tests/fixtures",)),
+    (("pillow-heif", "1.9.0", "pillow_heif-1.9.0.tar.gz"), ("tests/images/non_heif",)),
+)
+
+
+def _image_extension(path: PurePosixPath) -> bool:
+    return path.suffix.lower() in PILImage.registered_extensions()
+
+
+@pytest.fixture(scope="session")
+def program_corpus(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A folder of the image files of :data:`PROGRAM_SDISTS`, one subfolder per distribution
+    (cached across runs, as the corpus; files under an extension no Pillow format has, such
+    as the videos and archives beside them, are left out)."""
+    base = _cache_folder(request, tmp_path_factory) / "programs-images"
+    for sdist, folders in PROGRAM_SDISTS:
+        name, version, _ = sdist
+        images = base / f"{name}-{version}"
+        _sdist_images(request, tmp_path_factory, sdist, folders, _image_extension, images)
+    return base
+
+
+@dataclasses.dataclass(frozen=True)
+class RealCorpus:
+    """One folder of real files: ``pillow`` (:func:`pillow_corpus`) or ``program``
+    (:func:`program_corpus`)."""
+
+    name: str
+    root: Path
+
+    def check_found(self, found: Sized | int, what: str, **least: int) -> None:
+        """Fail unless this corpus gave at least ``least[name]`` ``what`` (files, or a count of
+        cases): a download that kept too few files fails, not passes over nothing."""
+        count, wanted = found if isinstance(found, int) else len(found), least[self.name]
+        assert count >= wanted, (
+            f"{count} {what} in the {self.name} corpus, where at least {wanted} are expected"
+        )
+
+
+@pytest.fixture(scope="session", params=["pillow", "program"], ids=["pillow-tests", "programs"])
+def real_corpus(request: pytest.FixtureRequest) -> RealCorpus:
+    """Each folder of real files in turn: Pillow's test images, then other programs' files."""
+    return RealCorpus(request.param, Path(request.getfixturevalue(f"{request.param}_corpus")))
 
 
 class Tally:

@@ -1,10 +1,11 @@
 """Real files written by other software, hostile ones included, through pillow-gpu vs Pillow.
 
-The corpus is Pillow's own ``Tests/images/`` (see ``conftest.py``): every format Pillow reads,
-files from many other programs, fuzzer ``crash-*``/``timeout-*``/``oom-*`` files and
-decompression bombs. Every file is opened with Pillow and with ``pillow_gpu.Image.open``; every
-file Pillow opens goes through the everyday pipelines of :data:`PIPELINES`, each built once with
-pillow_gpu and once with Pillow (the oracle), through ``GpuBatchExecutor.run(...,
+The corpora (see ``conftest.py``) are Pillow's own ``Tests/images/`` (every format Pillow
+reads, files from many other programs, fuzzer ``crash-*``/``timeout-*``/``oom-*`` files and
+decompression bombs), then files other programs wrote (ImageMagick's, and samples of many
+formats), each run alone. Every file is opened with Pillow and with ``pillow_gpu.Image.open``;
+every file Pillow opens goes through the everyday pipelines of :data:`PIPELINES`, each built
+once with pillow_gpu and once with Pillow (the oracle), through ``GpuBatchExecutor.run(...,
 output="cpu")`` (many jobs per stream; there is no keep-going mode, so a stream that an
 admission error stopped is followed by a new one over the same feed, as ``apply`` does),
 through ``pillow_gpu.gpu.evaluate`` on a sample, and, with one chain, through ``pillow-gpu
@@ -60,8 +61,9 @@ Caps, to stay near a minute on 2 CPU cores with lavapipe: the pipelines end smal
 128, resize 64) except the three of :data:`FULL_SIZE`, which run only on files up to
 :data:`FULL_SIZE_PIXELS`; ``evaluate`` runs every :data:`EVALUATE_EVERY`-th opened file plus
 every fuzzer file; multi-frame files are checked on their first frame only. The report
-(``corpus-report.json`` in pytest's cache, ``.pytest_cache/d/pillow-gpu-corpus/``, and the
-``-s`` output) gives the shares of every outcome, per pipeline and for evaluate and apply.
+(``corpus-report.json``, and ``corpus-report-program.json`` for other programs' files, in
+pytest's cache, ``.pytest_cache/d/pillow-gpu-corpus/``, and the ``-s`` output) gives the shares
+of every outcome, per pipeline and for evaluate and apply.
 """
 
 from __future__ import annotations
@@ -97,6 +99,8 @@ from pillow_gpu.errors import DecodeError, GpuError, Limit, Unsupported
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._planner import MAX_PIXELS
+
+from .conftest import RealCorpus
 
 # -- the pipelines ---------------------------------------------------------------------------
 # Each is written once against a namespace of modules (Pillow's or pillow_gpu's).
@@ -774,7 +778,7 @@ def _everyday_shares(outcomes: dict[tuple[str, str], str]) -> dict[str, float]:
     return shares
 
 
-def _report(corpus: Corpus, cache_dir: Path) -> dict[str, Any]:
+def _report(corpus: Corpus, cache_dir: Path, name: str) -> dict[str, Any]:
     # Per case: where it ended (a failed open, else the run() outcome).
     combined = {**corpus.outcomes.get("open", {})}
     for case, outcome in corpus.outcomes.get("run", {}).items():
@@ -818,7 +822,7 @@ def _report(corpus: Corpus, cache_dir: Path) -> dict[str, Any]:
             "case_seconds": CASE_SECONDS,
         },
     }
-    path = cache_dir / "corpus-report.json"
+    path = cache_dir / ("corpus-report.json" if name == "pillow" else f"corpus-report-{name}.json")
     path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     report["path"] = str(path)
     return report
@@ -859,15 +863,15 @@ def corpus_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 
 
 @pytest.fixture(scope="module")
-def corpus(pillow_corpus: Path, device: SharedDevice, corpus_cache: Path) -> Iterator[Corpus]:
-    """Run the open/run()/evaluate lanes once; the report is written when the module ends."""
-    files = sorted(
-        path for path in pillow_corpus.rglob("*") if path.is_file() and path.name[0] != "."
-    )
-    result = Corpus(root=pillow_corpus, files=files)
+def corpus(real_corpus: RealCorpus, device: SharedDevice, corpus_cache: Path) -> Iterator[Corpus]:
+    """Run the open/run()/evaluate lanes once per corpus; the report is written when the
+    corpus is done."""
+    root = real_corpus.root
+    files = sorted(path for path in root.rglob("*") if path.is_file() and path.name[0] != ".")
+    result = Corpus(root=root, files=files)
     _run_lanes(result)
     yield result
-    report = _report(result, corpus_cache)
+    report = _report(result, corpus_cache, real_corpus.name)
     print("\n" + _summary(report))
 
 
@@ -896,13 +900,18 @@ def _damaged(data: bytes, rng: random.Random) -> tuple[str, bytes]:
 
 @pytest.fixture(scope="module")
 def damaged_corpus(
-    pillow_corpus: Path, device: SharedDevice, tmp_path_factory: pytest.TempPathFactory
+    pillow_corpus: Path,
+    program_corpus: Path,
+    device: SharedDevice,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Corpus]:
-    """:data:`MUTATED_FILES` damaged copies through the open, run() and evaluate lanes."""
+    """:data:`MUTATED_FILES` damaged copies of files of both corpora through the open, run()
+    and evaluate lanes."""
     extensions = {ext.lower() for ext in PILImage.registered_extensions()}
     sources = sorted(
         path
-        for path in pillow_corpus.rglob("*")
+        for corpus in (pillow_corpus, program_corpus)
+        for path in corpus.rglob("*")
         if path.is_file()
         and path.suffix.lower() in extensions
         and 16 < path.stat().st_size <= MUTATED_SOURCE_BYTES
@@ -976,19 +985,30 @@ def _apply_copy(corpus: Corpus, folder: Path) -> dict[str, str]:
     return sources
 
 
-@pytest.mark.parametrize("which", ["corpus", "damaged_corpus"])
 def test_corpus_apply_matches_pillow(
-    which: str, request: pytest.FixtureRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``pillow-gpu apply`` over a copy of the corpus (and of its damaged copies): exit 0/1,
-    no traceback, exact outputs.
+    """``pillow-gpu apply`` over a copy of the corpus: exit 0/1, no traceback, exact outputs
+    (:func:`_check_apply`)."""
+    _check_apply(corpus, tmp_path, capsys)
+
+
+def test_damaged_corpus_apply_matches_pillow(
+    damaged_corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``pillow-gpu apply`` over the damaged copies, as over the corpus."""
+    _check_apply(damaged_corpus, tmp_path, capsys)
+
+
+def _check_apply(corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``pillow-gpu apply`` over a copy of ``corpus``'s files: exit 0/1, no traceback, exact
+    outputs.
 
     Run in-process through ``pillow_gpu.cli.main`` with Python's default warning filters (a
     user's, not this suite's ``error``). Every written output opens with Pillow and equals
     Pillow's pipeline result for its file; no temporary file is left in the output folder;
     the input folder is unchanged.
     """
-    corpus: Corpus = request.getfixturevalue(which)
     inputs, out = tmp_path / "in", tmp_path / "out"
     sources = _apply_copy(corpus, inputs)
     before = sorted(p.relative_to(inputs).as_posix() for p in inputs.rglob("*"))

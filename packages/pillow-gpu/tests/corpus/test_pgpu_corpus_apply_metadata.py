@@ -46,14 +46,17 @@ def _holds_metadata(opened: PILImage.Image) -> bool:
 
 @pytest.fixture(scope="module")
 def inputs(
-    pillow_corpus: Path, camera_corpus: Path, tmp_path_factory: pytest.TempPathFactory
+    pillow_corpus: Path,
+    camera_corpus: Path,
+    program_corpus: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Path:
     """One folder of the corpus files that hold metadata (numbered: names repeat)."""
     folder = tmp_path_factory.mktemp("metadata-corpus") / "in"
     folder.mkdir()
     files = [
         path
-        for corpus in (pillow_corpus, camera_corpus)
+        for corpus in (pillow_corpus, camera_corpus, program_corpus)
         for path in opened_files(corpus, _holds_metadata)
         if not path.name.lower().startswith(_FUZZED)
     ]

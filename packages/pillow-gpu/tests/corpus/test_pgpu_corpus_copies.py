@@ -22,7 +22,7 @@ from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageSequence
 
-from .conftest import Tally, opened_files
+from .conftest import RealCorpus, Tally, opened_files
 
 #: Largest header (pixels) whose cases run.
 MAX_PIXELS = 1 << 22
@@ -63,11 +63,11 @@ def _answer(query: Callable[[Any, Any], Any], image: Any, sequence: Any) -> Any:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_copies_answer_as_pillows_copies(pillow_corpus: Path) -> None:
+def test_corpus_copies_answer_as_pillows_copies(real_corpus: RealCorpus) -> None:
     files = opened_files(
-        pillow_corpus, lambda opened: opened.size[0] * opened.size[1] <= MAX_PIXELS
+        real_corpus.root, lambda opened: opened.size[0] * opened.size[1] <= MAX_PIXELS
     )
-    assert len(files) > 900
+    real_corpus.check_found(files, "files", pillow=900, program=200)
     tally, undecodable = Tally(), 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides

@@ -26,7 +26,7 @@ from pillow_gpu import Image, ImageOps
 from pillow_gpu._testing import undated_info
 from pillow_gpu.errors import Unsupported
 
-from .conftest import opened_files
+from .conftest import RealCorpus, opened_files
 
 ORIENTATION = 0x0112
 #: Largest header (pixels) whose cases run.
@@ -107,9 +107,10 @@ def _with_exif(pillow_corpus: Path) -> list[Path]:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_handed_exif_edits_match_pillow(pillow_corpus: Path) -> None:
-    files = _with_exif(pillow_corpus)
-    assert len(files) > 100  # Pillow's own test images: many cameras, editors and fuzzers
+def test_corpus_handed_exif_edits_match_pillow(real_corpus: RealCorpus) -> None:
+    files = _with_exif(real_corpus.root)
+    # Pillow's own test images: many cameras, editors and fuzzers
+    real_corpus.check_found(files, "files with EXIF", pillow=100, program=10)
     shares: collections.Counter[str] = collections.Counter()
     differing = []
     with warnings.catch_warnings():
@@ -169,8 +170,8 @@ def _file_answers(module: Any, path: Path) -> list[Any]:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_opened_file_answers_match_pillow(pillow_corpus: Path) -> None:
-    files = sorted(path for path in pillow_corpus.rglob("*") if path.is_file())
+def test_corpus_opened_file_answers_match_pillow(real_corpus: RealCorpus) -> None:
+    files = sorted(path for path in real_corpus.root.rglob("*") if path.is_file())
     differing = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -40,7 +40,7 @@ from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._device import SharedDevice
 
-from .conftest import opened_files
+from .conftest import RealCorpus, opened_files
 
 #: Frames compared per file.
 MAX_FRAMES = 8
@@ -115,7 +115,8 @@ def _multi_frame(pillow_corpus: Path) -> list[Path]:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_frames_match_pillow(pillow_corpus: Path, device: SharedDevice) -> None:
+def test_corpus_frames_match_pillow(real_corpus: RealCorpus, device: SharedDevice) -> None:
+    pillow_corpus = real_corpus.root
     failures: list[str] = []
     outcomes: collections.Counter[str] = collections.Counter()
     with warnings.catch_warnings():  # Pillow's warnings about odd files, on both sides
@@ -147,7 +148,7 @@ def test_corpus_frames_match_pillow(pillow_corpus: Path, device: SharedDevice) -
                 else:
                     outcomes["exact"] += 1
     print(f"\ncorpus frames: {len(files)} multi-frame files, GPU mirror {dict(outcomes)}")
-    assert len(files) >= 50, "the corpus should hold many multi-frame files"
+    real_corpus.check_found(files, "multi-frame files", pillow=50, program=8)
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:40])
     assert outcomes["exact"] > 0
 
@@ -156,7 +157,8 @@ def test_corpus_frames_match_pillow(pillow_corpus: Path, device: SharedDevice) -
 CUTS = (0.5, 0.75, 0.9)
 
 
-def test_corpus_cut_frames_fail_where_pillows_fail(pillow_corpus: Path) -> None:
+def test_corpus_cut_frames_fail_where_pillows_fail(real_corpus: RealCorpus) -> None:
+    pillow_corpus = real_corpus.root
     failures: list[str] = []
     shares: collections.Counter[str] = collections.Counter()
     for path in _multi_frame(pillow_corpus):
@@ -178,4 +180,7 @@ def test_corpus_cut_frames_fail_where_pillows_fail(pillow_corpus: Path) -> None:
                     shares["failing use" if failing else "agree"] += 1
     print(f"\ncorpus cut frames: {dict(shares)}")
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:20])
-    assert shares["failing use"] >= 100, shares  # many cuts fall inside a frame's pixels
+    # many cuts fall inside a frame's pixels
+    real_corpus.check_found(
+        shares["failing use"], f"failing uses ({shares})", pillow=100, program=8
+    )

@@ -21,7 +21,7 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu._opened_file import HEADER_DATA
 
-from .conftest import Tally, opened_files, outcome
+from .conftest import RealCorpus, Tally, opened_files, outcome
 
 
 def _thumbnailed(image: Any) -> Any:
@@ -63,9 +63,9 @@ def _answer(module: Any, path: Path, use: str, name: str) -> Any:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_header_data_matches_pillow(pillow_corpus: Path) -> None:
-    files = opened_files(pillow_corpus, lambda opened: opened.format in HEADER_DATA)
-    assert len(files) > 100
+def test_corpus_header_data_matches_pillow(real_corpus: RealCorpus) -> None:
+    files = opened_files(real_corpus.root, lambda opened: opened.format in HEADER_DATA)
+    real_corpus.check_found(files, "files", pillow=100, program=100)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides

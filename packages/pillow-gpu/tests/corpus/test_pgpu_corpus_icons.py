@@ -17,7 +17,7 @@ import pytest
 from PIL import Image as PILImage
 from pillow_gpu import Image
 
-from .conftest import Tally, opened_files
+from .conftest import RealCorpus, Tally, opened_files
 
 
 def _chosen(module: Any, path: Path, size: tuple[int, int]) -> Any:
@@ -33,9 +33,9 @@ def _chosen(module: Any, path: Path, size: tuple[int, int]) -> Any:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_icons_chosen_by_size_match_pillow(pillow_corpus: Path) -> None:
-    files = opened_files(pillow_corpus, lambda opened: opened.format in ("ICO", "ICNS"))
-    assert len(files) >= 10
+def test_corpus_icons_chosen_by_size_match_pillow(real_corpus: RealCorpus) -> None:
+    files = opened_files(real_corpus.root, lambda opened: opened.format in ("ICO", "ICNS"))
+    real_corpus.check_found(files, "icons", pillow=10, program=3)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Image was not the expected size", on both sides

@@ -22,6 +22,8 @@ from PIL import Image as PILImage
 from PIL import ImagePalette
 from pillow_gpu import Image
 
+from .conftest import RealCorpus
+
 #: Largest header (pixels) whose cases run.
 MAX_PIXELS = 1 << 22
 
@@ -99,9 +101,10 @@ def _paletted(pillow_corpus: Path) -> list[Path]:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_palette_objects_match_pillow(pillow_corpus: Path) -> None:
-    files: list[Any] = _paletted(pillow_corpus)
-    assert len(files) > 50  # GIFs, palette PNGs, BMPs, TGAs, PCXs, FLIs, ... of many writers
+def test_corpus_palette_objects_match_pillow(real_corpus: RealCorpus) -> None:
+    files: list[Any] = _paletted(real_corpus.root)
+    # GIFs, palette PNGs, BMPs, TGAs, PCXs, FLIs, ... of many writers
+    real_corpus.check_found(files, "palette files", pillow=50, program=20)
     shares: collections.Counter[str] = collections.Counter()
     differing = []
     with warnings.catch_warnings():

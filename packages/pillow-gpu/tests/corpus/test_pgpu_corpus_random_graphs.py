@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import collections
 import warnings
-from pathlib import Path
 
 import pytest
 
 from ..gpu.random_graph_draw import file_outcome
-from .conftest import opened_files
+from .conftest import RealCorpus, opened_files
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -23,9 +22,11 @@ MAX_PIXELS = 1 << 20
 GRAPHS = 160
 
 
-def test_random_graphs_on_corpus_files_match_pillow(pillow_corpus: Path) -> None:
-    files = opened_files(pillow_corpus, lambda image: image.size[0] * image.size[1] <= MAX_PIXELS)
-    assert len(files) > 100
+def test_random_graphs_on_corpus_files_match_pillow(real_corpus: RealCorpus) -> None:
+    files = opened_files(
+        real_corpus.root, lambda image: image.size[0] * image.size[1] <= MAX_PIXELS
+    )
+    real_corpus.check_found(files, "files", pillow=900, program=200)
     outcomes: collections.Counter[str] = collections.Counter()
     differing = []
     with warnings.catch_warnings():

@@ -27,7 +27,7 @@ from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageSequence
 
-from .conftest import Tally, opened_files, outcome
+from .conftest import RealCorpus, Tally, opened_files, outcome
 
 #: Largest frame (pixels) whose cases run, and most frames.
 MAX_PIXELS = 1 << 20
@@ -125,9 +125,10 @@ def _animated(pillow_corpus: Path) -> list[Path]:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_save_all_matches_pillow(pillow_corpus: Path) -> None:
-    files = _animated(pillow_corpus)
-    assert len(files) > 40  # Pillow's own animations and multi-page files
+def test_corpus_save_all_matches_pillow(real_corpus: RealCorpus) -> None:
+    files = _animated(real_corpus.root)
+    # animations and multi-page files
+    real_corpus.check_found(files, "files of several frames", pillow=40, program=5)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides
@@ -167,10 +168,10 @@ def _walked(module: Any, sequence: Any, path: Path, edit: str) -> Any:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_frames_after_edits_match_pillow(pillow_corpus: Path) -> None:
+def test_corpus_frames_after_edits_match_pillow(real_corpus: RealCorpus) -> None:
     # ImageSequence walks the file as Pillow's opened image would stand: after a seek, an edit
     # of info or an in-place thumbnail of the current frame (the others read from the file).
-    files = _animated(pillow_corpus)
+    files = _animated(real_corpus.root)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -199,9 +200,9 @@ def _seek_after_edit(module: Any, path: Path, edit: str) -> Any:
 
 
 @pytest.mark.usefixtures("device")
-def test_corpus_seek_after_edits_matches_pillow(pillow_corpus: Path) -> None:
+def test_corpus_seek_after_edits_matches_pillow(real_corpus: RealCorpus) -> None:
     # Pillow's image seeks on from where it stands after an in-place edit of its frame.
-    files = _animated(pillow_corpus)
+    files = _animated(real_corpus.root)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
