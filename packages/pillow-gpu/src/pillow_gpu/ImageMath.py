@@ -19,6 +19,7 @@ from PIL import Image as PILImage
 from PIL import ImageMath as _PILImageMath
 
 from pillow_gpu import _cpu
+from pillow_gpu._graph import undecoded_file
 from pillow_gpu._image import Image
 from pillow_gpu._pixel_edits import lazy_result, pillow_image
 
@@ -55,7 +56,7 @@ def _pillows(value: Any, opened: list[PILImage.Image]) -> Any:
     if not isinstance(value, Image):
         return value
     node = value._node
-    if node.op != "open" or node.cache.get() is not None or node.params.get("draft"):
+    if not undecoded_file(node) or node.params.get("draft"):
         return pillow_image(value)
     image = _cpu.open_edited(node)
     opened.append(image)

@@ -26,6 +26,7 @@ __all__ = [
     "first_leaf",
     "load_failure",
     "raise_load_failure",
+    "undecoded_file",
     "walk",
     "walk_list",
 ]
@@ -146,6 +147,12 @@ def first_leaf(node: Node) -> Node:
     while node.inputs:
         node = node.inputs[0]
     return node
+
+
+def undecoded_file(node: Node) -> bool:
+    """Whether ``node`` is an opened file that nothing has decoded yet: Pillow's image of it
+    is not loaded (its checks run before the load, its ``info`` lacks the keys the load adds)."""
+    return node.op == "open" and node.cache.get() is None
 
 
 def failed_leaf(

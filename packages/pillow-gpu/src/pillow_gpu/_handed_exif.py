@@ -24,7 +24,7 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-from pillow_gpu._graph import Node
+from pillow_gpu._graph import Node, undecoded_file
 
 __all__ = [
     "NOTHING_HANDED",
@@ -50,7 +50,7 @@ def follow_orientation(
     operation, an evaluation: where Pillow's image loads) ends the following, and the
     orientation the file was turned by leaves ``exif``, as Pillow's TIFF plugin deletes it
     while loading."""
-    if exif is not None and node.op == "open" and node.cache.get() is None:
+    if exif is not None and undecoded_file(node):
         orientation = exif.get(ORIENTATION)
         if orientation != watched[0]:
             node = type(node)(  # a relabelled leaf stays one (pillow_gpu._info_edits)

@@ -22,7 +22,7 @@ from PIL import ImageFilter, ImageMode, ImagePalette
 from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode
 from pillow_gpu._empty import completed_if_empty, probe_size
-from pillow_gpu._graph import Node
+from pillow_gpu._graph import Node, undecoded_file
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info, unloaded_header
 from pillow_gpu._leaves import new_node, pil_node
@@ -327,7 +327,7 @@ class Image(
         a new handle on the same node.
         """
         node = self._node
-        if node.op == "open" and node.cache.get() is None:
+        if undecoded_file(node):
             return self.crop((0, 0, *node.size))
         return Image(node)
 

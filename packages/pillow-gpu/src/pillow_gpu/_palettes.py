@@ -29,7 +29,7 @@ from PIL import ImagePalette
 from pillow_gpu._convert_info import probe
 from pillow_gpu._cpu import decode_leaf, evaluate, put_palette, quantized
 from pillow_gpu._empty import probe_size
-from pillow_gpu._graph import Node
+from pillow_gpu._graph import Node, undecoded_file
 from pillow_gpu._leaves import pil_node
 from pillow_gpu._probes import _probe_image
 from pillow_gpu._queries import _pil
@@ -67,7 +67,7 @@ def realized(node: Node, palette: ImagePalette.ImagePalette) -> Node:
             if _palette_state(tiny) == unchanged:
                 return node
             palette = before
-    if node.op == "open" and node.cache.get() is None:  # the file loads with it in place
+    if undecoded_file(node):  # the file loads with it in place
         return pil_node(decode_leaf(node, palette))
     pixels = evaluate(node).copy()
     pixels.palette = palette

@@ -12,7 +12,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import palette_of, probe
-from pillow_gpu._graph import Node
+from pillow_gpu._graph import Node, undecoded_file
 from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._snapshot import Snapshot
 from pillow_gpu.errors import DecodeError, DeviceError, Unsupported
@@ -182,11 +182,7 @@ class Plan:
     @property
     def sources(self) -> tuple[Node, ...]:
         """Leaves that still need decoding (encoded files not yet completed)."""
-        return tuple(
-            upload.node
-            for upload in self.uploads
-            if upload.node.op == "open" and upload.node.cache.get() is None
-        )
+        return tuple(upload.node for upload in self.uploads if undecoded_file(upload.node))
 
     # -- device steps ----------------------------------------------------------------------------
     def allocate(self, device: SharedDevice | None = None) -> None:

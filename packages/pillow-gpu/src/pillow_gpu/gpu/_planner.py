@@ -39,7 +39,7 @@ from math import isqrt
 from typing import Any
 
 from pillow_gpu._empty import is_empty
-from pillow_gpu._graph import Node, load_failure, walk
+from pillow_gpu._graph import Node, load_failure, undecoded_file, walk
 from pillow_gpu.errors import Limit
 from pillow_gpu.gpu._aliasing import alias
 from pillow_gpu.gpu._device import DeviceLimits
@@ -160,7 +160,7 @@ def _check_loop_steps(root: Node, program: Program, limits: DeviceLimits | None)
 def _leaf_host_bytes(node: Node) -> int:
     pixels = node.size[0] * node.size[1]
     encoded = node.params["encoded_nbytes"] if node.op == "open" else 0
-    decoded = pixels * 4 if node.op == "open" and node.cache.get() is None else 0
+    decoded = pixels * 4 if undecoded_file(node) else 0
     upload = upload_nbytes(node.mode, node.size)  # Pillow's stored bytes, padded
     return decoded + upload + encoded  # decode temporary, upload bytes, encoded bytes
 
