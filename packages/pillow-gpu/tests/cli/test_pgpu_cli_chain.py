@@ -14,7 +14,8 @@ from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image
 from pillow_gpu._testing import assert_image_equal, make_image, rebuilt
-from pillow_gpu.cli._chain import STEPS, ChainError, admitted_modes, describe_steps, parse_chain
+from pillow_gpu.cli._chain import ChainError, admitted_modes, parse_chain
+from pillow_gpu.cli._steps import STEPS, describe_steps
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._layout import NATIVE_MODES
 

@@ -23,8 +23,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from pillow_gpu.cli._chain import ChainError, describe_steps, parse_chain
+from pillow_gpu.cli._chain import ChainError, parse_chain
 from pillow_gpu.cli._report import silence_standard_streams
+from pillow_gpu.cli._steps import describe_steps
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._work import MAX_SUBMISSION_WORK
 
