@@ -113,6 +113,34 @@ def test_image_math_of_an_opened_file_loads_it_as_pillow(mode: str, cut: bool) -
     assert outcomes[1] == outcomes[0]
 
 
+def _apng(mode: str, *, cut: bool) -> bytes:
+    data = io.BytesIO()
+    frames = [make_image(mode, (23, 11)).rotate(40 * index) for index in range(3)]
+    frames[0].save(data, "PNG", save_all=True, append_images=frames[1:])
+    return data.getvalue()[:-60] if cut else data.getvalue()
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=["whole", "cut-short"])
+@pytest.mark.parametrize("mode", ["L", "RGB"])
+def test_image_math_of_a_sought_frame_loads_it_as_pillow(mode: str, cut: bool) -> None:
+    """A frame sought and not used yet goes to the expression as the handle's Pillow reader
+    stands on it: Pillow checks the mode before it loads the frame, so the last frame of a
+    file cut short raises that in an RGB animation, and the load's error in an L one."""
+    data = _apng(mode, cut=cut)
+    outcomes = []
+    for module, math in ((PILImage, PILImageMath), (Image, ImageMath)):
+        with module.open(io.BytesIO(data)) as source:
+            source.seek(2)
+            try:
+                result = math.lambda_eval(lambda args: args["a"] * 2 - 10, a=source)
+            except (ValueError, OSError, SyntaxError) as error:
+                outcomes.append(f"{type(error).__name__}: {error}")
+                continue
+            pixels = result if isinstance(result, PILImage.Image) else result.to_pil()
+            outcomes.append((pixels.mode, pixels.tobytes()))
+    assert outcomes[1] == outcomes[0]
+
+
 # -- ImageMorph -----------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from PIL import ImageSequence as PILImageSequence
+from PIL import PngImagePlugin
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps, ImageSequence
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.gpu import evaluate
@@ -257,6 +258,61 @@ def test_an_info_edit_before_a_frame_is_used_meets_its_load_as_pillow_s(
             pixels = cropped if isinstance(cropped, PILImage.Image) else evaluate(cropped)
             seen.append((cropped.info, pixels.info, image.info))
     assert seen[1] == seen[0]
+
+
+#: Seeks before any use of a frame: forward past frames, and back.
+SEEK_PATTERNS = [(2, 1), (3, 1), (1, 2, 3, 1), (4, 2), (3, 0, 2)]
+
+
+def _after_seeks(image: Any, frames: tuple[int, ...]) -> Any:
+    """The image's mode, size, info and pixels after ``seek`` to each of ``frames`` (none of
+    them used in between), or the type and text of what that raised."""
+    try:
+        with image:
+            for frame in frames:
+                image.seek(frame)
+            pixels = image if isinstance(image, PILImage.Image) else image.to_pil()
+            data = pixels.tobytes()  # a use: the frame loads
+            return image.mode, image.size, dict(image.info), data
+    except Exception as error:  # the error is the answer
+        return f"{type(error).__name__}: {error}"
+
+
+@pytest.mark.parametrize("frames", SEEK_PATTERNS, ids=lambda frames: "-".join(map(str, frames)))
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_frames_passed_without_a_use_are_not_loaded_as_in_pillow(
+    tmp_path: Path, suffix: str, frames: tuple[int, ...]
+) -> None:
+    """A frame is loaded at its first use, not at the seek, as Pillow's: Pillow's APNG reader
+    cannot go back to an earlier frame once the current one is loaded ("APNG contains frame
+    sequence errors"), so seeking back past frames never used works in Pillow and must here."""
+    path = _write(tmp_path / f"anim{suffix}")
+    expected = _after_seeks(PILImage.open(path), frames)
+    assert _after_seeks(Image.open(path), frames) == expected
+    assert not isinstance(expected, str)
+
+
+def test_an_info_edit_before_a_frame_is_used_reaches_its_pixels(tmp_path: Path) -> None:
+    """An APNG frame blended over the one before reads ``info["transparency"]`` while it loads
+    (the colour its mask leaves out): an edit between the seek and the first use changes the
+    pixels, in Pillow and here."""
+    path = tmp_path / "over.png"
+    frames = _frames(3)
+    frames[0].save(
+        path, save_all=True, append_images=frames[1:], blend=PngImagePlugin.Blend.OP_OVER
+    )
+    colour = frames[1].getpixel((3, 3))
+    seen = []
+    for image in (PILImage.open(path), Image.open(path)):
+        with image:
+            image.seek(1)
+            image.info["transparency"] = colour
+            pixels = image if isinstance(image, PILImage.Image) else image.to_pil()
+            seen.append((pixels.tobytes(), dict(image.info)))
+    assert seen[1] == seen[0]
+    with PILImage.open(path) as unedited:
+        unedited.seek(1)
+        assert unedited.tobytes() != seen[0][0]  # the edit reached Pillow's pixels
 
 
 def test_other_images_have_one_frame(tmp_path: Path) -> None:

@@ -52,9 +52,13 @@ def _pillows(value: Any, opened: list[PILImage.Image]) -> Any:
     """Pillow's image of a lazy ``value`` (any other value as it is). An opened file not
     loaded yet (nor drafted) goes as Pillow's image of it stands, which the expression loads
     where it first needs the pixels: Pillow's checks of its mode come before a damaged file's
-    load error, as in Pillow. It is added to ``opened``, to be closed."""
+    load error, as in Pillow. It is added to ``opened``, to be closed. A frame sought and not
+    used yet goes as the handle's Pillow reader stands on it (pillow_gpu._seek), likewise."""
     if not isinstance(value, Image):
         return value
+    frame = value._frame
+    if frame is not None and not frame.loaded and value._graph is frame.frame:
+        return value._lend(frame).image  # the reader's: loaded there, it is the frame's load
     node = value._node
     if not undecoded_file(node) or node.params.get("draft"):
         return pillow_image(value)

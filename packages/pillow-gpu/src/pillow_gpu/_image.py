@@ -137,8 +137,12 @@ class Image(
             self._info_base = dict(reported)
 
     def _synced(self) -> Node:
-        # Pixels drawn since the graph was last read become a leaf now (pillow_gpu.ImageDraw);
-        # an edited ``info`` relabels the node the handle points at.
+        # A sought frame loads now (pillow_gpu._seek); pixels drawn since the graph was last
+        # read become a leaf (pillow_gpu.ImageDraw); an edited ``info`` relabels the node the
+        # handle points at.
+        frame = self._frame
+        if frame is not None and not frame.loaded and self._graph is frame.frame:
+            self._graph = self._load_frame()
         drawing = self._drawing
         if drawing is not None:
             self._graph = drawing.snapshot()

@@ -5,12 +5,13 @@ A handle on an opened file reads its frames in place, as Pillow's image does. Th
 keeps; every ``seek`` is that reader's, so Pillow's own frame logic applies (its checks and
 errors, the first frame of PSD being 1, a frame's disposal depending on the frames before),
 and the handle becomes the frame as Pillow loads it (mode, palette, ``info``), to be resized or
-filtered on the GPU like any image. A frame is loaded at the seek; Pillow loads it when it is
-first used, which is the same wherever a loop uses the frames it seeks to (a file whose frames
-depend on the ones before may differ when frames are skipped without being used, and an edit
-of ``info`` between the seek and the first use does not reach the pixels: an APNG frame's
-blending reads ``info["transparency"]``). Until its first use the handle's ``info`` is what
-Pillow's image shows before loading the frame, and the keys the load adds join it then. A frame
+filtered on the GPU like any image. As Pillow's image, the handle loads the frame at its first
+use (an operation, an evaluation, a read of its pixels or palette), not at the seek: frames
+passed over are never loaded (Pillow's APNG reader cannot seek back once its current frame is
+loaded), and the reader is lent the handle's ``info`` before the load, so an edit since the seek
+reaches the pixels (an APNG frame's blending reads ``info["transparency"]``). Until its first
+use the handle's ``info`` is what Pillow's image shows before loading the frame, and the keys
+the load adds join it then. A frame
 that cannot be loaded (a file cut short inside it) raises Pillow's error at its first use, as
 in Pillow, not at the seek: a loop that catches errors where it uses each frame keeps going.
 As in Pillow, operations done in place after a seek change the current frame; any other image
@@ -40,11 +41,14 @@ class _Reader:
     """The Pillow image a handle seeks in, the opened file's node it reads, and the node of
     the frame the last seek made (what the handle points at until edited in place)."""
 
-    __slots__ = ("file", "frame", "header", "image", "text")
+    __slots__ = ("file", "frame", "header", "image", "loaded", "text")
 
     def __init__(self, file: Node, image: PILImage.Image | None = None) -> None:
         self.file = file
         self.frame: Node | None = None
+        # Whether ``frame`` holds the sought frame's pixels; until its first use it is a leaf
+        # of what the seek read (mode, size, info), as Pillow's image has not loaded it.
+        self.loaded = True
         # The ``info`` Pillow's image shows right after the seek, before the sought frame
         # loads (the handle's until its next use; the load adds to it), else None.
         self.header: dict[str, Any] | None = None
@@ -54,6 +58,12 @@ class _Reader:
         if image is None:  # read whole: the reader then holds no file handle
             image = _cpu.open_whole(file.params)
         self.image = image
+
+
+def _unloaded_frame(image: PILImage.Image, info: dict[str, Any]) -> Node:
+    """A leaf of the frame Pillow's reader ``image`` was just sought to, before it loads: its
+    mode, size and ``info`` only (:meth:`Seekable._load_frame` replaces it at its first use)."""
+    return Node(op="pil", params={"unloaded": True}, mode=image.mode, size=image.size, info=info)
 
 
 def _seek_one_frame(frame: int) -> None:
@@ -162,15 +172,33 @@ class Seekable:
         reader.text = None if read is None else dict(read)  # the next loads add to in place)
         self._used = False  # type: ignore[misc]  # Pillow's image has not loaded this frame
         reader.header = cast("dict[str, Any]", dict(reader.image.info))
-        # Loads it, as its first use would; a frame that fails to load raises at its use.
-        self._node = reader.frame = frame_node(reader.image)
+        # Pillow's image loads the frame at its first use (_load_frame): until then the handle
+        # stands on a leaf of what the seek read.
+        reader.frame, reader.loaded = _unloaded_frame(reader.image, reader.header), False
+        self._frame = reader  # type: ignore[misc]  # the slot is Image's
+        self._node = reader.frame
         self._exif_watch = None  # type: ignore[misc]  # loaded (by Pillow's reader)
         if tags is not None:  # tag_v2 the same object, tag a new one
             self._tags = header_directories(reader.image)
-        if self._palette is not None and reader.image.palette is not palette:
-            # Pillow's seek gave its image another palette object; else it keeps the one handed out
+        self._follow_palette(palette)
+
+    def _follow_palette(self, before: Any) -> None:
+        """Hand out the reader's palette object where Pillow's seek or load replaced
+        ``before`` with another (else the handle keeps the one it handed out)."""
+        reader = cast("_Reader", self._frame)
+        if self._palette is not None and reader.image.palette is not before:
             self._palette = (reader.image.palette,)
-        self._frame = reader  # type: ignore[misc]  # the slot is Image's
+
+    def _load_frame(self) -> Node:
+        """The sought frame loaded, at its first use (or a read of its pixels or palette), as
+        Pillow's image loads it: the reader is lent the handle's ``info`` and state first, so
+        an edit made since the seek reaches the load (an APNG frame's blending reads
+        ``info["transparency"]``). A frame that fails to load raises at its use."""
+        reader = cast("_Reader", self._frame)
+        palette = self._lend(reader).image.palette
+        reader.frame, reader.loaded = frame_node(reader.image), True
+        self._follow_palette(palette)
+        return reader.frame
 
     def _lend(self, reader: _Reader) -> _Reader:
         """``reader``, given what Pillow's image would hold when it seeks: the handle's
@@ -182,8 +210,10 @@ class Seekable:
         return reader
 
     def close(self) -> None:
-        """Drop the reader of a sought file; otherwise nothing to close (a lazy image holds
-        no open file). The image stays usable."""
+        """Drop the reader of a sought file (loading the sought frame first, if not yet);
+        otherwise nothing to close (a lazy image holds no open file). The image stays usable."""
+        if self._frame is not None:
+            self._peek_node()
         self._frame = None  # type: ignore[misc]  # the slot is Image's
 
     def __enter__(self) -> Any:
