@@ -292,6 +292,34 @@ def test_frames_passed_without_a_use_are_not_loaded_as_in_pillow(
     assert not isinstance(expected, str)
 
 
+@pytest.mark.parametrize("frames", SEEK_PATTERNS, ids=lambda frames: "-".join(map(str, frames)))
+@pytest.mark.parametrize("suffix", [".gif", ".png"])
+def test_seeks_with_the_palette_object_handed_out_are_pillow_s(
+    tmp_path: Path, suffix: str, frames: tuple[int, ...]
+) -> None:
+    """With the palette object read after each seek, Pillow's GIF and APNG readers load the
+    current frame before seeking forward, and rewind without loading it to seek back."""
+    path = tmp_path / f"paletted{suffix}"
+    paletted = [
+        frame.convert("P", palette=PILImage.Palette.ADAPTIVE, colors=20 + index)
+        for index, frame in enumerate(_frames(5))
+    ]
+    paletted[0].save(path, save_all=True, append_images=paletted[1:], duration=50, loop=0)
+    seen = []
+    for image in (PILImage.open(path), Image.open(path)):
+        with image:
+            try:
+                for frame in frames:
+                    image.seek(frame)
+                    palette = image.palette
+                pixels = image if isinstance(image, PILImage.Image) else image.to_pil()
+                seen.append((pixels.tobytes(), image.getpalette(), palette is image.palette))
+            except Exception as error:  # the error is the answer
+                seen.append(f"{type(error).__name__}: {error}")
+    assert seen[1] == seen[0]
+    assert not isinstance(seen[0], str)
+
+
 def test_an_info_edit_before_a_frame_is_used_reaches_its_pixels(tmp_path: Path) -> None:
     """An APNG frame blended over the one before reads ``info["transparency"]`` while it loads
     (the colour its mask leaves out): an edit between the seek and the first use changes the

@@ -56,8 +56,8 @@ def _pillows(value: Any, opened: list[PILImage.Image]) -> Any:
     used yet goes as the handle's Pillow reader stands on it (pillow_gpu._seek), likewise."""
     if not isinstance(value, Image):
         return value
-    frame = value._frame
-    if frame is not None and not frame.loaded and value._graph is frame.frame:
+    frame = value._unloaded_frame_reader()
+    if frame is not None:
         return value._lend(frame).image  # the reader's: loaded there, it is the frame's load
     node = value._node
     if not undecoded_file(node) or node.params.get("draft"):

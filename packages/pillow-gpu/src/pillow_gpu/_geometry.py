@@ -201,7 +201,7 @@ class Geometry:
         # Pillow's transform copies the info before it loads the source (LA and RGBA filtered
         # go through convert, which loads first): an opened file's result keeps its header's.
         premultiplied = self.mode in _PREMULTIPLIED and resample != NEAREST
-        info = None if premultiplied else self.info
+        info = None if premultiplied else dict(self.info)  # as it stands before the load
         return self._derive("transform", params, size=out_size, info=info)
 
     def rotate(  # noqa: PLR0917 - Pillow's positional signature

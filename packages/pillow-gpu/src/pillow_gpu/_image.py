@@ -140,8 +140,7 @@ class Image(
         # A sought frame loads now (pillow_gpu._seek); pixels drawn since the graph was last
         # read become a leaf (pillow_gpu.ImageDraw); an edited ``info`` relabels the node the
         # handle points at.
-        frame = self._frame
-        if frame is not None and not frame.loaded and self._graph is frame.frame:
+        if self._unloaded_frame_reader() is not None:
             self._graph = self._load_frame()
         drawing = self._drawing
         if drawing is not None:
@@ -291,14 +290,21 @@ class Image(
     @property
     def is_evaluated(self) -> bool:
         """True once the graph has been completed and its pixels cached."""
-        return self._peek_node().cache.get() is not None
+        return self._unsynced_node().cache.get() is not None
 
     def __repr__(self) -> str:
         state = "evaluated" if self.is_evaluated else "lazy"
         return (
-            f"<pillow_gpu.Image.Image {state} op={self._peek_node().op} mode={self.mode} "
+            f"<pillow_gpu.Image.Image {state} op={self._unsynced_node().op} mode={self.mode} "
             f"size={self.width}x{self.height}>"
         )
+
+    def _unsynced_node(self) -> Node:
+        """``_peek_node``, except that a sought frame not loaded yet stays so (its leaf of
+        what the seek read is returned): for reads that need no pixels nor palette."""
+        if self._unloaded_frame_reader() is not None:
+            return self._graph
+        return self._peek_node()
 
     # -- materialisation (CPU routing through Pillow) --------------------------------------
     def to_pil(self) -> PILImage.Image:

@@ -84,6 +84,7 @@ class PaletteEdits:
     _frame: Any  # the Pillow reader of a sought file (pillow_gpu._seek), or None
     _peek_node: Callable[[], Node]
     _probe: Callable[[], PILImage.Image]
+    _unloaded_frame_reader: Callable[[], Any]
 
     @property
     def palette(self) -> ImagePalette.ImagePalette | None:
@@ -96,7 +97,10 @@ class PaletteEdits:
         stray = self._stray_palette()
         if stray is not None:
             return stray
-        found = self._probe().palette
+        # A frame sought and not loaded yet: Pillow's reader as the seek left it (reading
+        # its palette loads nothing, pillow_gpu._seek).
+        reader = self._unloaded_frame_reader()
+        found = self._probe().palette if reader is None else reader.image.palette
         palette = None if found is None else found.copy()
         self._palette = (palette,)  # type: ignore[misc]  # the slot is Image's
         return palette

@@ -22,7 +22,7 @@ them too. ``close()`` drops the reader.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, cast
 
@@ -30,6 +30,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
 from pillow_gpu._graph import Node, first_leaf
+from pillow_gpu._info_edits import handed_out
 from pillow_gpu._leaves import frame_node
 from pillow_gpu._save_all import every_frame, lend_state
 from pillow_gpu._tiff_tags import header_directories
@@ -85,6 +86,8 @@ class Seekable:
     _tags: Any
     _file_format: Any
     _used: bool
+    _graph: Node
+    _info_base: Mapping[str, Any]
 
     def _file(self) -> Node:
         """The node of the opened file this handle reads frames of (its own until a seek)."""
@@ -141,9 +144,10 @@ class Seekable:
                 _seek_one_frame(frame)
                 return
             reader = _Reader(leaf, standing)
-        if self._palette is not None:
-            # Pillow's GIF and APNG plugins load the current frame before seeking: a handed
-            # palette that is dirty applies to it now (pillow_gpu._palettes).
+        if self._palette is not None and frame > (0 if reader is None else reader.image.tell()):
+            # Pillow's GIF and APNG plugins load the current frame before seeking forward (not
+            # back: they rewind): a handed palette that is dirty applies to it now
+            # (pillow_gpu._palettes).
             _ = self._node
         fresh = reader is None
         reader = self._lend(reader or _Reader(file))
@@ -189,6 +193,14 @@ class Seekable:
         if self._palette is not None and reader.image.palette is not before:
             self._palette = (reader.image.palette,)
 
+    def _unloaded_frame_reader(self) -> _Reader | None:
+        """The reader, where the handle stands on the frame it was last sought to and that
+        frame is not loaded yet (Pillow's image has not loaded it); else None."""
+        reader = self._frame
+        if reader is None or reader.loaded or self._graph is not reader.frame:
+            return None
+        return reader
+
     def _load_frame(self) -> Node:
         """The sought frame loaded, at its first use (or a read of its pixels or palette), as
         Pillow's image loads it: the reader is lent the handle's ``info`` and state first, so
@@ -198,6 +210,11 @@ class Seekable:
         palette = self._lend(reader).image.palette
         reader.frame, reader.loaded = frame_node(reader.image), True
         self._follow_palette(palette)
+        info = self._info
+        if info is not None:  # Pillow's load adds to the image's own dict, edits included
+            info.clear()
+            info.update(handed_out(reader.frame.info))
+            self._info_base = dict(reader.frame.info)  # type: ignore[misc]  # Image's slot
         return reader.frame
 
     def _lend(self, reader: _Reader) -> _Reader:
@@ -212,8 +229,8 @@ class Seekable:
     def close(self) -> None:
         """Drop the reader of a sought file (loading the sought frame first, if not yet);
         otherwise nothing to close (a lazy image holds no open file). The image stays usable."""
-        if self._frame is not None:
-            self._peek_node()
+        if self._unloaded_frame_reader() is not None:
+            self._graph = self._load_frame()  # type: ignore[misc]  # the slot is Image's
         self._frame = None  # type: ignore[misc]  # the slot is Image's
 
     def __enter__(self) -> Any:

@@ -40,7 +40,7 @@ from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._device import SharedDevice
 
-from .conftest import RealCorpus, opened_files
+from .conftest import RealCorpus, Tally, opened_files
 
 #: Frames compared per file.
 MAX_FRAMES = 8
@@ -184,3 +184,59 @@ def test_corpus_cut_frames_fail_where_pillows_fail(real_corpus: RealCorpus) -> N
     real_corpus.check_found(
         shares["failing use"], f"failing uses ({shares})", pillow=100, program=8
     )
+
+
+def _seeks(frames: int) -> list[tuple[int, ...]]:
+    """Seeks before the first use of a frame, in a file of ``frames``: to the last frame, back
+    past it, and forward, back to the start and forward again."""
+    last = min(frames, MAX_FRAMES) - 1
+    return [(last,), (last, last - 1), (1, 0, last)]
+
+
+#: Edits of the sought frame's ``info`` before its first use (None: no edit).
+FRAME_EDITS: dict[str, Any] = {
+    "none": None,
+    "clear": lambda info: info.clear(),
+    "transparency": lambda info: info.update(transparency=0),
+}
+
+
+def _sought_use(module: Any, path: Path, seeks: tuple[int, ...], edit: str) -> Any:
+    """After ``seeks`` with no use between and the ``edit`` of ``info``, a conversion (which
+    loads the frame first): the result's mode, info and bytes and the handle's info, or the
+    type of what raised."""
+    try:
+        with module.open(path) as image:
+            for frame in seeks:
+                image.seek(frame)
+            if FRAME_EDITS[edit] is not None:
+                FRAME_EDITS[edit](image.info)
+            converted = image.convert("RGBA")
+            pixels = converted if isinstance(converted, PILImage.Image) else converted.to_pil()
+            return pixels.mode, dict(pixels.info), pixels.tobytes(), dict(image.info)
+    except Exception as error:  # the exception type is the answer
+        return type(error).__name__
+
+
+@pytest.mark.usefixtures("device")
+def test_corpus_sought_frames_load_at_their_first_use_as_pillow(real_corpus: RealCorpus) -> None:
+    """A frame loads at its first use, not at its seek, as Pillow's: frames passed over are
+    never loaded (Pillow's APNG reader cannot seek back past a loaded frame) and an edit of
+    ``info`` before the use reaches the load, whose keys join the edited dict."""
+    tally = Tally()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        files = _multi_frame(real_corpus.root)
+        for path in files:
+            for seeks in _seeks(_frames(path)):
+                for edit in FRAME_EDITS:
+                    label = f"{path.name} {seeks} {edit}"
+                    expected = _sought_use(PILImage, path, seeks, edit)
+                    tally.add(label, expected, _sought_use(Image, path, seeks, edit))
+    tally.check(f"sought frames, {len(files)} files x 3 x {len(FRAME_EDITS)}")
+    real_corpus.check_found(files, "multi-frame files", pillow=50, program=8)
+
+
+def _frames(path: Path) -> int:
+    with PILImage.open(path) as opened:
+        return int(getattr(opened, "n_frames", 1))
