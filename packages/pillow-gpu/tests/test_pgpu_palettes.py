@@ -17,7 +17,7 @@ from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from PIL import ImagePalette
-from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageFilter, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
 from pillow_gpu._not_recorded import NOT_RECORDED
 from pillow_gpu._testing import assert_image_equal
 from pillow_gpu.errors import Unsupported
@@ -239,6 +239,33 @@ def test_a_palette_image_with_a_colour_transparency_converts_as_pillow(
     lazy = Image.from_pil(source).convert(target)
     assert lazy.info == expected.info
     assert_image_equal(evaluate(ImageOps.mirror(lazy)), PILImageOps.mirror(expected))
+
+
+def _enhanced(module: Any, name: str, image: Any) -> Any:
+    """``module.<name>(image).enhance(1.5)`` as mode and bytes, or what it raised."""
+    try:
+        result = getattr(module, name)(image).enhance(1.5)
+        pixels = result if isinstance(result, PILImage.Image) else result.to_pil()
+        return pixels.mode, pixels.tobytes()
+    except Exception as error:  # the error is the answer
+        return f"{type(error).__name__}: {error}"
+
+
+@pytest.mark.parametrize("name", ["Brightness", "Color", "Contrast", "Sharpness"])
+@pytest.mark.parametrize("used", [256, 40], ids=["every-index-used", "indices-free"])
+@pytest.mark.parametrize("colour", [(218, 109, 37), (3, 3, 3)], ids=["new-colour", "in-palette"])
+def test_enhancers_of_a_palette_image_with_a_colour_transparency_are_pillow_s(
+    colour: tuple[int, int, int], used: int, name: str
+) -> None:
+    """Pillow's Color and Contrast convert the image to L when made, which for such an image
+    depends on its pixels (a full palette raises TypeError): they are made of the completed
+    image then, and raise or go on as Pillow's."""
+    source = PILImage.new("P", (16, 16))
+    source.putpalette([value for index in range(256) for value in (index, index, index)])
+    source.putdata([index % used for index in range(256)])
+    source.info["transparency"] = colour
+    expected = _enhanced(PILImageEnhance, name, source)
+    assert _enhanced(ImageEnhance, name, Image.from_pil(source)) == expected
 
 
 #: Operations whose P result's palette is known only once the graph runs.

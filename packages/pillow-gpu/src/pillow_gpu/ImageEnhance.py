@@ -19,7 +19,7 @@ from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter
 
 from pillow_gpu import ImageChops
-from pillow_gpu._convert_info import probe
+from pillow_gpu._convert_info import convert_info, probe
 from pillow_gpu._palette_inside import refuse_palette_inside
 from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._probes import _probe
@@ -31,10 +31,24 @@ __all__ = ["Brightness", "Color", "Contrast", "Sharpness"]
 class _Enhance:
     _op = ""
     _pil_class: Any = PILImageEnhance.Brightness
+    #: Whether Pillow's enhancer converts the image to L when it is made.
+    _converts = False
 
     @accepts_pil("image")
     def __init__(self, image: Image) -> None:
-        _probe(self._pil_class, image.mode)
+        # Pillow's Color and Contrast convert the image to L at once, whose checks see its
+        # info; where that conversion depends on the pixels (a P image's transparency given as
+        # a colour), Pillow's enhancer is made of the completed image.
+        node = image._peek_node()
+        if self._converts and convert_info(node, "L") is None:
+            self._pil_class(image._pixels())
+        carrier = probe(node)
+        if carrier is None:  # a P image whose palette is not recorded: its mode alone
+            _probe(self._pil_class, image.mode)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self._pil_class(carrier)
         self.image = image
 
     def enhance(self, factor: float) -> Image:
@@ -80,6 +94,7 @@ class Color(_Enhance):
 
     _op = "color"
     _pil_class = PILImageEnhance.Color
+    _converts = True
 
     def enhance(self, factor: float) -> Image:
         """Record the enhancement with ``factor`` (1.0 gives the original image)."""
@@ -101,6 +116,7 @@ class Contrast(_Enhance):
 
     _op = "contrast"
     _pil_class = PILImageEnhance.Contrast
+    _converts = True
 
     def enhance(self, factor: float) -> Image:
         """Record the enhancement with ``factor`` (1.0 gives the original image).
