@@ -10,7 +10,7 @@ at the result, as Pillow changes its image.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
@@ -38,6 +38,12 @@ class Geometry:
 
     __slots__ = ()
     _used: bool
+    _derive: Callable[..., Image]  # Image._derive(op, params, *, mode, size, extra, info)
+    _handle: Callable[[Node], Image]
+    copy: Callable[[], Image]
+    crop: Callable[..., Image]
+    transpose: Callable[[int], Image]
+    convert: Callable[..., Image]
 
     if TYPE_CHECKING:  # what the handle provides
 
@@ -55,21 +61,6 @@ class Geometry:
         def height(self) -> int: ...
         @property
         def info(self) -> dict[str, Any]: ...
-        def _derive(
-            self,
-            op: str,
-            params: Mapping[str, Any],
-            *,
-            mode: str | None = None,
-            size: tuple[int, int] | None = None,
-            extra: Sequence[Image] = (),
-            info: Mapping[str, Any] | None = None,
-        ) -> Image: ...
-        def _handle(self, leaf: Node) -> Image: ...
-        def copy(self) -> Image: ...
-        def crop(self, box: tuple[float, float, float, float] | None = None) -> Image: ...
-        def transpose(self, method: int) -> Image: ...
-        def convert(self, mode: str | None = None, *args: Any, **kwargs: Any) -> Image: ...
 
     def resize(
         self,
