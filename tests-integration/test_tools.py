@@ -174,3 +174,29 @@ def test_random_graphs_takes_sources_from_files(tmp_path: Path) -> None:
     assert sum(report["counts"].values()) == 10
     assert report["counts"].get("exact", 0) >= 1
     assert report["files"] == str(images)
+
+
+def test_random_graphs_on_files_of_several_frames(tmp_path: Path) -> None:
+    """With --frames only the files of several frames are drawn from (a folder with none is
+    refused with the reason)."""
+    from PIL import Image
+
+    images = tmp_path / "images"
+    images.mkdir()
+    Image.new("RGB", (20, 12), (9, 80, 200)).save(images / "still.png")
+    frames = [Image.new("RGB", (20, 12), (40 * index, 0, 0)) for index in range(4)]
+    frames[0].save(images / "anim.png", save_all=True, append_images=frames[1:])
+    _result, report = _random_graphs(tmp_path, "--count=12", f"--files={images}", "--frames")
+    assert sum(report["counts"].values()) == 12
+    assert report["counts"].get("exact", 0) >= 1
+    (images / "anim.png").unlink()
+    refused = subprocess.run(
+        [sys.executable, str(ROOT / "tools/random_graphs.py"), f"--files={images}", "--frames"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert "no file of several frames under" in refused.stderr

@@ -6,6 +6,7 @@ Usage (from the repository root, with the workspace installed):
     python tools/random_graphs.py --start 0 --count 100000
     python tools/random_graphs.py --start 0 --count 20000 --large --output out/graphs.json
     python tools/random_graphs.py --start 0 --count 20000 --files path/to/images
+    python tools/random_graphs.py --start 0 --count 20000 --files path/to/images --frames
 
 Each seed draws one graph (a source in one of 18 stored modes, one to three steps, or four with
 ``--large``) from ``packages/pillow-gpu/tests/gpu/random_graph_draw.py`` and runs it
@@ -18,7 +19,8 @@ up to 100. ``--files DIR`` takes each source from a file under DIR instead (the 
 picks among those Pillow opens, up to ``--max-pixels``), opened by each library: Pillow raises
 where it loads a file it cannot decode, the lazy graph where its pixels are first needed, and
 either place counts as Pillow's error. A third of the graphs on a file of several frames seek
-to another frame first.
+to another frame first (half of those after a seek to a frame passed over unused);
+``--frames`` keeps only the files of several frames (animations, multi-page files).
 
 It prints the counts every ``--every`` seeds and at the end, writes them and every difference
 to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
@@ -55,8 +57,9 @@ def _draw_module() -> ModuleType:
     return module
 
 
-def _sources(folder: Path, max_pixels: int) -> list[Path]:
-    """The files under ``folder`` Pillow opens, of at most ``max_pixels``, sorted."""
+def _sources(folder: Path, max_pixels: int, *, frames: bool = False) -> list[Path]:
+    """The files under ``folder`` Pillow opens, of at most ``max_pixels`` (and of several
+    frames, with ``frames``), sorted."""
     from PIL import Image
 
     found = []
@@ -65,7 +68,8 @@ def _sources(folder: Path, max_pixels: int) -> list[Path]:
         for path in sorted(folder.rglob("*")):
             try:
                 with Image.open(path) as image:
-                    if image.size[0] * image.size[1] <= max_pixels:
+                    several = getattr(image, "n_frames", 1) > 1
+                    if image.size[0] * image.size[1] <= max_pixels and (several or not frames):
                         found.append(path)
             except Exception:  # not an image Pillow opens: no source
                 continue
@@ -91,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-pixels", type=int, default=1 << 22, help="largest file (pixels) with --files"
     )
+    parser.add_argument(
+        "--frames", action="store_true", help="with --files: only files of several frames"
+    )
     parser.add_argument("--every", type=int, default=1000, help="print the counts every N")
     parser.add_argument("--output", type=Path, help="write the counts and differences (JSON)")
     args = parser.parse_args(argv)
@@ -100,9 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     draw = _draw_module()
     files: list[Path] = []
     if args.files is not None:
-        files = _sources(args.files, args.max_pixels)
+        files = _sources(args.files, args.max_pixels, frames=args.frames)
         if not files:
-            parser.error(f"--files: no file under {args.files} that Pillow opens")
+            what = "of several frames " if args.frames else ""
+            parser.error(f"--files: no file {what}under {args.files} that Pillow opens")
+    elif args.frames:
+        parser.error("--frames needs --files DIR")
     counts: Counter[str] = Counter()
     differences: list[dict[str, Any]] = []
     started = time.perf_counter()
