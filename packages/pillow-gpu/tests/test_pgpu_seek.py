@@ -292,6 +292,34 @@ def test_frames_passed_without_a_use_are_not_loaded_as_in_pillow(
     assert not isinstance(expected, str)
 
 
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_reads_of_a_sought_frame_that_need_no_pixels_load_nothing(
+    tmp_path: Path, suffix: str
+) -> None:
+    """``has_transparency_data``, ``repr`` and ``is_evaluated`` load no sought frame, as
+    Pillow's reads do not: seeking back past it afterwards goes on as in Pillow's reader."""
+    path = _write(tmp_path / f"anim{suffix}")
+    seen: list[Any] = []
+    for image in (PILImage.open(path), Image.open(path)):
+        with image:
+            image.seek(3)
+            answers: list[Any] = [image.has_transparency_data]
+            image.info["transparency"] = 0
+            answers.append(image.has_transparency_data)
+            if isinstance(image, Image.Image):
+                answers.append((repr(image).startswith("<pillow_gpu"), image.is_evaluated))
+            else:
+                answers.append((True, False))
+            try:
+                image.seek(1)
+                pixels = image if isinstance(image, PILImage.Image) else image.to_pil()
+                answers.append(pixels.tobytes())
+            except Exception as error:  # the error is the answer
+                answers.append(f"{type(error).__name__}: {error}")
+            seen.append(answers)
+    assert seen[1] == seen[0]
+
+
 @pytest.mark.parametrize("frames", SEEK_PATTERNS, ids=lambda frames: "-".join(map(str, frames)))
 @pytest.mark.parametrize("suffix", [".gif", ".png"])
 def test_seeks_with_the_palette_object_handed_out_are_pillow_s(

@@ -57,6 +57,8 @@ class ImageQueries:
     __slots__ = ()
     _node: Node
     _peek_node: Callable[[], Node]
+    _unloaded_frame_reader: Callable[[], Any]
+    _lend: Callable[[Any], Any]
     _exif: PILImage.Exif | None
     _exif_watch: tuple[Any] | None
     _file_format: OpenedFile
@@ -159,7 +161,11 @@ class ImageQueries:
     @property
     def has_transparency_data(self) -> bool:
         """Pillow's ``has_transparency_data``: an alpha band, an RGBA palette or
-        ``info["transparency"]``."""
+        ``info["transparency"]``. A frame sought and not used yet is not loaded for it, as
+        Pillow's is not: its reader answers, lent the handle's ``info``."""
+        reader = self._unloaded_frame_reader()
+        if reader is not None:
+            return bool(self._lend(reader).image.has_transparency_data)
         return self._probe().has_transparency_data
 
     def getexif(self) -> PILImage.Exif:
