@@ -3,20 +3,19 @@
 A handle on an opened file reads its frames in place, as Pillow's image does. The first
 ``seek`` opens a Pillow reader of the file's bytes (no file handle is held) that the handle
 keeps; every ``seek`` is that reader's, so Pillow's own frame logic applies (its checks and
-errors, the first frame of PSD being 1, a frame's disposal depending on the frames before),
-and the handle becomes the frame as Pillow loads it (mode, palette, ``info``), to be resized or
+errors, the first frame of PSD being 1, a frame's disposal depending on the frames before), and
+the handle becomes the frame as Pillow loads it (mode, palette, ``info``), to be resized or
 filtered on the GPU like any image. As Pillow's image, the handle loads the frame at its first
-use (an operation, an evaluation, a read of its pixels or palette), not at the seek: frames
-passed over are never loaded (Pillow's APNG reader cannot seek back once its current frame is
-loaded), and the reader is lent the handle's ``info`` before the load, so an edit since the seek
-reaches the pixels (an APNG frame's blending reads ``info["transparency"]``). Until its first
-use the handle's ``info`` is what Pillow's image shows before loading the frame, and the keys
-the load adds join it then. A frame
-that cannot be loaded (a file cut short inside it) raises Pillow's error at its first use, as
-in Pillow, not at the seek: a loop that catches errors where it uses each frame keeps going.
-As in Pillow, operations done in place after a seek change the current frame; any other image
-(an operation's result, a ``copy()``) has one frame. :mod:`pillow_gpu.ImageSequence` iterates
-them too. ``close()`` drops the reader.
+use (an operation, an evaluation, a read of its pixels or ``getpalette()``), not at the seek:
+frames passed over are never loaded (Pillow's APNG reader cannot seek back once its current
+frame is loaded), and the reader is lent the handle's ``info`` before the load, so an edit
+since the seek reaches the pixels (an APNG frame's blending reads ``info["transparency"]``).
+Until its first use the handle's ``info`` is what Pillow's image shows before loading the
+frame, and the keys the load adds join it then. A frame that cannot be loaded (a file cut short
+inside it) raises Pillow's error at its first use, as in Pillow, not at the seek: a loop that
+catches errors where it uses each frame keeps going. As in Pillow, operations done in place
+after a seek change the current frame; any other image (an operation's result, a ``copy()``)
+has one frame. :mod:`pillow_gpu.ImageSequence` iterates them too. ``close()`` drops the reader.
 """
 
 from __future__ import annotations
@@ -63,8 +62,14 @@ class _Reader:
 
 def _unloaded_frame(image: PILImage.Image, info: dict[str, Any]) -> Node:
     """A leaf of the frame Pillow's reader ``image`` was just sought to, before it loads: its
-    mode, size and ``info`` only (:meth:`Seekable._load_frame` replaces it at its first use)."""
-    return Node(op="pil", params={"unloaded": True}, mode=image.mode, size=image.size, info=info)
+    mode, size and ``info`` only (:meth:`Seekable._load_frame` replaces it at its first use;
+    its pixels, if ever read, raise why)."""
+    error = RuntimeError(
+        "why: the pixels of a sought frame were read before the frame was loaded; observed: "
+        f"frame {image.tell()}, {image.mode} {image.size}; fix: this is a pillow-gpu bug, "
+        "please report it (Image.open(...).seek(n) then a use loads the frame)"
+    )
+    return Node(op="pil", params={"failed": error}, mode=image.mode, size=image.size, info=info)
 
 
 def _seek_one_frame(frame: int) -> None:
@@ -202,10 +207,11 @@ class Seekable:
         return reader
 
     def _load_frame(self) -> Node:
-        """The sought frame loaded, at its first use (or a read of its pixels or palette), as
-        Pillow's image loads it: the reader is lent the handle's ``info`` and state first, so
-        an edit made since the seek reaches the load (an APNG frame's blending reads
-        ``info["transparency"]``). A frame that fails to load raises at its use."""
+        """The sought frame loaded, at its first use (an operation, an evaluation,
+        ``getpalette()``), as Pillow's image loads it: the reader is lent the handle's ``info``
+        and state first, so an edit made since the seek reaches the load (an APNG frame's
+        blending reads ``info["transparency"]``). A frame that fails to load raises at its
+        use."""
         reader = cast("_Reader", self._frame)
         palette = self._lend(reader).image.palette
         reader.frame, reader.loaded = frame_node(reader.image), True
