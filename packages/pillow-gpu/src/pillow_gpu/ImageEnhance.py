@@ -40,10 +40,10 @@ class _Enhance:
         # info; where that conversion depends on the pixels (a P image's transparency given as
         # a colour), Pillow's enhancer is made of the completed image.
         node = image._peek_node()
+        carrier = probe(node)
         if self._converts and convert_info(node, "L") is None:
             self._pil_class(image._pixels())
-        carrier = probe(node)
-        if carrier is None:  # a P image whose palette is not recorded: its mode alone
+        elif carrier is None:  # a P image whose palette is not recorded: its mode alone
             _probe(self._pil_class, image.mode)
         else:
             with warnings.catch_warnings():
