@@ -1,6 +1,8 @@
 """An L image Pillow's ``point(..., "L")`` made from a P image keeps the palette inside, and
 Pillow's ``blend`` and ``ImageEnhance`` refuse it: the recording raises where Pillow raises,
-after every operation that keeps or drops that palette (pillow_gpu._palette_inside)."""
+after every operation that keeps or drops that palette (pillow_gpu._palette_inside). The
+pointed image enters the graph either recorded (``point`` of a lazy P image) or as a
+``from_pil`` leaf of the image Pillow's ``point`` made."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from PIL import ImageChops as PILImageChops
 from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageChops, ImageEnhance, ImageFilter, ImageOps
 
 NEAREST, BILINEAR, BICUBIC = (
     PILImage.Resampling.NEAREST,
@@ -104,11 +106,31 @@ def _palette_image() -> PILImage.Image:
     return image
 
 
-def _outcome(ours: bool, chain: str, ending: str) -> str:
+#: How the pointed image enters our graph.
+ENTRIES = ("recorded", "from_pil")
+#: P sources: a palette known when recording, and one an ImageChops makes (known once run).
+SOURCES: dict[str, Callable[[Any, tuple[Any, ...]], Any]] = {
+    "putpalette": lambda im, lib: im,
+    "chops-lighter": lambda im, lib: lib[1].lighter(
+        im, im.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
+    ),
+}
+
+
+def _pointed(lib: tuple[Any, ...], entry: str, source: str, mode: str) -> Any:
+    """``point`` to ``mode`` of the P image ``source`` makes: Pillow's; ours recorded on a
+    lazy P image; or ours a ``from_pil`` leaf of Pillow's result."""
+    table = list(range(256))
+    if lib is PILLOW or entry == "from_pil":
+        pointed = SOURCES[source](_palette_image(), PILLOW).point(table, mode)
+        return pointed if lib is PILLOW else Image.from_pil(pointed)
+    return SOURCES[source](Image.from_pil(_palette_image()), OURS).point(table, mode)
+
+
+def _outcome(ours: bool, chain: str, ending: str, entry: str = "recorded") -> str:
     lib = OURS if ours else PILLOW
-    source: Any = Image.from_pil(_palette_image()) if ours else _palette_image()
     other_pil = PILImage.new("L", (8, 8), 3)
-    image = CHAINS[chain](source.point(list(range(256)), "L"), lib)
+    image = CHAINS[chain](_pointed(lib, entry, "putpalette", "L"), lib)
     other = Image.from_pil(other_pil) if ours else other_pil
     other = other.resize(image.size)
     last = lib[0] if ending.startswith("blend") else (ImageEnhance if ours else PILImageEnhance)
@@ -121,9 +143,10 @@ def _outcome(ours: bool, chain: str, ending: str) -> str:
 
 @pytest.mark.parametrize("ending", list(ENDINGS))
 @pytest.mark.parametrize("chain", list(CHAINS))
-def test_raises_where_pillow_raises(chain: str, ending: str) -> None:
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_raises_where_pillow_raises(entry: str, chain: str, ending: str) -> None:
     expected = _outcome(False, chain, ending)
-    assert _outcome(True, chain, ending) == expected.replace("runs", "recorded")
+    assert _outcome(True, chain, ending, entry) == expected.replace("runs", "recorded")
 
 
 def test_the_cases_hold_both_outcomes() -> None:
@@ -132,29 +155,20 @@ def test_the_cases_hold_both_outcomes() -> None:
     assert outcomes == {"runs", "raises image has wrong mode"}
 
 
-#: P sources: a palette known when recording, and one an ImageChops makes (known once run).
-SOURCES: dict[str, Callable[[Any, tuple[Any, ...]], Any]] = {
-    "putpalette": lambda im, lib: im,
-    "chops-lighter": lambda im, lib: lib[1].lighter(
-        im, im.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)
-    ),
-}
-
-
 @pytest.mark.parametrize("rawmode", ["RGB", "RGBA", None])
 @pytest.mark.parametrize("source", list(SOURCES))
 @pytest.mark.parametrize("chain", list(CHAINS))
 @pytest.mark.parametrize("mode", ["L", "1", "I", "F"])
+@pytest.mark.parametrize("entry", ENTRIES)
 def test_getpalette_answers_as_pillow(
-    mode: str, chain: str, source: str, rawmode: str | None
+    entry: str, mode: str, chain: str, source: str, rawmode: str | None
 ) -> None:
     """Pillow's ``getpalette()`` of the image ``point`` made answers with the palette kept
     inside it, or None where a step dropped it (or an error of that step)."""
     answers = []
     for lib in (PILLOW, OURS):
-        image: Any = _palette_image() if lib is PILLOW else Image.from_pil(_palette_image())
         try:
-            image = CHAINS[chain](SOURCES[source](image, lib).point(list(range(256)), mode), lib)
+            image = CHAINS[chain](_pointed(lib, entry, source, mode), lib)
         except Exception as error:  # a step Pillow refuses for the mode: the same refusal
             answers.append(f"raises {type(error).__name__}")
             continue
@@ -170,3 +184,39 @@ def test_getpalette_cases_hold_both_answers(mode: str) -> None:
             image = step(_palette_image().point(list(range(256)), mode), PILLOW)
             answers.add(image.getpalette() is None)
     assert answers == {True, False}
+
+
+#: Steps the GPU runs for every pointed mode: the first three keep the palette, the last not.
+GPU_STEPS = ("rotate-90", "crop", "resize-nearest", "expand")
+#: (entry, mode) the GPU runs: a recorded ``point`` of a P image to I or F has no GPU route.
+GPU_CASES = [("recorded", "L"), ("recorded", "1")] + [("from_pil", mode) for mode in "L1IF"]
+
+
+@pytest.mark.parametrize(("entry", "mode"), GPU_CASES, ids=["-".join(c) for c in GPU_CASES])
+def test_gpu_results_keep_the_palette_inside_as_pillow(entry: str, mode: str) -> None:
+    """The executor's results (built from GPU bytes) keep the palette inside where Pillow's
+    keep it: ``getpalette()`` and ``blend`` answer as of Pillow's image."""
+    jobs = [
+        (name, CHAINS[name](_pointed(OURS, entry, "putpalette", mode), OURS)) for name in GPU_STEPS
+    ]
+    with GpuBatchExecutor() as executor:
+        with executor.run(jobs) as results:
+            found = {(result.input_key, "cpu"): result.image for result in results}
+        with executor.run(jobs, output="gpu") as results:  # resident, then downloaded
+            found.update({(r.input_key, "gpu"): r.image.download() for r in results})
+    kept = set()
+    for (name, _output), image in sorted(found.items()):
+        expected = CHAINS[name](_pointed(PILLOW, entry, "putpalette", mode), PILLOW)
+        assert (image.mode, image.size, image.info) == (expected.mode, expected.size, expected.info)
+        assert image.tobytes() == expected.tobytes(), name
+        assert image.getpalette() == expected.getpalette(), name
+        outcomes = []
+        for got in (image, expected):
+            try:
+                PILImage.blend(got, got, 0.5)
+                outcomes.append("runs")
+            except ValueError as error:
+                outcomes.append(str(error))
+        assert outcomes[0] == outcomes[1], name
+        kept.add(expected.getpalette() is not None)
+    assert kept == {True, False}

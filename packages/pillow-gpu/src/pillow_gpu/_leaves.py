@@ -19,6 +19,7 @@ from pillow_gpu._graph import Node, failed_leaf
 from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._load_info import loaded_info
 from pillow_gpu._opened_file import OpenedFile, opened_file
+from pillow_gpu._palette_inside import keeps_palette_inside
 from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._png_tail import late_metadata
 from pillow_gpu._tiff_tags import TiffDirectories, header_directories
@@ -30,13 +31,15 @@ def pil_node(image: PILImage.Image) -> Node:
     """The leaf of a private copy of ``image``'s pixels as they are now.
 
     Most modes keep a copy of Pillow's storage (the bytes the upload sends,
-    :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others ``image.copy()``.
+    :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others ``image.copy()``, and so
+    does an image that keeps a palette inside (:mod:`pillow_gpu._palette_inside`), whose copy
+    keeps it too.
     """
     if not isinstance(image, PILImage.Image):
         msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
         raise TypeError(msg)
     image.load()
-    stored = stored_snapshot(image)
+    stored = None if keeps_palette_inside(image) else stored_snapshot(image)
     if stored is not None:
         return Node(
             op="pil",

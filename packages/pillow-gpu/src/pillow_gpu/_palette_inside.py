@@ -10,9 +10,13 @@ resizes, reduce, expand, the convolution filters, ImageChops, a paste into anoth
 
 :func:`palette_inside` follows a recorded graph of those modes down to that ``point``, so
 the recording of a blend raises where Pillow's call raises, and ``getpalette()`` answers with
-that palette, as Pillow's does (:func:`palette_source`). Not followed: a ``from_pil`` leaf of
-such an image (its copy is of the pixels; reading the C palette of every source would cost
-each job).
+that palette, as Pillow's does (:func:`palette_source`). A ``from_pil`` leaf of such an image
+keeps Pillow's copy of it (:func:`keeps_palette_inside`, a C call of a fraction of a
+microsecond per leaf), which keeps the palette, and ends the walk as that ``point`` does.
+
+A result built from GPU bytes gets that palette inside too (:func:`with_palette_inside`): the
+bytes are pasted into an image of the node's mode and size keeping it (:func:`palette_bearer`),
+so ``getpalette()`` and ``Image.blend`` of the delivered Pillow image answer as of Pillow's.
 """
 
 from __future__ import annotations
@@ -20,9 +24,19 @@ from __future__ import annotations
 from PIL import Image as PILImage
 from PIL import ImageFilter as PILImageFilter
 
+from pillow_gpu import _cpu
+from pillow_gpu._convert_info import probe
 from pillow_gpu._graph import Node
 
-__all__ = ["palette_inside", "palette_source", "refuse_palette_inside"]
+__all__ = [
+    "POINTED_MODES",
+    "keeps_palette_inside",
+    "palette_bearer",
+    "palette_inside",
+    "palette_source",
+    "refuse_palette_inside",
+    "with_palette_inside",
+]
 
 #: Operations whose result keeps the palette of their first input (Pillow's C code copies it).
 _KEEPS = frozenset(
@@ -33,7 +47,9 @@ _KEEPS = frozenset(
     }
 )  # fmt: skip
 #: Modes of Pillow's ``point`` of a P image (its C image keeps the palette).
-_POINTED_MODES = frozenset({"L", "1", "I", "F"})
+POINTED_MODES = frozenset({"L", "1", "I", "F"})
+#: The table of a ``point`` that keeps every value (of a P image: its indices).
+_IDENTITY = list(range(256))
 #: Filters Pillow runs through its rank and mode code, which copies the palette.
 _KEEPING_FILTERS = (PILImageFilter.RankFilter, PILImageFilter.ModeFilter)
 
@@ -55,16 +71,32 @@ def _keeps(node: Node) -> bool:
     return False
 
 
+def keeps_palette_inside(image: PILImage.Image) -> bool:
+    """Whether Pillow's ``image`` (an L, 1, I or F image) keeps a palette inside."""
+    if image.mode not in POINTED_MODES:
+        return False
+    try:
+        image.im.getpalettemode()
+    except ValueError:  # "image has no palette": the common case
+        return False
+    return True
+
+
 def palette_source(node: Node) -> Node | None:
-    """The P image whose palette Pillow's image of ``node`` (an L, 1, I or F image) keeps
-    inside, or None where it keeps none."""
-    while node.mode in _POINTED_MODES and node.inputs:  # completed or not: the same image
+    """The image whose palette Pillow's image of ``node`` (an L, 1, I or F image) keeps
+    inside: the P image it was pointed from, or a ``from_pil`` leaf of an image keeping one
+    (its ``image`` parameter); None where it keeps none."""
+    while node.mode in POINTED_MODES and node.inputs:  # completed or not: the same image
         source = node.inputs[0]
         if node.op == "point_mode" and source.mode == "P":
             return source
         if not _keeps(node):
             return None
         node = source
+    if node.op == "pil" and node.mode in POINTED_MODES:
+        kept = node.params.get("image")
+        if kept is not None and keeps_palette_inside(kept):
+            return node
     return None
 
 
@@ -79,3 +111,32 @@ def refuse_palette_inside(*nodes: Node) -> None:
     if any(palette_inside(node) for node in nodes):
         msg = "image has wrong mode"
         raise ValueError(msg)
+
+
+def palette_bearer(node: Node) -> PILImage.Image | None:
+    """A Pillow image of ``node``'s mode (of any size) keeping inside the palette Pillow's
+    image of ``node`` keeps, or None where it keeps none. Cheap where it keeps none (a walk of
+    the nodes that keep a palette); where it keeps one, the P image is probed (or, its palette
+    depending on its pixels, completed on the CPU) and pointed to the mode, as Pillow's was."""
+    if node.mode not in POINTED_MODES:
+        return None
+    source = palette_source(node)
+    if source is None:
+        return None
+    if source.mode != "P":  # a from_pil leaf of Pillow's image keeping one: its copy
+        kept: PILImage.Image = source.params["image"]
+        return kept if kept.mode == node.mode else None
+    found = probe(source)
+    return (_cpu.evaluate(source) if found is None else found).point(_IDENTITY, node.mode)
+
+
+def with_palette_inside(image: PILImage.Image, bearer: PILImage.Image | None) -> PILImage.Image:
+    """``image`` (built from GPU bytes) as an image keeping ``bearer``'s palette inside: its
+    pixels pasted into a NEAREST resize of ``bearer`` (which keeps the palette) with its own
+    ``info``; ``image`` itself where ``bearer`` is None or of another mode."""
+    if bearer is None or bearer.mode != image.mode:
+        return image
+    holder = bearer.resize(image.size, PILImage.Resampling.NEAREST)
+    holder.im.paste(image.im, (0, 0, *image.size))
+    holder.info = image.info
+    return holder

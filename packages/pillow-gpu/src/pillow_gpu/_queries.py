@@ -35,7 +35,7 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import probe
 from pillow_gpu._handed_exif import ORIENTATION, apply_orientation, turned_while_loading
-from pillow_gpu._palette_inside import palette_source
+from pillow_gpu._palette_inside import palette_bearer
 from pillow_gpu._tiff_tags import read_groups
 
 if TYPE_CHECKING:
@@ -152,10 +152,9 @@ class ImageQueries:
         node = self._peek_node()
         if node.op == "open":
             self._pixels()
-        source = palette_source(node)
-        if source is not None:
-            found = probe(source)
-            return (_cpu.evaluate(source) if found is None else found).getpalette(rawmode)
+        bearer = palette_bearer(node)
+        if bearer is not None:
+            return bearer.getpalette(rawmode)
         return self._probe().getpalette(rawmode)
 
     @property

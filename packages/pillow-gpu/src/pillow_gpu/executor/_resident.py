@@ -81,7 +81,7 @@ class ResidentLease:
         size: tuple[int, int],
         terminal_nbytes: int,
         info: InfoSnapshot,
-        palette: PaletteState | None = None,
+        palette: PaletteState | PILImage.Image | None = None,
         credits: Credits,
         record: LeaseRecord,
         timeout: float,

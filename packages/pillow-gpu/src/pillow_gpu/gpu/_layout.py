@@ -27,6 +27,7 @@ import numpy.typing as npt
 from PIL import Image as PILImage
 
 from pillow_gpu._copy import MIN_SPLIT_BYTES
+from pillow_gpu._palette_inside import POINTED_MODES, with_palette_inside
 from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._pillow_memory import STORED_UPLOADS, fill_storage, pasted_copy, stored_view
 
@@ -279,36 +280,45 @@ def image_from_terminal(
     mode: str,
     size: tuple[int, int],
     data: memoryview | bytes,
-    palette: PaletteState | None = None,
+    palette: PaletteState | PILImage.Image | None = None,
 ) -> PILImage.Image:
     """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied once).
 
-    A P or PA result gets ``palette``, Pillow's palette state of the result.
+    A P or PA result gets ``palette``, Pillow's palette state of the result; an L, 1, I or F
+    result the palette an image ``palette`` keeps inside (:mod:`pillow_gpu._palette_inside`).
     """
     pixels = size[0] * size[1]
-    if mode == "L":
-        return _filled("L", size, data[:pixels], "L")
-    if mode == "1":  # Pillow's stored bytes: 0/255 mostly, any value after point, fills
-        return _stored_bilevel(size, data[:pixels])
+    if mode in POINTED_MODES:  # an image of these modes can keep a palette inside
+        bearer = palette if isinstance(palette, PILImage.Image) else None
+        return with_palette_inside(_pointed_image(mode, size, data, pixels), bearer)
     if mode == "P":
         image = PILImage.frombytes("P", size, data[:pixels])
-        if palette is not None:
+        if isinstance(palette, PaletteState):
             palette.apply(image)
         return image
     if mode in WIDE16_MODES:  # already in the mode's byte order (pack16)
         return _filled(mode, size, data[: pixels * 2], mode)
     if mode in PAIR_MODES:  # the two bands of each pixel (pack16)
         image = _filled(mode, size, data[: pixels * 2], mode)
-        if mode == "PA" and palette is not None:
+        if mode == "PA" and isinstance(palette, PaletteState):
             palette.apply(image)
         return image
-    if mode in ("I", "F"):
-        rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
-        return _filled(mode, size, data[: pixels * 4], rawmode)
     words = data[: pixels * 4]
     if mode in _PASTED_MODES:
         return image_of_words(mode, size, np.frombuffer(words, dtype="<u4"))
     return _filled(mode, size, words, _WORD_RAWMODES.get(mode, mode))
+
+
+def _pointed_image(
+    mode: str, size: tuple[int, int], data: memoryview | bytes, pixels: int
+) -> PILImage.Image:
+    """An L, 1, I or F image of terminal bytes."""
+    if mode == "L":
+        return _filled("L", size, data[:pixels], "L")
+    if mode == "1":  # Pillow's stored bytes: 0/255 mostly, any value after point, fills
+        return _stored_bilevel(size, data[:pixels])
+    rawmode = "I;32" if mode == "I" else "F;32F"  # little-endian words
+    return _filled(mode, size, data[: pixels * 4], rawmode)
 
 
 def _stored_bilevel(size: tuple[int, int], data: memoryview | bytes) -> PILImage.Image:
