@@ -209,6 +209,8 @@ def test_gpu_results_keep_the_palette_inside_as_pillow(entry: str, mode: str) ->
         expected = CHAINS[name](_pointed(PILLOW, entry, "putpalette", mode), PILLOW)
         assert (image.mode, image.size, image.info) == (expected.mode, expected.size, expected.info)
         assert image.tobytes() == expected.tobytes(), name
+        # The stored values too (a 1 image pointed from P stores the table's values).
+        assert list(image.get_flattened_data()) == list(expected.get_flattened_data()), name
         assert image.getpalette() == expected.getpalette(), name
         outcomes = []
         for got in (image, expected):

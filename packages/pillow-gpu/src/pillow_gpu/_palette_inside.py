@@ -132,11 +132,11 @@ def palette_bearer(node: Node) -> PILImage.Image | None:
 
 def with_palette_inside(image: PILImage.Image, bearer: PILImage.Image | None) -> PILImage.Image:
     """``image`` (built from GPU bytes) as an image keeping ``bearer``'s palette inside: its
-    pixels pasted into a NEAREST resize of ``bearer`` (which keeps the palette) with its own
-    ``info``; ``image`` itself where ``bearer`` is None or of another mode."""
+    pixels pasted into a crop of ``bearer`` to its size (a crop keeps the palette) with its
+    own ``info``; ``image`` itself where ``bearer`` is None or of another mode."""
     if bearer is None or bearer.mode != image.mode:
         return image
-    holder = bearer.resize(image.size, PILImage.Resampling.NEAREST)
+    holder = bearer.crop((0, 0, *image.size))  # any size, empty too; crop keeps it
     holder.im.paste(image.im, (0, 0, *image.size))
     holder.info = image.info
     return holder
