@@ -86,6 +86,23 @@ CHAINS: dict[str, Step] = {
     "paste-onto": lambda im, lib: _pasted(im),
     "putpixel": lambda im, lib: _putpixel(im),
     "composite": lambda im, lib: lib[0].composite(im, im, im),
+    # Where Pillow copies the image on the way (and so keeps the palette), and where not.
+    "resize-whole-box": lambda im, lib: im.resize((4, 3), BICUBIC, box=(1, 2, 5, 5)),
+    "resize-part-box": lambda im, lib: im.resize((4, 3), BICUBIC, box=(1, 2, 5, 5.5)),
+    "point-linear": lambda im, lib: im.point(lambda v: v * 2 + 1),
+    "gaussian-0": lambda im, lib: im.filter(lib[2].GaussianBlur(0)),
+    "gaussian-0-across": lambda im, lib: im.filter(lib[2].GaussianBlur((0, 1))),
+    "gaussian-0-down": lambda im, lib: im.filter(lib[2].GaussianBlur((1, 0))),
+    "box-blur-0": lambda im, lib: im.filter(lib[2].BoxBlur(0)),
+    "box-blur-0-across": lambda im, lib: im.filter(lib[2].BoxBlur((0, 2))),
+    "unsharp-0": lambda im, lib: im.filter(lib[2].UnsharpMask(0, 50)),
+    "blur-larger-than-image": lambda im, lib: im.crop((0, 0, 4, 8)).filter(lib[2].BLUR),
+    "smooth-class-larger": lambda im, lib: im.crop((0, 0, 8, 2)).filter(lib[2].SMOOTH),
+    "kernel-larger-empty": lambda im, lib: im.crop((0, 0, 0, 3)).filter(lib[2].SMOOTH),
+    "gaussian-0-across-empty": lambda im, lib: im.crop((0, 0, 0, 3)).filter(
+        lib[2].GaussianBlur((0, 1))
+    ),
+    "median-class": lambda im, lib: im.filter(lib[2].MedianFilter),
 }
 ENDINGS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "blend": lambda im, other, lib: lib.blend(im, other, 0.5),
@@ -129,10 +146,9 @@ def _pointed(lib: tuple[Any, ...], entry: str, source: str, mode: str) -> Any:
 
 def _outcome(ours: bool, chain: str, ending: str, entry: str = "recorded") -> str:
     lib = OURS if ours else PILLOW
-    other_pil = PILImage.new("L", (8, 8), 3)
     image = CHAINS[chain](_pointed(lib, entry, "putpalette", "L"), lib)
+    other_pil = PILImage.new("L", image.size, 3)  # empty too
     other = Image.from_pil(other_pil) if ours else other_pil
-    other = other.resize(image.size)
     last = lib[0] if ending.startswith("blend") else (ImageEnhance if ours else PILImageEnhance)
     try:
         ENDINGS[ending](image, other, last)

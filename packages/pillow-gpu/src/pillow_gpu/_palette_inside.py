@@ -57,17 +57,48 @@ _KEEPING_FILTERS = (PILImageFilter.RankFilter, PILImageFilter.ModeFilter)
 def _keeps(node: Node) -> bool:
     """Whether ``node``'s result keeps its first input's palette inside."""
     op, params = node.op, node.params
+    if op == "point":  # I and F: Pillow's linear point_transform, a new image
+        return node.inputs[0].mode not in ("I", "F")
     if op in _KEEPS:
         return True
     if op == "filter":
-        return isinstance(params.get("filter"), _KEEPING_FILTERS)
+        return _filter_keeps(params.get("filter"), node.inputs[0].size)
     if op in {"convert", "merge"}:  # to its own mode, or one band: a copy
         return node.inputs[0].mode == node.mode and len(node.inputs) == 1
-    if op == "resize":  # NEAREST moves pixels (a transform); the same size and box is a copy
-        size = node.inputs[0].size
+    if op == "resize":  # NEAREST moves pixels (a transform); a whole-pixel box of the size a crop
+        box = params.get("box") or (0, 0, *node.inputs[0].size)
+        width, height = node.size
         return params.get("resample") == PILImage.Resampling.NEAREST or (
-            node.size == size and tuple(params.get("box", ())) == (0, 0, *size)
+            box[0] == int(box[0])
+            and box[1] == int(box[1])
+            and box[2] - box[0] == width
+            and box[3] - box[1] == height
         )
+    return False
+
+
+def _filter_keeps(image_filter: object, size: tuple[int, int]) -> bool:
+    """Whether Pillow's ``filter(image_filter)`` of an image of ``size`` copies the palette:
+    rank and mode filters; a kernel larger than the image (Pillow copies the image); a
+    Gaussian or box blur of radius 0 (Pillow's ``copy()``), or of radius 0 across and not
+    down (its C code copies the image, then blurs it down in place), and an unsharp mask of
+    radius 0, on an image that is not empty. A filter class is made as Pillow makes it."""
+    if isinstance(image_filter, type) and issubclass(image_filter, PILImageFilter.Filter):
+        try:
+            image_filter = image_filter()  # Pillow's filter() calls a class given
+        except TypeError:  # one that needs arguments: Pillow raised at the recording
+            return False
+    if isinstance(image_filter, _KEEPING_FILTERS):
+        return True
+    if isinstance(image_filter, PILImageFilter.BuiltinFilter):  # Kernel is one
+        kernel_width, kernel_height = image_filter.filterargs[0]
+        return size[0] < kernel_width or size[1] < kernel_height
+    if isinstance(image_filter, (PILImageFilter.GaussianBlur, PILImageFilter.BoxBlur)):
+        radius = image_filter.radius
+        across, down = radius if isinstance(radius, (tuple, list)) else (radius, radius)
+        return (across, down) == (0, 0) or (across == 0 and 0 not in size)
+    if isinstance(image_filter, PILImageFilter.UnsharpMask):
+        return image_filter.radius == 0 and 0 not in size
     return False
 
 
