@@ -43,6 +43,8 @@ def _thumbnail(image: Any) -> Any:
     return out
 
 
+#: A point table that keeps every value.
+_TABLE = list(range(256))
 #: (steps after the point, with the libraries (Image, ImageChops, ImageFilter, ImageOps)).
 Step = Callable[[Any, tuple[Any, ...]], Any]
 CHAINS: dict[str, Step] = {
@@ -90,6 +92,9 @@ CHAINS: dict[str, Step] = {
     "resize-whole-box": lambda im, lib: im.resize((4, 3), BICUBIC, box=(1, 2, 5, 5)),
     "resize-part-box": lambda im, lib: im.resize((4, 3), BICUBIC, box=(1, 2, 5, 5.5)),
     "point-linear": lambda im, lib: im.point(lambda v: v * 2 + 1),
+    "point-to-1-and-L": lambda im, lib: im.point(_TABLE, "1").point(_TABLE, "L"),
+    "point-to-I": lambda im, lib: im.point(_TABLE, "I"),
+    "point-to-I-and-linear": lambda im, lib: im.point(_TABLE, "I").point(lambda v: v + 1),
     "gaussian-0": lambda im, lib: im.filter(lib[2].GaussianBlur(0)),
     "gaussian-0-across": lambda im, lib: im.filter(lib[2].GaussianBlur((0, 1))),
     "gaussian-0-down": lambda im, lib: im.filter(lib[2].GaussianBlur((1, 0))),

@@ -253,7 +253,11 @@ def fromqpixmap(im: Any) -> Image:
 @accepts_pil("im1", "im2")
 def blend(im1: Image, im2: Image, alpha: float) -> Image:
     """Record ``PIL.Image.blend`` (also ``ImageChops.blend``); modes and sizes must match."""
-    _probe(lambda a, b: PILImage.blend(a, b, alpha), im1.mode, im2.mode)
+    try:
+        _probe(lambda a, b: PILImage.blend(a, b, alpha), im1.mode, im2.mode)
+    except ValueError:  # Pillow's C blend looks for a palette before it compares the images
+        refuse_palette_inside(im1.node, im2.node)
+        raise
     refuse_palette_inside(im1.node, im2.node)
     if im1.size != im2.size:
         msg = "images do not match"

@@ -41,7 +41,7 @@ __all__ = [
 #: Operations whose result keeps the palette of their first input (Pillow's C code copies it).
 _KEEPS = frozenset(
     {
-        "point", "point_mode", "invert", "solarize", "posterize", "autocontrast", "equalize",
+        "invert", "solarize", "posterize", "autocontrast", "equalize",
         "crop", "transpose", "transform", "putpixel", "paste", "paste_masked", "fill_masked",
         "getchannel",
     }
@@ -57,7 +57,7 @@ _KEEPING_FILTERS = (PILImageFilter.RankFilter, PILImageFilter.ModeFilter)
 def _keeps(node: Node) -> bool:
     """Whether ``node``'s result keeps its first input's palette inside."""
     op, params = node.op, node.params
-    if op == "point":  # I and F: Pillow's linear point_transform, a new image
+    if op in ("point", "point_mode"):  # to any mode; of I and F: point_transform, a new image
         return node.inputs[0].mode not in ("I", "F")
     if op in _KEEPS:
         return True
@@ -156,9 +156,11 @@ def palette_bearer(node: Node) -> PILImage.Image | None:
         return None
     if source.mode != "P":  # a from_pil leaf of Pillow's image keeping one: its copy
         kept: PILImage.Image = source.params["image"]
-        return kept if kept.mode == node.mode else None
-    found = probe(source)
-    return (_cpu.evaluate(source) if found is None else found).point(_IDENTITY, node.mode)
+    else:
+        found = probe(source)
+        kept = _cpu.evaluate(source) if found is None else found
+    # Pointed to the node's mode on the way (from P, L or 1: a point keeps the palette).
+    return kept if kept.mode == node.mode else kept.point(_IDENTITY, node.mode)
 
 
 def with_palette_inside(image: PILImage.Image, bearer: PILImage.Image | None) -> PILImage.Image:
