@@ -89,7 +89,10 @@ FILL_COLORS = (None, 77, (200, 10, 30), (200, 10, 30, 128), "gold")
 #: Colours of ``Image.new``: a band value, tuples of three and four, a name, a float, none.
 NEW_COLORS = (0, 200, (10, 20, 30), (10, 20, 30, 40), "red", 1.5, None)
 #: Formats the ``save`` step writes (and opens again).
-SAVE_FORMATS = ("PNG", "JPEG", "TIFF", "WEBP", "GIF", "BMP", "PPM", "TGA", "ICO")
+SAVE_FORMATS = (
+    "PNG", "JPEG", "TIFF", "WEBP", "GIF", "BMP", "PPM", "TGA", "ICO", "PCX", "SGI", "IM", "QOI",
+    "DDS", "JPEG2000", "AVIF", "BLP", "MSP", "XBM", "SPIDER", "DIB",
+)  # fmt: skip
 #: Filters rotations and transforms take.
 ROTATE_FILTERS = (
     PILImage.Resampling.NEAREST, PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC
@@ -178,7 +181,12 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
     "grayscale": lambda rng: None,
     "cover": lambda rng: (rng.randint(1, 30), rng.randint(1, 30)),
     "builtin_filter": lambda rng: rng.choice(BUILTIN_FILTERS),
-    "putpalette": lambda rng: (rng.random() < 0.7, rng.randint(0, 2**31), rng.choice([1, 16, 256])),
+    "putpalette": lambda rng: (
+        rng.random() < 0.7,
+        rng.randint(0, 2**31),
+        rng.choice([1, 16, 256]),
+        rng.choice(["RGB", "RGB", "RGBA", "RGBX"]),
+    ),
     "remap_palette": lambda rng: (rng.random() < 0.7, rng.randint(0, 2**31)),
     "draw": lambda rng: (
         rng.choice(["rectangle", "line", "ellipse", "text", "polygon"]),
@@ -435,7 +443,9 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
             return image.point([rng.randint(0, 255) for _ in range(256 * bands)])
         if kind == "putpalette":
             out = image.copy()
-            out.putpalette(bytes(rng.randint(0, 255) for _ in range(3 * value[1])))
+            entries, rawmode = value[1], value[2]
+            data = bytes(rng.randint(0, 255) for _ in range(len(rawmode) * entries))
+            out.putpalette(data, rawmode)
             return out
         order = list(range(256))
         rng.shuffle(order)
