@@ -126,7 +126,11 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
     "modefilter": lambda rng: rng.choice([3, 5]),
     "rank": lambda rng: (rng.choice([3, 5]), rng.randint(0, 8)),
     "minmax": lambda rng: rng.choice(["min", "max"]),
-    "unsharp": lambda rng: (rng.uniform(0, 3), rng.randint(0, 300), rng.randint(0, 10)),
+    "unsharp": lambda rng: (
+        rng.choice([0, rng.uniform(0, 3), rng.uniform(0, 3)]),
+        rng.randint(0, 300),
+        rng.randint(0, 10),
+    ),
     "point_mode": lambda rng: rng.choice(["L", "1"]),
     "matrix": lambda rng: rng.choice(["L", "RGB"]),
     "colorize": lambda rng: rng.randint(0, 100),
@@ -200,6 +204,24 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
         (rng.randint(0, 4), rng.randint(-1, 4)),
     ),
     "putdata": lambda rng: (rng.random() < 0.7, rng.choice([1.0, 0.5]), rng.randint(-5, 5)),
+    "blur_radii": lambda rng: (
+        rng.choice(["GaussianBlur", "BoxBlur"]),
+        (rng.choice([0, 0.5, 1, 2.5]), rng.choice([0, 0.5, 1, 2.5])),
+    ),
+    "expand_args": lambda rng: (
+        rng.choice([0, 2, (1, 3), (0, 2, 1, 3)]),
+        rng.choice([0, 200, (200, 10, 30), "gold"]),
+    ),
+    "pad_args": lambda rng: (
+        (rng.randint(1, 30), rng.randint(1, 30)),
+        rng.choice([None, 90, (10, 200, 30), "teal"]),
+        rng.choice([(0.5, 0.5), (0, 1), (0.3, 0.8)]),
+    ),
+    "fit_args": lambda rng: (
+        (rng.randint(1, 30), rng.randint(1, 30)),
+        rng.choice([0.0, 0.1, 0.3]),
+        rng.choice([(0.5, 0.5), (0, 1), (0.3, 0.8)]),
+    ),
     "seek": lambda rng: rng.randint(0, 3),
     "save": lambda rng: rng.choice(SAVE_FORMATS),
     "new_paste": lambda rng: (rng.choice(NEW_COLORS), rng.randint(0, 4), rng.randint(0, 3)),
@@ -452,6 +474,18 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
         return image.remap_palette(order)
     if kind in ("draw", "alpha_composite_at", "putdata"):
         return _edited_in_place(image, (kind, value))
+    if kind == "blur_radii":
+        name, radii = value
+        return image.filter(getattr(filters, name)(radii))
+    if kind == "expand_args":
+        border, fill = value
+        return ops.expand(image, border, fill)
+    if kind == "pad_args":
+        size, color, centering = value
+        return ops.pad(image, size, color=color, centering=centering)
+    if kind == "fit_args":
+        size, bleed, centering = value
+        return ops.fit(image, size, bleed=bleed, centering=centering)
     if kind == "seek":  # in place, on an opened file (any other image: frame 0 only)
         image.seek(value)
         return image
