@@ -145,10 +145,10 @@ def refuse_palette_inside(*nodes: Node) -> None:
 
 
 def palette_bearer(node: Node) -> PILImage.Image | None:
-    """A Pillow image of ``node``'s mode (of any size) keeping inside the palette Pillow's
-    image of ``node`` keeps, or None where it keeps none. Cheap where it keeps none (a walk of
-    the nodes that keep a palette); where it keeps one, the P image is probed (or, its palette
-    depending on its pixels, completed on the CPU) and pointed to the mode, as Pillow's was."""
+    """A 1x1 Pillow image of ``node``'s mode keeping inside the palette Pillow's image of
+    ``node`` keeps, or None where it keeps none. Cheap where it keeps none (a walk of the nodes
+    that keep a palette); where it keeps one, the P image is probed (or, its palette depending
+    on its pixels, completed on the CPU) and pointed to the mode, as Pillow's was."""
     if node.mode not in POINTED_MODES:
         return None
     source = palette_source(node)
@@ -159,8 +159,10 @@ def palette_bearer(node: Node) -> PILImage.Image | None:
     else:
         found = probe(source)
         kept = _cpu.evaluate(source) if found is None else found
-    # Pointed to the node's mode on the way (from P, L or 1: a point keeps the palette).
-    return kept if kept.mode == node.mode else kept.point(_IDENTITY, node.mode)
+    # One pixel (a crop keeps the palette, and a job keeps this image until its delivery),
+    # pointed to the node's mode where it differs (from P, L or 1: a point keeps it too).
+    bearer = kept.crop((0, 0, 1, 1))
+    return bearer if bearer.mode == node.mode else bearer.point(_IDENTITY, node.mode)
 
 
 def with_palette_inside(image: PILImage.Image, bearer: PILImage.Image | None) -> PILImage.Image:
