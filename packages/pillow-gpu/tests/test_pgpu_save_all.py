@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from PIL import Image as PILImage
-from pillow_gpu import Image
+from PIL import ImageSequence as PILImageSequence
+from pillow_gpu import Image, ImageSequence
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -209,3 +210,41 @@ def test_encoderinfo_set_on_an_image_reaches_the_writer(
         saved_once.save(io.BytesIO(), "PNG")
         assert saved_once.encoderinfo == {}  # Pillow's save leaves its image one
     assert written[1] == written[0]
+
+
+#: The writers that walk an image's frames: Pillow's AVIF writer (without ``save_all``) and
+#: the multi-frame writers.
+WALKING_SAVES = {
+    "AVIF": {},
+    "PNG-all": {"save_all": True},
+    "GIF-all": {"save_all": True},
+    "TIFF-all": {"save_all": True},
+    "WEBP-all": {"save_all": True},
+    "PDF-all": {"save_all": True},
+}
+
+
+def _walked_outcome(module: Any, sequence: Any, path: Path, how: str) -> Any:
+    """The bytes (or the exception's type) of one walk of ``path``'s frames by ``module``."""
+    try:
+        with contextlib.closing(module.open(path)) as image:
+            if how == "all_frames":
+                return [frame.tobytes() for frame in sequence.all_frames(image)]
+            if how == "iterator":
+                return [frame.tobytes() for frame in sequence.Iterator(image)]
+            out = io.BytesIO()
+            image.save(out, how.partition("-")[0], **WALKING_SAVES[how])
+            return out.getvalue()
+    except Exception as error:  # the answer: Pillow's error, or none
+        return type(error).__name__
+
+
+@pytest.mark.parametrize("how", [*WALKING_SAVES, "all_frames", "iterator"])
+def test_a_file_pillow_cannot_seek_in_walks_as_pillow_s(tmp_path: Path, how: str) -> None:
+    """A SPIDER file that is no stack has one frame and no seek (Pillow's raises EOFError even
+    for frame 0): Pillow's writers that walk the frames raise there or walk none, and its
+    ``all_frames`` raises when it seeks the image back; ours as Pillow's."""
+    path = tmp_path / "plain.spi"
+    PILImage.new("F", (12, 9), 3.5).save(path, "SPIDER")
+    expected = _walked_outcome(PILImage, PILImageSequence, path, how)
+    assert _walked_outcome(Image, ImageSequence, path, how) == expected

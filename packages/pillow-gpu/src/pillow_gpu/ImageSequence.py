@@ -101,10 +101,14 @@ def all_frames(
     """Every frame of ``im`` (or of each image of a list), with ``func`` applied if given.
 
     Pillow's copies every frame first, which loads it: a frame it cannot load raises here.
+    Then it seeks each image back to the frame it was at, and so does this (a file Pillow's
+    image cannot seek in, a SPIDER file that is no stack, raises Pillow's error there).
     """
     frames = []
     for image in im if isinstance(im, list) else [im]:
+        current = image.tell()
         for frame in Iterator(image):
             raise_load_failure(frame.node)
             frames.append(frame)
+        image.seek(current)
     return [func(frame) for frame in frames] if func else frames

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
@@ -88,18 +89,20 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
     """A Pillow image of ``image``'s file standing as Pillow's opened image would, for a
     multi-frame writer (see the module docstring) or to walk its frames (not ``writing``), or
     None where ``image`` is no opened file of several frames (its current pixels are all
-    Pillow's image would have). The caller closes the returned image."""
+    Pillow's image would have) that Pillow's image can seek in. The caller closes the
+    returned image."""
     source = image._file_format.source
     if source is None:
         return None
     try:
-        if image.n_frames < 2:
-            return None
+        single = image.n_frames < 2
     except Exception:
         # Pillow counts by walking every frame, so a file cut short inside a later frame
         # raises here; its iterator and the writers that walk the frames (or count them)
         # meet the error themselves, at the frame Pillow's meet it.
-        pass
+        single = False
+    if single and _seeks_to_its_frames(source):
+        return None
     # Read whole first where writing: the file written may be this one.
     opened = _cpu.open_whole(source) if writing else _cpu.open_encoded(source)
     try:
@@ -108,6 +111,21 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
         opened.close()
         raise
     return opened
+
+
+def _seeks_to_its_frames(source: Mapping[str, Any]) -> bool:
+    """Whether Pillow's image of the file seeks to frame 0 and back to the frame it opens at,
+    as the writers that walk the frames do. A SPIDER file that is no stack seeks nowhere, and
+    a PSD file opens at frame 1 and has no frame 0: those writers (and ``all_frames``) raise
+    Pillow's error or walk no frame, so such a file goes to them as Pillow's image too."""
+    with _cpu.open_encoded(source) as opened:
+        current = opened.tell()
+        try:
+            opened.seek(0)
+            opened.seek(current)
+        except Exception:  # Pillow's writers meet it
+            return False
+    return True
 
 
 def lend_state(opened: PILImage.Image, image: Image) -> None:

@@ -1,6 +1,8 @@
 """Every corpus file of several frames (animated GIFs, WebPs and PNGs, multi-page TIFFs, MPOs,
-FLIs, ...) saved with ``save_all`` after what users do first (nothing, a ``seek``, an edit of
-``info``, an in-place ``thumbnail``, other frames appended), against Pillow doing the same
+FLIs, ...), and every file of one frame Pillow's image cannot seek in as the writers that walk
+the frames seek (a SPIDER file that is no stack, a PSD file of one layer), saved with
+``save_all`` after what users do first (nothing, a ``seek``, an edit of ``info``, an in-place
+``thumbnail``, other frames appended), against Pillow doing the same
 (:mod:`pillow_gpu._save_all`).
 
 Each is also written as AVIF without ``save_all`` (Pillow's AVIF writer walks every frame
@@ -126,19 +128,34 @@ def _outcome(module: Any, path: Path, case: str, target: str) -> Any:
     return outcome(module, path, lambda image: CASES[case](module, image, path, target))
 
 
-def _animated(pillow_corpus: Path) -> list[Path]:
-    return opened_files(
-        pillow_corpus,
-        lambda opened: (
-            1 < getattr(opened, "n_frames", 1) <= MAX_FRAMES
-            and opened.size[0] * opened.size[1] <= MAX_PIXELS
-        ),
-    )
+def _seeks_to_its_frames(opened: Any) -> bool:
+    """Whether Pillow's ``opened`` seeks to frame 0 and back, as the writers that walk the
+    frames do (a SPIDER file that is no stack seeks nowhere; a PSD file has no frame 0)."""
+    current = opened.tell()
+    try:
+        opened.seek(0)
+        opened.seek(current)
+    except Exception:  # what the writers meet
+        return False
+    return True
+
+
+def _frame_files(root: Path) -> list[Path]:
+    """The files of several frames (animations, multi-page files), and the files of one frame
+    Pillow's image cannot seek in as the writers that walk the frames seek."""
+
+    def keep(opened: Any) -> bool:
+        frames = getattr(opened, "n_frames", 1)
+        return opened.size[0] * opened.size[1] <= MAX_PIXELS and (
+            1 < frames <= MAX_FRAMES or (frames == 1 and not _seeks_to_its_frames(opened))
+        )
+
+    return opened_files(root, keep)
 
 
 @pytest.mark.usefixtures("device")
 def test_corpus_save_all_matches_pillow(real_corpus: RealCorpus) -> None:
-    files = _animated(real_corpus.root)
+    files = _frame_files(real_corpus.root)
     # animations and multi-page files
     real_corpus.check_found(files, "files of several frames", pillow=40, program=5)
     tally = Tally()
@@ -182,7 +199,7 @@ def _walked(module: Any, sequence: Any, path: Path, edit: str) -> Any:
 def test_corpus_frames_after_edits_match_pillow(real_corpus: RealCorpus) -> None:
     # ImageSequence walks the file as Pillow's opened image would stand: after a seek, an edit
     # of info or an in-place thumbnail of the current frame (the others read from the file).
-    files = _animated(real_corpus.root)
+    files = _frame_files(real_corpus.root)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -213,7 +230,7 @@ def _seek_after_edit(module: Any, path: Path, edit: str) -> Any:
 @pytest.mark.usefixtures("device")
 def test_corpus_seek_after_edits_matches_pillow(real_corpus: RealCorpus) -> None:
     # Pillow's image seeks on from where it stands after an in-place edit of its frame.
-    files = _animated(real_corpus.root)
+    files = _frame_files(real_corpus.root)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
