@@ -268,6 +268,41 @@ def test_enhancers_of_a_palette_image_with_a_colour_transparency_are_pillow_s(
     assert _enhanced(ImageEnhance, name, Image.from_pil(source)) == expected
 
 
+def _expanded(ops: Any, image: Any, fill: Any) -> Any:
+    """``ops.expand(image, 2, fill)`` and ``pad``: mode, bytes and palette of each, or the
+    error of the call (a lazy result is completed after the call, outside the ``try``)."""
+    try:
+        results = [ops.expand(image, 2, fill), ops.pad(image, (20, 12), color=fill)]
+    except Exception as error:  # the error is the answer
+        return f"{type(error).__name__}: {error}"
+    found = []
+    for result in results:
+        pixels = result if isinstance(result, PILImage.Image) else result.to_pil()
+        found.append((pixels.mode, pixels.tobytes(), pixels.getpalette()))
+    return found
+
+
+@pytest.mark.parametrize("mode", ["P", "PA"])
+@pytest.mark.parametrize("used", [256, 40], ids=["every-index-used", "indices-free"])
+@pytest.mark.parametrize(
+    "fill",
+    [(218, 109, 37), "gold", (3, 3, 3), 7],
+    ids=["new-colour", "name", "in-palette", "index"],
+)
+def test_expanding_a_full_palette_image_with_a_colour_is_pillow_s(
+    fill: Any, used: int, mode: str
+) -> None:
+    """Pillow's expand (and pad) finds or adds a colour fill in a P image's palette, and where
+    that is full takes an index the pixels leave unused or raises ValueError: the recording
+    asks the completed image then."""
+    source = PILImage.new("P", (16, 16))
+    source.putpalette([value for index in range(256) for value in (index, index, index)])
+    source.putdata([index % used for index in range(256)])
+    source = source.convert(mode)
+    expected = _expanded(PILImageOps, source, fill)
+    assert _expanded(ImageOps, Image.from_pil(source), fill) == expected
+
+
 #: Operations whose P result's palette is known only once the graph runs.
 UNKNOWN_PALETTES: dict[str, Any] = {
     "posterize": lambda ops, image: ops[1].posterize(image, 1),

@@ -422,6 +422,8 @@ def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) ->
     Pillow's own steps (``_new_with_fill`` and ``paste``) validate the border and ``fill`` on
     a 1x1 image of the mode and a result of at most 2 x 2 pixels with the same validity as the
     real one (see ``Image._tiny_size``), so recording allocates nothing of the result's size.
+    A colour for a P or PA image is validated on the completed image, whose palette and pixels
+    decide whether Pillow finds room for it.
     """
     left, top, right, bottom = _border(border)
     width = left + image.width + right
@@ -430,13 +432,24 @@ def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) ->
     source = _probe_image(image.mode)
     if image._stray_palette() is not None:  # Pillow puts it on the result: its error
         source.palette = ImagePalette.ImagePalette()
-    out = PILImageOps._new_with_fill(source, tiny, fill)  # type: ignore[arg-type]
+    filled = source
+    if image.mode in ("P", "PA") and (isinstance(fill, str) or _is_colour_tuple(fill)):
+        # Pillow's getcolor finds or adds the colour in the image's palette, and where that
+        # is full looks for an index the pixels leave unused (else ValueError): the image's
+        # own palette and pixels decide, so the completed image is asked.
+        filled = image._pixels()
+    out = PILImageOps._new_with_fill(filled, tiny, fill)  # type: ignore[arg-type]
     out.paste(source, (left, top))
     size = (width, height) if edges is None else (edges[0], edges[1])
     params = {"border": (left, top, right, bottom), "fill": fill}
     loaded = image.node.info  # Pillow's expand loads first
     info = {key: loaded[key] for key in ("transparency",) if key in loaded}  # Pillow's
     return image._derive("expand", params, size=size, info=info)
+
+
+def _is_colour_tuple(fill: object) -> bool:
+    """Whether ``fill`` is an RGB or RGBA colour (which a P image's palette must hold)."""
+    return isinstance(fill, tuple) and len(fill) in (3, 4)
 
 
 @accepts_pil("image")
