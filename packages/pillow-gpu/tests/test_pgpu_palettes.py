@@ -7,6 +7,7 @@ conversion after it. ``quantize`` runs with Pillow and is refused on the GPU wit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -268,20 +269,32 @@ def test_enhancers_of_a_palette_image_with_a_colour_transparency_are_pillow_s(
     assert _enhanced(ImageEnhance, name, Image.from_pil(source)) == expected
 
 
-def _expanded(ops: Any, image: Any, fill: Any) -> Any:
-    """``ops.expand(image, 2, fill)`` and ``pad``: mode, bytes and palette of each, or the
-    error of the call (a lazy result is completed after the call, outside the ``try``)."""
+def _put_pixel(image: Any, fill: Any) -> Any:
+    out = image.copy()
+    out.putpixel((1, 1), fill)
+    return out
+
+
+#: The calls that put a colour into a P image's palette.
+COLOURING: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "expand": lambda ops, image, fill: ops.expand(image, 2, fill),
+    "pad": lambda ops, image, fill: ops.pad(image, (20, 12), color=fill),
+    "putpixel": lambda ops, image, fill: _put_pixel(image, fill),
+}
+
+
+def _coloured(ops: Any, call: str, image: Any, fill: Any) -> Any:
+    """The result of ``call`` (mode, bytes, palette), or the error of the call itself (a
+    lazy result is completed after the call, outside the ``try``)."""
     try:
-        results = [ops.expand(image, 2, fill), ops.pad(image, (20, 12), color=fill)]
+        result = COLOURING[call](ops, image, fill)
     except Exception as error:  # the error is the answer
         return f"{type(error).__name__}: {error}"
-    found = []
-    for result in results:
-        pixels = result if isinstance(result, PILImage.Image) else result.to_pil()
-        found.append((pixels.mode, pixels.tobytes(), pixels.getpalette()))
-    return found
+    pixels = result if isinstance(result, PILImage.Image) else result.to_pil()
+    return pixels.mode, pixels.tobytes(), pixels.getpalette()
 
 
+@pytest.mark.parametrize("call", list(COLOURING))
 @pytest.mark.parametrize("mode", ["P", "PA"])
 @pytest.mark.parametrize("used", [256, 40], ids=["every-index-used", "indices-free"])
 @pytest.mark.parametrize(
@@ -289,18 +302,18 @@ def _expanded(ops: Any, image: Any, fill: Any) -> Any:
     [(218, 109, 37), "gold", (3, 3, 3), 7],
     ids=["new-colour", "name", "in-palette", "index"],
 )
-def test_expanding_a_full_palette_image_with_a_colour_is_pillow_s(
-    fill: Any, used: int, mode: str
+def test_a_colour_for_a_full_palette_image_is_found_as_pillow_s(
+    fill: Any, used: int, mode: str, call: str
 ) -> None:
-    """Pillow's expand (and pad) finds or adds a colour fill in a P image's palette, and where
-    that is full takes an index the pixels leave unused or raises ValueError: the recording
-    asks the completed image then."""
+    """Pillow's expand, pad and putpixel find or add a colour in a P image's palette, and
+    where that is full take an index the pixels leave unused or raise ValueError at the call:
+    the recording asks the completed image then."""
     source = PILImage.new("P", (16, 16))
     source.putpalette([value for index in range(256) for value in (index, index, index)])
     source.putdata([index % used for index in range(256)])
     source = source.convert(mode)
-    expected = _expanded(PILImageOps, source, fill)
-    assert _expanded(ImageOps, Image.from_pil(source), fill) == expected
+    expected = _coloured(PILImageOps, call, source, fill)
+    assert _coloured(ImageOps, call, Image.from_pil(source), fill) == expected
 
 
 #: Operations whose P result's palette is known only once the graph runs.

@@ -446,8 +446,16 @@ class Image(
         self._node = self._with_pixel(xy, value)._node
 
     def _with_pixel(self, xy: tuple[int, int], value: float | tuple[int, ...]) -> Image:
-        """A new image with ``putpixel(xy, value)`` applied (this one is unchanged)."""
-        probe = _probe_image(self.mode)
+        """A new image with ``putpixel(xy, value)`` applied (this one is unchanged).
+
+        A colour for a P or PA image goes into its palette, and where that is full into an
+        index the pixels leave unused, else Pillow raises ValueError: the completed image is
+        asked then."""
+        colour = isinstance(value, (list, tuple)) and len(value) in (3, 4)
+        if colour and self.mode in ("P", "PA"):
+            probe = self._pixels().copy()
+        else:
+            probe = _probe_image(self.mode)
         probe.putpixel((0, 0), value)
         x, y = (int(coordinate) for coordinate in xy)
         x = x + self.width if x < 0 else x
