@@ -81,12 +81,41 @@ FOUND: dict[str, tuple[str, tuple[int, int], int, list[Step]]] = {
         30002254,
         [("contain", (13, 20)), ("orientation", 5), ("composite", "LA"), ("blend", 1.83)],
     ),
+    # The campaign of 2026-12-06/07 (palettes kept inside; the seed draws a pointed source).
+    "pointed-L-kernel-larger-than-image": ("L", (1, 17), 90005672, [("builtin_filter", "SMOOTH")]),
+    "pointed-1-to-L": ("1", (4, 17), 91020392, [("point_mode", "L")]),
+    "pointed-L-to-1-after-median": (
+        "L",
+        (11, 7),
+        91023288,
+        [("median", 5), ("point_mode", "1"), ("extent", None)],
+    ),
+}
+#: Graphs where Pillow raises and the recording went on, found by that campaign.
+FOUND_RAISING: dict[str, tuple[str, tuple[int, int], int, list[Step]]] = {
+    "spider-file-saved-as-avif": (
+        "RGBX",
+        (5, 16),
+        98003464,
+        [("enhance", ("Contrast", 2.38094791743028)), ("save", "SPIDER"), ("save", "AVIF")],
+    ),
+    "colour-expand-of-a-full-palette": (
+        "I",
+        (9, 23),
+        98071533,
+        [("convert", "PA"), ("paste_mask", ("L", 5, -4)), ("expand_args", ((1, 3), "gold"))],
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(FOUND))
 def test_graphs_found_different_before_match_now(case: str) -> None:
     assert graph_outcome(*FOUND[case]) == "exact"
+
+
+@pytest.mark.parametrize("case", list(FOUND_RAISING))
+def test_graphs_found_recorded_where_pillow_raises_raise_now(case: str) -> None:
+    assert graph_outcome(*FOUND_RAISING[case]) == "both raise"
 
 
 def test_blend_of_an_l_image_pointed_from_p_raises_as_in_pillow() -> None:
