@@ -4,9 +4,12 @@ Pillow's ``point(table, "L")`` (or a callable, or the modes 1, I and F) of a P i
 image of the target mode whose C image keeps the P image's palette. Nothing in Python shows it
 (``image.palette`` is None), but ``Image.blend`` refuses such an image (``ValueError: image has
 wrong mode``), and so does every ``ImageEnhance`` enhancer, which blends. The palette goes
-along with the operations whose C code copies it (copies, crops, transposes, transforms, point
-tables, rank and mode filters, pastes onto the image) and is lost in the others (resampling
-resizes, reduce, expand, the convolution filters, ImageChops, a paste into another image).
+along with the operations whose C code copies it (copies, crops, transposes, transforms,
+points to any mode of an image other than I and F, rank and mode filters, pastes onto the
+image) and where Pillow copies the whole image on the way (a resize whose box is whole pixels
+of the target size, a kernel larger than the image, a blur or unsharp mask of radius 0), and
+is lost in the others (resampling resizes, reduce, expand, the convolution filters,
+ImageChops, a paste into another image).
 
 :func:`palette_inside` follows a recorded graph of those modes down to that ``point``, so
 the recording of a blend raises where Pillow's call raises, and ``getpalette()`` answers with
