@@ -118,7 +118,11 @@ def _seeks_to_its_frames(source: Mapping[str, Any]) -> bool:
     as the writers that walk the frames do. A SPIDER file that is no stack seeks nowhere, and
     a PSD file opens at frame 1 and has no frame 0: those writers (and ``all_frames``) raise
     Pillow's error or walk no frame, so such a file goes to them as Pillow's image too."""
-    with _cpu.open_encoded(source) as opened:
+    try:
+        opened = _cpu.open_encoded(source)
+    except Exception:  # the file is gone or changed: the usual path meets that itself
+        return True
+    with opened:
         current = opened.tell()
         try:
             opened.seek(0)
