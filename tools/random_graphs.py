@@ -12,7 +12,8 @@ Each seed draws one graph (a source in one of 18 stored modes, one to three step
 ``--large``) from ``packages/pillow-gpu/tests/gpu/random_graph_draw.py`` and runs it
 on this machine's adapter and with Pillow. A graph is ``exact`` (the GPU's result and the CPU
 route's, ``to_pil()``, each with Pillow's bytes (a 1 image's stored bytes too), palette (one
-an L, 1, I or F image keeps inside too) and ``info``), ``refused``
+an L, 1, I or F image keeps inside too) and ``info``, and the lazy image's ``getpalette()`` and
+``has_transparency_data`` asked before evaluation with Pillow's answers), ``refused``
 (``Unsupported``/``Limit`` on the GPU, the CPU route exact) or ``both raise`` (Pillow refuses
 the call and the recording raises the same exception); anything else is a difference, printed
 with its seed and graph as it is found. ``--large`` draws some widths up to 330 and heights

@@ -666,7 +666,17 @@ def _evaluated_outcome(
 
 
 def _replayed_outcome(lazy: Any, expected: PILImage.Image, what: str, agreed: str) -> str:
-    """``agreed`` where the CPU route of ``lazy`` gives Pillow's ``expected``, else how not."""
+    """``agreed`` where the CPU route of ``lazy`` gives Pillow's ``expected`` and its metadata
+    queries answered before that (from what the recording knows) are Pillow's, else how not."""
+    try:
+        palette = lazy.getpalette()
+        transparency = lazy.has_transparency_data
+    except Exception as error:  # any error is the difference reported
+        return f"a metadata query raises {type(error).__name__} ({error}): {what}"
+    if palette != expected.getpalette():
+        return f"getpalette() before evaluation differs: {what}"
+    if transparency != expected.has_transparency_data:
+        return f"has_transparency_data before evaluation differs: {what}"
     try:
         replayed = lazy.to_pil()
     except Exception as error:  # any error is the difference reported
