@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import time
+
 import numpy as np
 import pytest
 from PIL import Image as PILImage
-from pillow_gpu._testing import assert_image_equal
+from PIL import features
+from pillow_gpu._testing import assert_image_equal, isobmff_times_zeroed, unstamped
 from pillow_gpu.gpu._layout import image_of_words, words_of_image
 
 
@@ -40,3 +44,27 @@ def test_the_stored_bytes_of_a_1_image_are_compared() -> None:
     assert zeros_ones.tobytes() == full.tobytes()
     with pytest.raises(AssertionError, match="stored bytes"):
         assert_image_equal(zeros_ones, full)
+
+
+def _avif_sequence() -> bytes:
+    frames = [PILImage.new("RGB", (5, 4), colour) for colour in ("red", "blue")]
+    out = io.BytesIO()
+    frames[0].save(out, "AVIF", save_all=True, append_images=frames[1:])
+    return out.getvalue()
+
+
+@pytest.mark.skipif(not features.check("avif"), reason="this Pillow was built without AVIF")
+def test_an_avif_sequence_s_clock_times_and_nothing_else_are_zeroed() -> None:
+    first = _avif_sequence()
+    time.sleep(1.05)  # libavif's times count seconds
+    second = _avif_sequence()
+    differing = [index for index, (a, b) in enumerate(zip(first, second, strict=True)) if a != b]
+    assert differing  # the clock is in the file
+    zeroed = isobmff_times_zeroed(first)
+    changed = [index for index, (a, b) in enumerate(zip(first, zeroed, strict=True)) if a != b]
+    assert set(differing) <= set(changed)
+    # Three headers (movie, track, media), two 64-bit times each: nothing else is touched.
+    assert len(changed) <= 3 * 2 * 8
+    assert unstamped(first) == unstamped(second)
+    assert unstamped(first[:-1] + bytes([first[-1] ^ 1])) != unstamped(second)  # the pixels
+    assert isobmff_times_zeroed(b"\x89PNG\r\n\x1a\n") == b"\x89PNG\r\n\x1a\n"  # no ISOBMFF

@@ -31,13 +31,16 @@ __all__ = [
     "assert_image_equal",
     "call_outcome",
     "frame_steps",
+    "isobmff_times_zeroed",
     "make_image",
     "opens_like_pillow",
     "pillow_converts",
     "png_chunk",
     "png_with_late_chunks",
     "rebuilt",
+    "tiff_page_number_zeroed",
     "undated_info",
+    "unstamped",
     "whole_file_outcome",
 ]
 
@@ -181,6 +184,80 @@ def undated_info(info: Mapping[Any, Any]) -> dict[Any, Any]:
     if isinstance(profile, bytes) and len(profile) >= 128 and profile[4:8] == b"lcms":
         found["icc_profile"] = profile[:24] + bytes(12) + profile[36:]
     return found
+
+
+#: TIFF's page number tag: two SHORTs, the page and the page count.
+_PAGE_NUMBER = 297
+
+
+def tiff_page_number_zeroed(data: bytes) -> bytes:
+    """``data`` with the second value of every page's page number (tag 297) zeroed, where
+    ``data`` is a classic TIFF; other bytes, and any other format, unchanged. libtiff writes
+    uninitialised memory there in every TIFF Pillow saves, so two saves of one image may differ
+    in those two bytes only."""
+    order = {b"II*\x00": "<", b"MM\x00*": ">"}.get(data[:4])
+    if order is None:
+        return data
+    out = bytearray(data)
+    seen: set[int] = set()
+    (offset,) = struct.unpack_from(order + "I", data, 4)
+    while offset and offset not in seen and offset + 2 <= len(data):
+        seen.add(offset)
+        (count,) = struct.unpack_from(order + "H", data, offset)
+        entries = offset + 2
+        if entries + 12 * count + 4 > len(data):
+            break
+        for entry in range(entries, entries + 12 * count, 12):
+            tag, kind, values = struct.unpack_from(order + "HHI", data, entry)
+            if (tag, kind, values) == (_PAGE_NUMBER, 3, 2):  # two SHORTs, held in the entry
+                out[entry + 10 : entry + 12] = b"\x00\x00"
+        (offset,) = struct.unpack_from(order + "I", data, entries + 12 * count)
+    return bytes(out)
+
+
+#: ISOBMFF boxes holding other boxes, down to those with times, and the boxes whose version
+#: 0 or 1 header starts with a creation and a modification time (seconds since 1904).
+_CONTAINERS = frozenset({b"moov", b"trak", b"mdia"})
+_TIMED = frozenset({b"mvhd", b"tkhd", b"mdhd"})
+
+
+def isobmff_times_zeroed(data: bytes) -> bytes:
+    """``data`` with the creation and modification times of its movie, track and media
+    headers zeroed, where ``data`` is an ISOBMFF file (an AVIF sequence: libavif stamps them
+    with the clock, so two saves a second apart differ there); other bytes unchanged."""
+    if data[4:8] != b"ftyp":
+        return data
+    out = bytearray(data)
+    spans = [(0, len(data))]
+    while spans:
+        start, end = spans.pop()
+        at = start
+        while at + 8 <= end:
+            size, kind = struct.unpack_from(">I4s", data, at)
+            header = 8
+            if size == 1 and at + 16 <= end:
+                (size,) = struct.unpack_from(">Q", data, at + 8)
+                header = 16
+            elif size == 0:
+                size = end - at
+            if size < header or at + size > end:
+                break
+            if kind in _CONTAINERS:
+                spans.append((at + header, at + size))
+            elif kind in _TIMED and size >= header + 4:
+                width = 8 if data[at + header] == 1 else 4  # version 1: 64-bit times
+                first = at + header + 4
+                if first + 2 * width <= at + size:
+                    out[first : first + 2 * width] = bytes(2 * width)
+            at += size
+    return bytes(out)
+
+
+def unstamped(data: bytes) -> bytes:
+    """``data`` with what Pillow's writers fill from the clock or from uninitialised memory
+    zeroed (:func:`tiff_page_number_zeroed`, :func:`isobmff_times_zeroed`): two saves of one
+    image are equal then, and only then, where they write the same file."""
+    return isobmff_times_zeroed(tiff_page_number_zeroed(data))
 
 
 def pillow_converts(source: PILImage.Image | str, target: str, **options: Any) -> bool:
