@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from PIL import Image as PILImage
 
 from pillow_gpu import _cpu
+from pillow_gpu._crashing_saves import refuse_crashing_save
 from pillow_gpu._graph import first_leaf
 from pillow_gpu._not_recorded import missing_attribute
 from pillow_gpu._opened_file import OpenedFile, kept_save_params, saved_format
@@ -193,7 +194,8 @@ class Saving:
         """
         params = kept_save_params(self._file_format, fp, format, params)  # a JPEG's "keep"
         every = writes_every_frame(fp, format, params)
-        tiff = saved_format(fp, format) == "TIFF"
+        target = saved_format(fp, format)
+        tiff = target == "TIFF"
         try:
             with contextlib.ExitStack() as files:
                 frames = params.get("append_images")
@@ -205,6 +207,7 @@ class Saving:
                         for frame in frames
                     ]
                 given = given_to_save(cast("Image", self), every=every, tiff=tiff, files=files)
+                refuse_crashing_save(given, target, params)
                 given.save(fp, format, **params)
         finally:
             if self._encoderinfo is None:  # Pillow's save leaves its image one

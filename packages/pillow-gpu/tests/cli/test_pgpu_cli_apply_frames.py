@@ -20,6 +20,8 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
+from PIL import features
+from pillow_gpu import _crashing_saves as crashing_saves
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
@@ -296,3 +298,81 @@ def test_all_frames_of_several_sizes_into_one_size_animations_name_tiff(
     with PILImage.open(out / "scan.tif") as written:
         sizes = [page.size for page in PILImageSequence.Iterator(written)]
     assert sizes == [(36, 24), (20, 30)]
+
+
+#: An animated WebP and an APNG (distinct stems: each is written as <stem>.avif).
+TURNED = ("turned-webp.webp", "turned-apng.png")
+
+
+def _turned_animations(folder: Path) -> Path:
+    """An animated WebP and an APNG of three frames whose Exif says "turn 90 degrees"."""
+    folder.mkdir()
+    exif = PILImage.Exif()
+    exif[0x0112] = 6
+    for seed, name in enumerate(TURNED):
+        first, *rest = _frames(10 * seed)
+        first.save(folder / name, save_all=True, append_images=rest, duration=DURATIONS, exif=exif)
+    return folder
+
+
+@pytest.mark.skipif(not features.check("avif"), reason="this Pillow was built without AVIF")
+def test_all_frames_into_avif_with_an_exif_orientation_is_refused_not_a_crash(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pillow's AVIF writer ends the process (a segmentation fault) writing several frames
+    # with an Exif orientation; apply reported nothing and left its temporary file behind.
+    folder = _turned_animations(tmp_path / "in")
+    out = tmp_path / "out"
+    with pytest.MonkeyPatch.context() as patch:  # the rule, whatever this Pillow's probe says
+        patch.setattr(crashing_saves, "_avif_sequence_crashes", lambda: True)
+        code = _apply(folder, out, "--all-frames", "--format", "avif", chain="invert")
+    captured = capsys.readouterr()
+    assert code == 1
+    failed = re.findall(r"^pillow-gpu: failed: (.+?): (.+)$", captured.err, re.M)
+    assert sorted(Path(path).name for path, _ in failed) == sorted(TURNED)
+    for _path, message in failed:
+        assert message == (
+            "CrashingSave at save: why: Pillow's AVIF writer crashes the Python process (a "
+            "segmentation fault in its encoder, shown by a probe of this Pillow in a child "
+            "process) when it writes several frames with an Exif orientation; observed: 3 "
+            "frames and orientation 6 in the exif given to the writer; fix: start the chain "
+            "with exif_transpose (it turns the frames upright and removes the orientation), "
+            "pass --strip-metadata, choose another --format such as webp, png or tiff, or "
+            "pass --first-frame"
+        )
+    assert not out.exists() or not list(out.iterdir())  # nothing written, no temporary file
+    assert "0 written, 2 failed, 0 refused" in captured.out
+
+
+@pytest.mark.skipif(not features.check("avif"), reason="this Pillow was built without AVIF")
+@pytest.mark.parametrize("fix", ["exif_transpose", "--strip-metadata"])
+def test_the_named_fixes_write_every_frame_into_avif(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], fix: str
+) -> None:
+    folder = _turned_animations(tmp_path / "in")
+    out = tmp_path / "out"
+    chain, extra = ("exif_transpose,invert", ()) if fix == "exif_transpose" else ("invert", (fix,))
+    code = _apply(folder, out, "--all-frames", "--format", "avif", *extra, chain=chain)
+    assert code == 0, capsys.readouterr().err
+    for name in ("turned-webp.avif", "turned-apng.avif"):
+        with PILImage.open(out / name) as written:
+            assert written.n_frames == 3
+            durations = []
+            for index in range(3):
+                written.seek(index)
+                written.load()
+                durations.append(written.info["duration"])
+            # An APNG's durations are fractions of a second (40.0): AVIF's are whole
+            # milliseconds, which Pillow's writer refused as a float (TypeError).
+            assert durations == DURATIONS
+            turned = fix == "exif_transpose"
+            assert written.size == ((24, 36) if turned else (36, 24))
+
+
+def test_an_apng_s_fractional_durations_are_rounded_for_avif_only() -> None:
+    frames = [make_image("RGB", (4, 3), seed) for seed in range(3)]
+    for frame, duration in zip(frames, (33.333, 40.0, 66.5), strict=True):
+        frame.info["duration"] = duration
+    assert animation_options(frames, "AVIF")["duration"] == [33, 40, 66]  # half to even
+    assert animation_options(frames, "PNG")["duration"] == [33.333, 40.0, 66.5]
+    assert animation_options(frames, "GIF")["duration"] == [33.333, 40.0, 66.5]

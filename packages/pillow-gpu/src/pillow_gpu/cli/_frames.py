@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DERIVED_FRAMES",
     "ONE_SIZE_ANIMATIONS",
+    "WHOLE_MILLISECONDS",
     "ExtraFrames",
     "FrameRun",
     "FrameSizes",
@@ -78,6 +79,9 @@ def refuse_extra_frames(image: Any) -> None:
 #: every frame to the first one's size (a GIF also draws it over the frames before), silently;
 #: its WebP and AVIF writers refuse other sizes.
 ONE_SIZE_ANIMATIONS = frozenset({"GIF", "PNG", "WEBP", "AVIF"})
+#: Formats whose writers take whole milliseconds only: Pillow's AVIF writer raises TypeError
+#: on an APNG frame's fractional duration (100.0, or 33.333...), so those are rounded.
+WHOLE_MILLISECONDS = frozenset({"AVIF"})
 
 
 class OneFrameFormat(ValueError):
@@ -92,8 +96,9 @@ class FrameSizes(ValueError):
 
 def animation_options(frames: Sequence[Any], output_format: str = "") -> dict[str, Any]:
     """``save`` options that write ``frames`` (results, in order) as one file: ``save_all``,
-    the frames after the first, each frame's ``info["duration"]`` (where any has one) and the
-    first frame's ``info["loop"]`` (where it has one; without it GIF plays once).
+    the frames after the first, each frame's ``info["duration"]`` (where any has one; in
+    whole milliseconds for :data:`WHOLE_MILLISECONDS`) and the first frame's ``info["loop"]``
+    (where it has one; without it GIF plays once).
 
     Raises :class:`OneFrameFormat` where ``output_format``'s files hold one image, and
     :class:`FrameSizes` where the frames differ in size and its animations hold one size, so
@@ -113,6 +118,8 @@ def animation_options(frames: Sequence[Any], output_format: str = "") -> dict[st
     durations = [frame.info.get("duration") for frame in frames]
     if any(duration is not None for duration in durations):
         options["duration"] = [duration or 0 for duration in durations]
+        if output_format in WHOLE_MILLISECONDS:
+            options["duration"] = [round(duration) for duration in options["duration"]]
     loop = frames[0].info.get("loop")
     if loop is not None:
         options["loop"] = loop

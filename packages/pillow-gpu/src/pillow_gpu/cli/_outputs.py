@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from PIL import Image as PILImage
 
+from pillow_gpu._crashing_saves import refuse_crashing_save
 from pillow_gpu.cli._frames import animation_options
 from pillow_gpu.cli._metadata import (
     NO_ITEMS,
@@ -391,6 +392,7 @@ def encode(
         options.update(animation_options((image, *more), file_format))
     # Pillow's JPEG writer has no IPTC option: such a JPEG is written, then given it.
     iptc = iptc_record(image, source) if metadata and file_format == "JPEG" else None
+    refuse_crashing_save(image, file_format, options)
     if iptc is None:
         image.save(stream, format=file_format, **options)
     else:

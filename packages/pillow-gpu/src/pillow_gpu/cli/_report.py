@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image as PILImage
 
+from pillow_gpu._crashing_saves import CrashingSave
 from pillow_gpu.cli._frames import FrameSizes, OneFrameFormat
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._work import RAISE_BOUND
@@ -194,6 +195,13 @@ def _explain(error: BaseException, stage: str, mode: str = "", file_format: str 
             "choose --format tiff, whose pages keep each frame's size (Pillow's GIF and APNG "
             "writers would cut or pad every frame to the first one's size, and its WebP and "
             "AVIF writers refuse them), or pass --first-frame to write the first frame only"
+        )
+    elif isinstance(error, CrashingSave):  # refused before Pillow's writer ends the process
+        why, observed = error.why, error.observed
+        fix = (
+            "start the chain with exif_transpose (it turns the frames upright and removes the "
+            "orientation), pass --strip-metadata, choose another --format such as webp, png or "
+            "tiff, or pass --first-frame"
         )
     elif isinstance(error, OneFrameFormat):
         why = "the output's format holds one image, and this file has several frames"
