@@ -29,6 +29,7 @@ __all__ = [
     "open_whole",
     "put_palette",
     "quantized",
+    "same_mode_copy",
 ]
 
 _Op = Callable[[list[PILImage.Image], Mapping[str, Any]], PILImage.Image]
@@ -65,10 +66,27 @@ def _loaded(opened: PILImage.Image) -> PILImage.Image:
     """``opened.copy()`` of a loaded image that is dropped next, without copying its pixels
     where it owns them: a plain image over the same storage. Where the storage maps the file
     (Pillow memory-maps an uncompressed file it reads by path, read-only) the pixels are copied,
-    so a later write to the file cannot change them."""
+    so a later write to the file cannot change them.
+
+    The copy says the mode ``opened`` says, as the opened image Pillow's operations run on
+    does, where Pillow's load left its pixels in another: a GIF whose global palette is in
+    colour and whose first frame has a grey palette of its own is an L image whose load gives
+    P pixels (the global palette applied), on which Pillow's operations read palette indices
+    or raise "image has wrong mode" (its own ``copy()`` would say P).
+    """
     if opened.readonly or getattr(opened, "map", None) is not None:
-        return opened.copy()
-    return opened._new(opened.im)
+        return same_mode_copy(opened)
+    image = opened._new(opened.im)
+    image._mode = opened.mode
+    return image
+
+
+def same_mode_copy(image: PILImage.Image) -> PILImage.Image:
+    """``image.copy()``, saying the mode ``image`` says where its pixels are in another (see
+    :func:`_loaded`): the image Pillow's operations would run on, not Pillow's copy of it."""
+    copy = image.copy()
+    copy._mode = image.mode
+    return copy
 
 
 def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) -> PILImage.Image:

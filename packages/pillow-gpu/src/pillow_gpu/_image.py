@@ -309,7 +309,7 @@ class Image(
     # -- materialisation (CPU routing through Pillow) --------------------------------------
     def to_pil(self) -> PILImage.Image:
         """Evaluate with Pillow (once) and return a fresh ``PIL.Image.Image`` copy."""
-        return _cpu.evaluate(self._node).copy()
+        return _cpu.same_mode_copy(_cpu.evaluate(self._node))
 
     def tobytes(self, encoder_name: str = "raw", *args: Any) -> bytes:
         """Evaluate with Pillow (once) and return ``PIL.Image.Image.tobytes(...)``."""

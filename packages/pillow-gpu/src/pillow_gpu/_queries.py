@@ -151,7 +151,9 @@ class ImageQueries:
         None. As Pillow's, an opened file loads first (raising its decode error)."""
         node = self._peek_node()
         if node.op == "open":
-            self._pixels()
+            pixels = self._pixels()
+            if pixels.im.mode != pixels.mode:  # P pixels of an L GIF (pillow_gpu._cpu._loaded)
+                return pixels.getpalette(rawmode)
         bearer = palette_bearer(node)
         if bearer is not None:
             return bearer.getpalette(rawmode)

@@ -176,7 +176,7 @@ def test_without_fallback_refused_files_are_named_and_not_written(
         f"pillow-gpu apply: {len(gpu)} written, 1 failed, {len(refused)} refused in "
     )
     assert f"written: {len(gpu)} on the GPU (byte-exact), 0 on the CPU fallback" in captured.out
-    assert f"refused by the GPU at admission: {len(refused)} (none written" in captured.out
+    assert f"refused by the GPU: {len(refused)} (none written" in captured.out
     assert "failed: 1 Decode" in captured.out
     expected = Counter(why for _, _, why in refused.values()).most_common(TOP_REASONS)
     assert _reasons(captured.out) == [(count, why) for why, count in expected]
@@ -208,7 +208,7 @@ def test_with_fallback_every_decodable_file_is_written_like_pillow(
         captured.out
     )
     assert (
-        f"refused by the GPU at admission: {len(refused)} ({len(refused)} written by the CPU "
+        f"refused by the GPU: {len(refused)} ({len(refused)} written by the CPU "
         "fallback, 0 not written)"
     ) in captured.out
     expected = Counter(why for _, _, why in refused.values()).most_common(TOP_REASONS)

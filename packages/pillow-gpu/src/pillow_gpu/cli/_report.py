@@ -2,9 +2,9 @@
 
 Every input ends in exactly one of four outcomes, and the summary counts each: written by
 the GPU (byte-exact), written by the CPU fallback (live Pillow, ``--cpu-fallback``), refused
-by the GPU at admission and not written, or failed (unreadable, undecodable, unwritable, or
-a chain Pillow itself cannot apply). GPU refusals are grouped by their ``why`` text, most
-common first, whether or not the CPU fallback then wrote the file.
+by the GPU (at admission, or at the decode) and not written, or failed (unreadable,
+undecodable, unwritable, or a chain Pillow itself cannot apply). GPU refusals are grouped by
+their ``why`` text, most common first, whether or not the CPU fallback then wrote the file.
 """
 
 from __future__ import annotations
@@ -29,14 +29,19 @@ __all__ = ["TOP_REASONS", "Failure", "Tally", "is_refusal", "silence_standard_st
 
 #: How many refusal reasons the summary lists.
 TOP_REASONS = 5
-#: The kinds of GPU error that are refusals at admission (the CPU fallback may run them).
+#: The kinds and stages of GPU error that are refusals (the CPU fallback may run them).
 _REFUSAL_KINDS = frozenset({"Unsupported", "Limit"})
+_REFUSAL_STAGES = frozenset({"admission", "decode"})
 
 
 def is_refusal(error: BaseException) -> bool:
-    """True when ``error`` is the GPU refusing a job at admission (Unsupported or Limit)."""
+    """True when ``error`` is the GPU refusing a job (Unsupported or Limit): at admission, or
+    at the decode where Pillow's loaded pixels turn out to be what it has not proven exact
+    (an L GIF whose pixels Pillow loads as P, ``pillow_gpu.gpu._plan``)."""
     return (
-        isinstance(error, GpuError) and error.kind in _REFUSAL_KINDS and error.stage == "admission"
+        isinstance(error, GpuError)
+        and error.kind in _REFUSAL_KINDS
+        and error.stage in _REFUSAL_STAGES
     )
 
 
@@ -326,7 +331,7 @@ class Tally:
                 if fallback
                 else "none written; --cpu-fallback runs them with live Pillow"
             )
-            lines.append(f"  refused by the GPU at admission: {total} ({after}); top reasons:")
+            lines.append(f"  refused by the GPU: {total} ({after}); top reasons:")
             for why, count in self.reasons.most_common(TOP_REASONS):
                 lines.append(f"    {count}x {printable(why)}")
             if len(self.reasons) > TOP_REASONS:

@@ -303,6 +303,18 @@ def _host_pixels(node: Node) -> bytes | memoryview:
         ) from error
     except Exception as error:
         raise undecodable(error) from error
+    if image.im.mode != image.mode:
+        raise Unsupported(
+            "Pillow's load left this file's pixels in another mode than its image says (a GIF "
+            "whose global palette is in colour and whose first frame has a grey palette of its "
+            "own: Pillow applies the global palette to that frame's pixels), and Pillow's "
+            "operations then read them as that image's mode, or raise",
+            observed=f"a {node.params.get('format')} file opened as {image.mode}, loaded as "
+            f"{image.im.mode} pixels",
+            fix="run it through Pillow (to_pil(); --cpu-fallback with pillow-gpu apply), or "
+            "convert it with Pillow first and wrap the result with Image.from_pil",
+            stage="decode",
+        )
     if image.mode != node.mode or image.size != node.size:
         raise DecodeError(
             "a decoded source does not match the header it was planned from",
