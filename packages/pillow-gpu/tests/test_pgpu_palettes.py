@@ -7,6 +7,7 @@ conversion after it. ``quantize`` runs with Pillow and is refused on the GPU wit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -314,6 +315,46 @@ def test_a_colour_for_a_full_palette_image_is_found_as_pillow_s(
     source = source.convert(mode)
     expected = _coloured(PILImageOps, call, source, fill)
     assert _coloured(ImageOps, call, Image.from_pil(source), fill) == expected
+
+
+def _palette_image(mode: str, entries: int, missing: int | None) -> PILImage.Image:
+    """A 16x16 ``mode`` image of a grey palette of ``entries`` entries whose pixels use every
+    index but ``missing``."""
+    image = PILImage.new("P", (16, 16))
+    image.putpalette([value for index in range(entries) for value in (index, index, index)])
+    indices = [index for index in range(entries) if index != missing]
+    image.putdata([indices[pixel % len(indices)] for pixel in range(256)])
+    return image.convert(mode)
+
+
+@pytest.mark.parametrize("call", list(COLOURING))
+@pytest.mark.parametrize("mode", ["P", "PA"])
+@pytest.mark.parametrize(
+    ("entries", "missing"),
+    [(256, 200), (256, 255), (40, None)],
+    ids=["full-index-200-unused", "full-index-255-unused", "room-for-more"],
+)
+@pytest.mark.parametrize(
+    "fill",
+    [(218, 109, 37), "gold", (3, 3, 3), 7],
+    ids=["new-colour", "name", "in-palette", "index"],
+)
+def test_the_palette_asked_before_evaluation_is_pillow_s(
+    fill: Any, entries: int, missing: int | None, mode: str, call: str
+) -> None:
+    """``getpalette()`` of the lazy result, asked before it runs, is Pillow's: a colour new to
+    a full palette goes where the pixels leave an index unused, which only the pixels tell
+    (the probe of the palette said index 255 whatever the pixels used)."""
+    source = _palette_image(mode, entries, missing)
+    try:
+        expected = COLOURING[call](PILImageOps, source.copy(), fill)
+    except (TypeError, ValueError) as error:  # a name for putpixel; no room for a PA colour
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            COLOURING[call](ImageOps, Image.from_pil(source), fill)
+        return
+    lazy = COLOURING[call](ImageOps, Image.from_pil(source), fill)
+    assert lazy.getpalette() == expected.getpalette()
+    assert lazy.to_pil().getpalette() == expected.getpalette()
 
 
 #: Operations whose P result's palette is known only once the graph runs.

@@ -10,7 +10,7 @@ image that carries the node's mode, palette (for P and PA, the palette of its pi
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from PIL import Image as PILImage
@@ -69,7 +69,7 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
 
 #: Operations whose result keeps the palette of their first input, as Pillow's do (``filter``:
 #: ModeFilter, the one filter Pillow runs on P, through ``Image._new``).
-_PALETTE_KEPT = ("crop", "transpose", "paste", "putpixel", "resize", "point", "filter")
+_PALETTE_KEPT = ("crop", "transpose", "paste", "resize", "point", "filter")
 
 
 def _drops_pa_palette(node: Node) -> bool:
@@ -83,12 +83,54 @@ def _drops_pa_palette(node: Node) -> bool:
     return node.op == "resize" and node.params.get("resample") != PILImage.Resampling.NEAREST
 
 
+class _AskedPixels(Exception):
+    """A replay asked for the pixels' histogram."""
+
+
+def _asking_no_pixels(
+    replay: Callable[[PILImage.Image], PILImage.Image], source: PILImage.Image
+) -> PILImage.Image | None:
+    """``replay`` of a copy of the probe ``source``, or None where Pillow's replay asks which
+    palette indices the pixels leave unused: ``ImagePalette.getcolor`` places a colour that a
+    full palette lacks at the last such index (``image.histogram()``), which the probe's pixels
+    cannot tell."""
+
+    def histogram(*_args: Any, **_kwargs: Any) -> list[int]:
+        raise _AskedPixels
+
+    probe = source.copy()
+    probe.histogram = histogram  # type: ignore[method-assign]
+    try:
+        return replay(probe)
+    except _AskedPixels:
+        return None
+
+
 def _expand_palette(
     source: PILImage.Image, params: Mapping[str, Any], size: tuple[int, int]
-) -> PILImage.Image:
+) -> PILImage.Image | None:
     # ImageOps.expand makes a new image with the palette of getpalette() (and any fill colour
     # Pillow's getcolor adds), then pastes the source.
-    return ImageOps.expand(source, params["border"], params["fill"]).crop((0, 0, *size))
+    expanded = _asking_no_pixels(
+        lambda probe: ImageOps.expand(probe, params["border"], params["fill"]), source
+    )
+    return None if expanded is None else expanded.crop((0, 0, *size))
+
+
+def _putpixel_palette(
+    source: PILImage.Image, params: Mapping[str, Any], size: tuple[int, int]
+) -> PILImage.Image | None:
+    # Pillow's putpixel of a colour on a P or PA image finds or adds it in the palette
+    # (getcolor); an index leaves the palette as it is.
+    value = params["value"]
+    if not (isinstance(value, (list, tuple)) and len(value) in (3, 4)):
+        return source
+
+    def put(probe: PILImage.Image) -> PILImage.Image:
+        probe.putpixel((0, 0), value)
+        return probe
+
+    return _asking_no_pixels(put, source)
 
 
 def _transform_palette(
@@ -106,10 +148,13 @@ def _invert_palette(
     return ImageOps.invert(source)
 
 
-_PALETTE_REPLAYS = {
+_PALETTE_REPLAYS: dict[
+    str, Callable[[PILImage.Image, Mapping[str, Any], tuple[int, int]], PILImage.Image | None]
+] = {
     "expand": _expand_palette,
     "transform": _transform_palette,
     "invert": _invert_palette,
+    "putpixel": _putpixel_palette,
 }
 
 
