@@ -50,11 +50,16 @@ AGREE = ("exact", "refused", "both raise")
 
 
 def _draw_module() -> ModuleType:
-    """The test suite's module that draws and compares the graphs, imported from its path."""
-    spec = importlib.util.spec_from_file_location("random_graphs_draw", DRAW)
+    """The test suite's module that draws and compares the graphs, imported from its path as a
+    module of a package of its folder (it imports the modules beside it relatively)."""
+    package = ModuleType("random_graphs_tests")
+    package.__path__ = [str(DRAW.parent)]
+    sys.modules[package.__name__] = package
+    spec = importlib.util.spec_from_file_location(f"{package.__name__}.{DRAW.stem}", DRAW)
     if spec is None or spec.loader is None:
         raise SystemExit(f"random_graphs: cannot import the draw from {DRAW}")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 

@@ -33,9 +33,12 @@ from PIL import ImageMath as PILImageMath
 from PIL import ImageOps as PILImageOps
 from PIL import ImageTransform as PILImageTransform
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageMath, ImageOps
+from pillow_gpu._crashing_saves import refuse_crashing_save
 from pillow_gpu._testing import make_image, undated_info
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
+
+from .random_graph_saves import SAVE_FORMATS, draw_options, same_saved, save_arguments
 
 MODES = (
     "L", "LA", "RGB", "RGBA", "RGBX", "CMYK", "YCbCr", "HSV", "LAB", "La", "RGBa",
@@ -89,10 +92,6 @@ FILL_COLORS = (None, 77, (200, 10, 30), (200, 10, 30, 128), "gold")
 #: Colours of ``Image.new``: a band value, tuples of three and four, a name, a float, none.
 NEW_COLORS = (0, 200, (10, 20, 30), (10, 20, 30, 40), "red", 1.5, None)
 #: Formats the ``save`` step writes (and opens again).
-SAVE_FORMATS = (
-    "PNG", "JPEG", "TIFF", "WEBP", "GIF", "BMP", "PPM", "TGA", "ICO", "PCX", "SGI", "IM", "QOI",
-    "DDS", "JPEG2000", "AVIF", "BLP", "MSP", "XBM", "SPIDER", "DIB",
-)  # fmt: skip
 #: Filters rotations and transforms take.
 ROTATE_FILTERS = (
     PILImage.Resampling.NEAREST, PILImage.Resampling.BILINEAR, PILImage.Resampling.BICUBIC
@@ -240,6 +239,7 @@ EXTRA: dict[str, Callable[[random.Random], Any]] = {
         rng.randint(-5, 10),
         rng.randint(-5, 10),
     ),
+    "save_options": draw_options,
 }
 
 
@@ -284,6 +284,10 @@ def _step(rng: random.Random) -> Step:
         "info": lambda: (rng.choice(INFO_EDITS), rng.randint(0, 255)),
     }
     return kind, arguments.get(kind, lambda: None)()
+
+
+#: The bytes the last ``save`` step wrote, by library (True: ours), compared after each.
+SAVED: dict[bool, bytes] = {}
 
 
 def _apply(ours: bool, image: Any, step: Step) -> Any:
@@ -489,9 +493,14 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
     if kind == "seek":  # in place, on an opened file (any other image: frame 0 only)
         image.seek(value)
         return image
-    if kind == "save":  # written to memory and opened again
+    if kind in ("save", "save_options"):  # written to memory and opened again
+        image_format, options = (value, {}) if kind == "save" else value
         saved = io.BytesIO()
-        image.save(saved, value)
+        arguments = save_arguments(options, image, ops.mirror)
+        if not ours:  # where Pillow's writer would end this process, its outcome is an error
+            refuse_crashing_save(image, image_format, arguments)
+        image.save(saved, image_format, **arguments)
+        SAVED[ours] = saved.getvalue()
         saved.seek(0)
         return (Image if ours else PILImage).open(saved)
     if kind in ("new_paste", "paste_pil", "eval", "math", "transform_handler", "deform"):
@@ -755,6 +764,10 @@ def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[
             lazy = _apply(True, lazy, step)
         except (Unsupported, Limit):
             return "refused"
+        if step[0] in ("save", "save_options"):
+            ours, pillows = SAVED.pop(True), SAVED.pop(False)
+            if not same_saved(ours, pillows):
+                return f"saved bytes differ: {what}"
     return expected, lazy
 
 

@@ -91,6 +91,31 @@ FOUND: dict[str, tuple[str, tuple[int, int], int, list[Step]]] = {
         [("median", 5), ("point_mode", "1"), ("extent", None)],
     ),
 }
+GIF_OPTIONS = {
+    "optimize": True,
+    "transparency": 158,
+    "loop": 3,
+    "interlace": False,
+    "include_color_table": True,
+}
+#: Graphs the GPU refuses whose CPU route or metadata differed, found by the campaign of
+#: 2026-12-07 (getpalette() asked before evaluation, saves with options).
+FOUND_REFUSED: dict[str, tuple[str, tuple[int, int], int, list[Step]]] = {
+    # A colour new to a full palette goes where the pixels leave an index unused.
+    "colour-expand-of-a-full-palette-asked-before-evaluation": (
+        "LA",
+        (12, 23),
+        112002130,
+        [("remap_palette", (True, 465464705)), ("affine", None), ("expand_args", (2, "gold"))],
+    ),
+    # An L GIF whose pixels Pillow loads as P (it raised a DecodeError on the GPU).
+    "gif-of-an-l-image-with-a-colour-table": (
+        "L",
+        (14, 19),
+        1374,
+        [("save_options", ("GIF", GIF_OPTIONS))],
+    ),
+}
 #: Graphs where Pillow raises and the recording went on, found by that campaign.
 FOUND_RAISING: dict[str, tuple[str, tuple[int, int], int, list[Step]]] = {
     "spider-file-saved-as-avif": (
@@ -111,6 +136,11 @@ FOUND_RAISING: dict[str, tuple[str, tuple[int, int], int, list[Step]]] = {
 @pytest.mark.parametrize("case", list(FOUND))
 def test_graphs_found_different_before_match_now(case: str) -> None:
     assert graph_outcome(*FOUND[case]) == "exact"
+
+
+@pytest.mark.parametrize("case", list(FOUND_REFUSED))
+def test_graphs_found_different_before_are_refused_and_pillow_s_on_the_cpu(case: str) -> None:
+    assert graph_outcome(*FOUND_REFUSED[case]) == "refused"
 
 
 @pytest.mark.parametrize("case", list(FOUND_RAISING))
