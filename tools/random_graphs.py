@@ -13,7 +13,9 @@ Each seed draws one graph (a source in one of 18 stored modes, one to three step
 on this machine's adapter and with Pillow. A graph is ``exact`` (the GPU's result and the CPU
 route's, ``to_pil()``, each with Pillow's bytes (a 1 image's stored bytes too), palette (one
 an L, 1, I or F image keeps inside too) and ``info``, and the lazy image's ``getpalette()`` and
-``has_transparency_data`` asked before evaluation with Pillow's answers), ``refused``
+``has_transparency_data`` asked before evaluation with Pillow's answers; a ``save`` step, with
+or without encoder options (``random_graph_saves.py``), writes Pillow's bytes, the fields
+writers fill from the clock or from uninitialised memory aside), ``refused``
 (``Unsupported``/``Limit`` on the GPU, the CPU route exact) or ``both raise`` (Pillow refuses
 the call and the recording raises the same exception); anything else is a difference, printed
 with its seed and graph as it is found. ``--large`` draws some widths up to 330 and heights
