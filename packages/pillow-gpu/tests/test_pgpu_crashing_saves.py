@@ -210,3 +210,93 @@ def test_transposed_frames_are_written_as_pillow_writes_them() -> None:
     lazy[0].save(out, "AVIF", save_all=True, append_images=lazy[1:], exif=exif)
     upright[0].save(expected, "AVIF", save_all=True, append_images=upright[1:], exif=exif)
     assert unstamped(out.getvalue()) == unstamped(expected.getvalue())
+
+
+#: JPEG 2000 saves: (mode, size, options). Irreversible, tiles that do not divide the image:
+#: whether an edge tile keeps a sample at every resolution decides.
+JPEG2000_CASES = {
+    "edge-tiles-emptied": ("RGB", (127, 64), {"tile_size": (31, 30)}),
+    "edge-tiles-emptied-L": ("L", (127, 64), {"tile_size": (31, 30)}),
+    "edge-tiles-emptied-offsets": (
+        "L",
+        (62, 33),
+        {"tile_size": (21, 20), "tile_offset": (3, 1), "offset": (5, 2)},
+    ),
+    "edge-tiles-kept-offsets": (
+        "L",
+        (90, 33),
+        {"tile_size": (20, 20), "tile_offset": (3, 1), "offset": (5, 2)},
+    ),
+    "edge-tiles-emptied-3-resolutions": (
+        "L",
+        (50, 50),
+        {"tile_size": (7, 7), "num_resolutions": 3},
+    ),
+    "tiles-divide-the-image": ("RGB", (124, 60), {"tile_size": (31, 30)}),
+    "wide-edge-tiles": ("L", (80, 80), {"tile_size": (32, 32)}),
+    "no-tiles": ("RGB", (127, 64), {}),
+}
+
+
+def _jpeg2000_child(mode: str, size: tuple[int, int], options: dict[str, Any]) -> int:
+    """The exit code of Pillow's save of ``mode``/``size`` pixels in a child process."""
+    program = f"""
+        import io
+        from PIL import Image
+        Image.new({mode!r}, {size!r}, 7).save(io.BytesIO(), "JPEG2000", **{options!r})
+    """
+    return _child(program).returncode
+
+
+@pytest.mark.skipif(not features.check("jpg_2000"), reason="this Pillow has no JPEG 2000 writer")
+@pytest.mark.parametrize("case", list(JPEG2000_CASES))
+@pytest.mark.parametrize("irreversible", [True, False], ids=["irreversible", "reversible"])
+def test_a_jpeg2000_save_is_refused_exactly_where_pillow_s_crashes(
+    case: str, irreversible: bool
+) -> None:
+    mode, size, options = JPEG2000_CASES[case]
+    options = {**options, "irreversible": irreversible}
+    crashed = _jpeg2000_child(mode, size, options) < 0
+    source = make_image(mode, size, 5)
+    lazy = Image.from_pil(source)
+    out = io.BytesIO()
+    if crashed:
+        with pytest.raises(CrashingSave, match=r"observed: \d+x\d+ tiles over a \d+x\d+ image, "):
+            lazy.save(out, "JPEG2000", **options)
+        assert out.getvalue() == b""
+        return
+    lazy.save(out, "JPEG2000", **options)
+    expected = io.BytesIO()
+    source.save(expected, "JPEG2000", **options)
+    assert out.getvalue() == expected.getvalue()
+
+
+@pytest.mark.skipif(
+    features.version("jpg_2000") != "2.5.4", reason="the crash was measured with OpenJPEG 2.5.4"
+)
+def test_the_jpeg2000_cases_hold_crashes_and_saves() -> None:
+    # The table above holds both kinds with this OpenJPEG (else the test above checks one).
+    outcomes = {
+        case: _jpeg2000_child(mode, size, {**options, "irreversible": True}) < 0
+        for case, (mode, size, options) in JPEG2000_CASES.items()
+    }
+    assert outcomes == {
+        "edge-tiles-emptied": True,
+        "edge-tiles-emptied-L": True,
+        "edge-tiles-emptied-offsets": True,
+        "edge-tiles-emptied-3-resolutions": True,
+        "edge-tiles-kept-offsets": False,
+        "tiles-divide-the-image": False,
+        "wide-edge-tiles": False,
+        "no-tiles": False,
+    }
+
+
+def test_a_predicted_jpeg2000_crash_that_this_pillow_survives_is_saved() -> None:
+    image = make_image("RGB", (127, 64), 1)
+    options = {"tile_size": (31, 30), "irreversible": True}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(crashing, "_jpeg2000_crashes", lambda *_args: False)
+        refuse_crashing_save(image, "JPEG2000", options)  # no error: the writer is called
+    with pytest.raises(CrashingSave):  # the child process of this Pillow says it crashes
+        refuse_crashing_save(image, "JPEG2000", options)
