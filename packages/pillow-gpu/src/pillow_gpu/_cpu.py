@@ -72,12 +72,19 @@ def _loaded(opened: PILImage.Image) -> PILImage.Image:
     does, where Pillow's load left its pixels in another: a GIF whose global palette is in
     colour and whose first frame has a grey palette of its own is an L image whose load gives
     P pixels (the global palette applied), on which Pillow's operations read palette indices
-    or raise "image has wrong mode" (its own ``copy()`` would say P).
+    or raise "image has wrong mode" (its own ``copy()`` would say P). It keeps the palette
+    object ``opened`` holds in any mode, as a writer given the opened image reads it.
     """
     if opened.readonly or getattr(opened, "map", None) is not None:
-        return same_mode_copy(opened)
-    image = opened._new(opened.im)
-    image._mode = opened.mode
+        image = same_mode_copy(opened)
+    else:
+        image = opened._new(opened.im)
+        image._mode = opened.mode
+    if image.palette is None and opened.palette is not None:
+        # A GIF frame after the first loads as RGB or RGBA and keeps the file's palette object,
+        # which Pillow's GIF writer reads for the frame's own colour table
+        # (include_color_table); Pillow's copy and operations drop it, as ours do.
+        image.palette = opened.palette.copy()
     return image
 
 

@@ -24,7 +24,7 @@ from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._png_tail import late_metadata
 from pillow_gpu._tiff_tags import TiffDirectories, header_directories
 
-__all__ = ["frame_node", "new_node", "open_node", "pil_node"]
+__all__ = ["frame_node", "new_node", "open_node", "pil_node", "stray_palette_bearer"]
 
 
 def pil_node(image: PILImage.Image) -> Node:
@@ -33,13 +33,15 @@ def pil_node(image: PILImage.Image) -> Node:
     Most modes keep a copy of Pillow's storage (the bytes the upload sends,
     :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others ``image.copy()``, and so
     does an image that keeps a palette inside (:mod:`pillow_gpu._palette_inside`), whose copy
-    keeps it too.
+    keeps it too, and an image of another mode than P or PA that holds a palette object (a
+    GIF frame after the first), whose copy is given it.
     """
     if not isinstance(image, PILImage.Image):
         msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
         raise TypeError(msg)
     image.load()
-    stored = None if keeps_palette_inside(image) else stored_snapshot(image)
+    stray = image.palette is not None and image.mode not in ("P", "PA")
+    stored = None if stray or keeps_palette_inside(image) else stored_snapshot(image)
     if stored is not None:
         return Node(
             op="pil",
@@ -49,8 +51,23 @@ def pil_node(image: PILImage.Image) -> Node:
             info=_copied_info(image),
         )
     copy = image.copy()
+    if stray and image.palette is not None:
+        # A GIF frame after the first (RGB or RGBA) holds the file's palette object, which
+        # Pillow's GIF writer reads for the frame's own colour table; Pillow's copy drops it.
+        copy.palette = image.palette.copy()
     info = cast("Mapping[str, Any]", copy.info)
     return Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info)
+
+
+def stray_palette_bearer(node: Node) -> PILImage.Image | None:
+    """The image of ``from_pil`` leaf ``node`` where it holds a palette object in another mode
+    than P or PA (see :func:`pil_node`), else None."""
+    if node.op != "pil":
+        return None
+    kept = node.params.get("image")
+    if kept is None or kept.palette is None or kept.mode in ("P", "PA"):
+        return None
+    return cast("PILImage.Image", kept)
 
 
 def frame_node(image: PILImage.Image) -> Node:

@@ -285,12 +285,17 @@ def image_from_terminal(
     """Build the ``PIL.Image.Image`` from terminal bytes (read-only input, copied once).
 
     A P or PA result gets ``palette``, Pillow's palette state of the result; an L, 1, I or F
-    result the palette an image ``palette`` keeps inside (:mod:`pillow_gpu._palette_inside`).
+    result the palette an image ``palette`` keeps inside (:mod:`pillow_gpu._palette_inside`);
+    a result of another mode a copy of the palette object an image ``palette`` holds.
     """
     pixels = size[0] * size[1]
     if mode in POINTED_MODES:  # an image of these modes can keep a palette inside
         bearer = palette if isinstance(palette, PILImage.Image) else None
         return with_palette_inside(_pointed_image(mode, size, data, pixels), bearer)
+    if isinstance(palette, PILImage.Image) and palette.palette is not None:
+        image = image_from_terminal(mode, size, data)
+        image.palette = palette.palette.copy()  # the palette object a GIF frame holds
+        return image
     if mode == "P":
         image = PILImage.frombytes("P", size, data[:pixels])
         if isinstance(palette, PaletteState):

@@ -13,7 +13,8 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import palette_of, probe
 from pillow_gpu._graph import Node, undecoded_file
-from pillow_gpu._palette_inside import palette_bearer
+from pillow_gpu._leaves import stray_palette_bearer
+from pillow_gpu._palette_inside import POINTED_MODES, palette_bearer
 from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._snapshot import Snapshot
 from pillow_gpu.errors import DecodeError, DeviceError, Unsupported
@@ -231,10 +232,14 @@ class Plan:
     @property
     def palette(self) -> PaletteState | PILImage.Image | None:
         """A P or PA output's palette as Pillow gives it (both levels); for an L, 1, I or F
-        output, an image keeping the palette Pillow's output keeps inside, if any."""
+        output, an image keeping the palette Pillow's output keeps inside, if any; for another,
+        the image of a ``from_pil`` leaf that is the whole graph and holds a palette object
+        (a GIF frame after the first), which Pillow's image of that graph holds too."""
         if self.mode in ("P", "PA"):
             return palette_of(self.root)
-        return palette_bearer(self.root)
+        if self.mode in POINTED_MODES:
+            return palette_bearer(self.root)
+        return stray_palette_bearer(self.root)
 
     def build(self, mapped: memoryview | bytes) -> PILImage.Image:
         """Build the output ``PIL.Image.Image`` from this plan's terminal bytes (copied)."""
