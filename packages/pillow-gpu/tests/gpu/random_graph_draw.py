@@ -743,12 +743,14 @@ def _frames(path: Path) -> int:
 def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[Any, Any] | str:
     """Pillow's ``expected`` and the lazy graph after ``steps``, or the outcome of the step that
     ends the graph: a refusal, or Pillow raising (the recording must raise the same, or, where
-    Pillow's error comes from loading a file, raise anywhere up to the evaluation)."""
+    Pillow's error comes from loading a file or from the pixels a load left in another mode
+    than the image says, raise anywhere up to the evaluation: the recording reads no pixels)."""
     for step in steps:
         try:
+            before = expected
             expected = _apply(False, expected, step)
         except Exception as error:
-            loading = _raised_loading(error)
+            loading = _raised_loading(error) or _loaded_in_another_mode(before)
             try:
                 lazy = _apply(True, lazy, step)
             except type(error):
@@ -769,6 +771,13 @@ def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[
             if not same_saved(ours, pillows):
                 return f"saved bytes differ: {what}"
     return expected, lazy
+
+
+def _loaded_in_another_mode(image: Any) -> bool:
+    """Whether Pillow's ``image`` holds pixels of another mode than it says (an L GIF whose
+    load gives P pixels: ``pillow_gpu._cpu._loaded``)."""
+    core = getattr(image, "_im", None)
+    return core is not None and getattr(core, "mode", image.mode) != image.mode
 
 
 def _raised_loading(error: Exception) -> bool:

@@ -130,6 +130,17 @@ FOUND_RAISING: dict[str, tuple[str, tuple[int, int], int, list[Step]]] = {
         98071533,
         [("convert", "PA"), ("paste_mask", ("L", 5, -4)), ("expand_args", ((1, 3), "gold"))],
     ),
+    # 2026-12-07: a transform of an L GIF whose pixels Pillow loads as P raises "image has
+    # wrong mode" at Pillow's call, and when the graph is evaluated here.
+    "transform-of-an-l-gif-loaded-as-p": (
+        "L",
+        (7, 24),
+        113027414,
+        [
+            ("save_options", ("GIF", {"include_color_table": True, "background": 154})),
+            ("perspective", (1.064, 0.114, -2.386, 0.125, 0.930, -1.783, -0.0006, 0.0035)),
+        ],
+    ),
 }
 
 
