@@ -20,7 +20,14 @@ from pillow_gpu._cpu import convert_options, decode_leaf, put_palette
 from pillow_gpu._graph import Node
 from pillow_gpu._palette_state import PaletteState
 
-__all__ = ["convert_info", "default_mode", "fixed_palette", "palette_of", "probe"]
+__all__ = [
+    "convert_info",
+    "default_mode",
+    "fixed_palette",
+    "palette_of",
+    "probe",
+    "putpixel_colour",
+]
 
 _PALETTE_MODES = ("P", "PA")
 
@@ -117,13 +124,19 @@ def _expand_palette(
     return None if expanded is None else expanded.crop((0, 0, *size))
 
 
+def putpixel_colour(value: object) -> bool:
+    """Whether Pillow's ``putpixel`` of ``value`` on a P or PA image takes it as a colour to
+    find or add in the palette (``getcolor``): a list or tuple of 3 or 4 values."""
+    return isinstance(value, (list, tuple)) and len(value) in (3, 4)
+
+
 def _putpixel_palette(
     source: PILImage.Image, params: Mapping[str, Any], size: tuple[int, int]
 ) -> PILImage.Image | None:
     # Pillow's putpixel of a colour on a P or PA image finds or adds it in the palette
     # (getcolor); an index leaves the palette as it is.
     value = params["value"]
-    if not (isinstance(value, (list, tuple)) and len(value) in (3, 4)):
+    if not putpixel_colour(value):
         return source
 
     def put(probe: PILImage.Image) -> PILImage.Image:

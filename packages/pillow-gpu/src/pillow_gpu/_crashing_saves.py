@@ -203,7 +203,7 @@ def _jpeg2000_crashes(mode: str, size: tuple[int, int], options: str) -> bool:
         "mode, size, options = ast.literal_eval(sys.argv[1])\n"
         "Image.new(mode, size).save(io.BytesIO(), 'JPEG2000', **options)\n"
     )
-    return _crashes(program, repr((mode, size, ast.literal_eval(options))))
+    return _crashes(program, f"({mode!r}, {size!r}, {options})")
 
 
 @functools.cache

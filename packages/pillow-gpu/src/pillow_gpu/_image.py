@@ -19,7 +19,7 @@ from PIL import Image as PILImage
 from PIL import ImageFilter, ImageMode, ImagePalette
 
 from pillow_gpu import _cpu, _drawing, _edits
-from pillow_gpu._convert_info import convert_info, default_mode
+from pillow_gpu._convert_info import convert_info, default_mode, putpixel_colour
 from pillow_gpu._empty import completed_if_empty, probe_size
 from pillow_gpu._geometry import Geometry
 from pillow_gpu._graph import Node, undecoded_file
@@ -451,8 +451,7 @@ class Image(
         A colour for a P or PA image goes into its palette, and where that is full into an
         index the pixels leave unused, else Pillow raises ValueError: the completed image is
         asked then."""
-        colour = isinstance(value, (list, tuple)) and len(value) in (3, 4)
-        if colour and self.mode in ("P", "PA"):
+        if self.mode in ("P", "PA") and putpixel_colour(value):
             probe = self._pixels().copy()
         else:
             probe = _probe_image(self.mode)

@@ -40,8 +40,8 @@ def pil_node(image: PILImage.Image) -> Node:
         msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
         raise TypeError(msg)
     image.load()
-    stray = image.palette is not None and image.mode not in ("P", "PA")
-    stored = None if stray or keeps_palette_inside(image) else stored_snapshot(image)
+    stray = image.palette if image.mode not in ("P", "PA") else None
+    stored = None if stray is not None or keeps_palette_inside(image) else stored_snapshot(image)
     if stored is not None:
         return Node(
             op="pil",
@@ -51,10 +51,10 @@ def pil_node(image: PILImage.Image) -> Node:
             info=_copied_info(image),
         )
     copy = image.copy()
-    if stray and image.palette is not None:
+    if stray is not None:
         # A GIF frame after the first (RGB or RGBA) holds the file's palette object, which
         # Pillow's GIF writer reads for the frame's own colour table; Pillow's copy drops it.
-        copy.palette = image.palette.copy()
+        copy.palette = stray.copy()
     info = cast("Mapping[str, Any]", copy.info)
     return Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info)
 
