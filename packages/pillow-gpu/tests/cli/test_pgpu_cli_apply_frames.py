@@ -376,3 +376,118 @@ def test_an_apng_s_fractional_durations_are_rounded_for_avif_only() -> None:
     assert animation_options(frames, "AVIF")["duration"] == [33, 40, 66]  # half to even
     assert animation_options(frames, "PNG")["duration"] == [33.333, 40.0, 66.5]
     assert animation_options(frames, "GIF")["duration"] == [33.333, 40.0, 66.5]
+
+
+def _background_outside_palette(folder: Path) -> Path:
+    """A GIF of two frames whose background index (200) lies past its palette's four
+    colours: Pillow writes the index it is given, and its WebP writer cannot look it up."""
+    folder.mkdir()
+    frames = []
+    for colours in ([0, 0, 0, 255, 255, 255], [255, 0, 0, 0, 0, 255]):
+        frame = PILImage.new("P", (12, 8))
+        frame.putpalette(colours)
+        frame.paste(1, (0, 0, 6, 8))
+        frames.append(frame.rotate(90 * len(frames), expand=False))
+    path = folder / "background.gif"
+    frames[0].save(path, save_all=True, append_images=frames[1:], background=200, duration=50)
+    with PILImage.open(path) as opened:
+        assert (opened.n_frames, opened.info["background"]) == (2, 200)
+        assert len(opened.getpalette() or []) < 3 * 201
+    return path
+
+
+def test_a_gif_background_outside_its_palette_is_left_out_of_a_webp_animation(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _background_outside_palette(tmp_path / "in")
+    steps = parse_chain(CHAIN)
+    with PILImage.open(path) as opened:
+        frames = [steps.apply_pil(frame.copy()) for frame in PILImageSequence.Iterator(opened)]
+    options = {**metadata_options(frames[0], output_format="WEBP"), **animation_options(frames)}
+    with pytest.raises(ValueError, match="not enough values to unpack"):  # Pillow's writer
+        frames[0].save(io.BytesIO(), format="WEBP", **options)
+    expected = io.BytesIO()
+    frames[0].save(expected, format="WEBP", **options, background=(0, 0, 0, 0))
+
+    out = tmp_path / "out"
+    code = _apply(path.parent, out, "--all-frames", "--format", "webp")
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert (out / "background.webp").read_bytes() == expected.getvalue()
+    with PILImage.open(out / "background.webp") as written:
+        assert (written.n_frames, written.info["background"]) == (2, (0, 0, 0, 0))
+    assert (
+        "    1x background colour (a palette index past the palette's colours, which Pillow's "
+        "WebP writer cannot look up)\n"
+    ) in captured.out
+
+
+def test_a_background_inside_the_palette_is_left_to_pillow_s_webp_writer() -> None:
+    frames = [make_image("P", (6, 4), seed) for seed in range(2)]
+    frames[0].putpalette(range(12))  # four colours
+    frames[0].info["background"] = 3
+    left_out: list[str] = []
+    options = animation_options(frames, "WEBP", left_out)
+    assert "background" not in options
+    assert left_out == []
+    frames[0].info["background"] = 4  # one past the last
+    assert animation_options(frames, "WEBP", left_out)["background"] == (0, 0, 0, 0)
+    assert len(left_out) == 1
+    assert "background" not in animation_options(frames, "GIF", [])  # GIF keeps its index
+
+
+def _palette_alpha(folder: Path, frames: int) -> Path:
+    """A P PNG (an APNG for ``frames`` > 1) whose tRNS chunk gives both of its palette's two
+    colours an alpha (255 and 128), as Pillow's corpus file apng/mode_palette_1bit_alpha.png."""
+    folder.mkdir(exist_ok=True)
+    images = []
+    for index in range(frames):
+        image = PILImage.new("P", (12, 8))
+        image.putpalette([0, 0, 255, 255, 255, 0])
+        image.paste(1, (0, 0, 3 + 3 * index, 8))
+        image.info["transparency"] = b"\xff\x80"
+        images.append(image)
+    path = folder / f"alpha-{frames}.png"
+    images[0].save(path, save_all=frames > 1, append_images=images[1:], transparency=b"\xff\x80")
+    with PILImage.open(path) as opened:
+        assert (opened.mode, opened.info["transparency"]) == ("P", b"\xff\x80")
+        with pytest.raises(TypeError):  # Pillow's GIF writer
+            opened.save(io.BytesIO(), format="GIF")
+    return path
+
+
+@pytest.mark.parametrize("frames", [1, 2], ids=["png-first-frame", "apng-all-frames"])
+def test_a_palette_alpha_into_gif_names_its_cause_and_the_fix_writes_it(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], frames: int
+) -> None:
+    path = _palette_alpha(tmp_path / "in", frames)
+    which = "--all-frames" if frames > 1 else "--first-frame"
+    code = _apply(path.parent, tmp_path / "out", which, "--format", "gif", chain="invert")
+    captured = capsys.readouterr()
+    assert code == 1
+    failed = re.findall(r"^pillow-gpu: failed: (.+?): (.+)$", captured.err, re.M)
+    frame = "frame 0 " if frames > 1 else ""
+    # The writer's own error differs with the path it takes (a frame's header, or the
+    # difference to the frame before it); the cause and the fix do not.
+    assert [
+        (where, re.sub(r"writer: .*\); fix: ", "writer: ...); fix: ", message))
+        for where, message in failed
+    ] == [
+        (
+            str(path),
+            "PaletteAlphaForGif at save: why: the result's palette gives its entries alpha "
+            "values (a PNG's tRNS chunk), which a GIF cannot hold (one transparent index at "
+            f"most), and Pillow's GIF writer fails on them; observed: {frame}P 12x8 with 2 "
+            "alpha values for its palette, as GIF (TypeError in Pillow's GIF writer: ...); fix: "
+            "add convert:RGBA to the end of the chain (the GIF then keeps the fully transparent "
+            "pixels transparent), or choose a --format that keeps the palette's alpha, such as "
+            "png or webp",
+        )
+    ]
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+    fixed = tmp_path / "fixed"
+    code = _apply(path.parent, fixed, which, "--format", "gif", chain="invert,convert:RGBA")
+    assert code == 0, capsys.readouterr().err
+    with PILImage.open(fixed / path.with_suffix(".gif").name) as written:
+        assert getattr(written, "n_frames", 1) == frames

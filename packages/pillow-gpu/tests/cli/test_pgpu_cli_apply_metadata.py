@@ -17,7 +17,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from PIL import ExifTags, ImageCms, IptcImagePlugin, PngImagePlugin, TiffImagePlugin, TiffTags
+from PIL import (
+    ExifTags,
+    ImageCms,
+    IptcImagePlugin,
+    PngImagePlugin,
+    TiffImagePlugin,
+    TiffTags,
+    features,
+)
 from PIL import Image as PILImage
 from pillow_gpu._testing import make_image
 from pillow_gpu.cli import main
@@ -685,7 +693,13 @@ BROKEN_EXIF = b"Exif\x00\x00\xff\xff\xff\xff\x00\x00\x00\x08"
 SENTINEL_DPI = (4294967295.0, 4294967295.0)
 
 
-@pytest.mark.parametrize("output", ["JPEG", "PNG", "WEBP", "TIFF"])
+_AVIF = pytest.param(
+    "AVIF",
+    marks=pytest.mark.skipif(not features.check("avif"), reason="this Pillow has no AVIF"),
+)
+
+
+@pytest.mark.parametrize("output", ["JPEG", "PNG", "WEBP", "TIFF", "BMP", _AVIF])
 def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str) -> None:
     image = make_image("RGB", (12, 8), 7)
     image.info.update(exif=BROKEN_EXIF, dpi=SENTINEL_DPI)
@@ -698,21 +712,76 @@ def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str
             "PNG": ["resolution (past what a PNG stores)"],
             "WEBP": ["resolution (WEBP files hold none)"],
             "TIFF": ["EXIF (Pillow cannot read it as the tags a TIFF stores)"],
+            "BMP": ["EXIF (BMP files hold none)", "resolution (past what a BMP stores)"],
+            "AVIF": [
+                "resolution (AVIF files hold none)",
+                "EXIF (a damaged block, which Pillow's AVIF writer cannot read)",
+            ],
         }[output]
     )
-    # A TIFF stores EXIF as tags, which Pillow cannot read here; the others store its bytes.
-    assert options.get("exif") == (None if output == "TIFF" else BROKEN_EXIF)
-    # A PNG stores pixels per metre in 32 bits; JPEG and TIFF take the value (WebP none).
-    assert ("dpi" in options) == (output != "PNG")
+    # A TIFF stores EXIF as tags, and Pillow's AVIF writer reads the block for its
+    # orientation: neither can read this one. The others store its bytes (BMP ignores them).
+    assert options.get("exif") == (None if output in ("TIFF", "AVIF") else BROKEN_EXIF)
+    # PNG and BMP store pixels per metre in 32 bits; JPEG and TIFF take the value (WebP and
+    # AVIF none).
+    assert ("dpi" in options) == (output not in ("PNG", "BMP"))
     image.save(io.BytesIO(), format=output, **options)  # Pillow writes what is left
+    for item in ("exif", "dpi"):  # and fails with the item it left out
+        if item not in options:
+            with pytest.raises(Exception):  # noqa: B017, PT011 - whatever the writer raises
+                image.save(io.BytesIO(), format=output, **options, **{item: image.info[item]})
 
 
-def _editor_exif() -> bytes:
+def _camera_exif(orientation: int | None) -> bytes:
+    camera = PILImage.Exif()
+    camera[_Base.Make] = "Canon"
+    if orientation is not None:
+        camera[_Base.Orientation] = orientation
+    return camera.tobytes()
+
+
+@pytest.mark.skipif(not features.check("avif"), reason="this Pillow was built without AVIF")
+@pytest.mark.parametrize(
+    "exif",
+    ["editor-turned", "editor-upright", "camera-turned", "camera-upright", "broken", "cut"],
+)
+def test_an_avif_output_leaves_out_exactly_the_exif_its_writer_cannot_read(exif: str) -> None:
+    """Pillow's AVIF writer parses the block and writes it again only where it holds an
+    orientation (which it takes out): an editor's resolution stored as text fails there
+    only, a block that is not TIFF data or is cut short fails at once."""
+    block = {
+        "editor-turned": _editor_exif(orientation=6),
+        "editor-upright": _editor_exif(),
+        "camera-turned": _camera_exif(6),
+        "camera-upright": _camera_exif(None),
+        "broken": BROKEN_EXIF,
+        "cut": _camera_exif(6)[:20],
+    }[exif]
+    image = make_image("RGB", (12, 8), 7)
+    image.info["exif"] = block
+    left_out: list[str] = []
+    options = metadata_options(image, output_format="AVIF", left_out=left_out)
+    try:
+        image.save(io.BytesIO(), format="AVIF", exif=block)
+        pillow_writes = True
+    except Exception:  # whatever the parser raised for the damage
+        pillow_writes = False
+    assert pillow_writes == (exif in ("editor-upright", "camera-turned", "camera-upright"))
+    assert ("exif" in options) == pillow_writes
+    named = "EXIF (a damaged block, which Pillow's AVIF writer cannot read)" in left_out
+    assert named == (not pillow_writes)
+    image.save(io.BytesIO(), format="AVIF", **options)
+
+
+def _editor_exif(orientation: int | None = None) -> bytes:
     """A photo editor's EXIF whose resolution is stored as text (as in Pillow's corpus files
     broken_exif_dpi.jpg and invalid-exif-without-x-resolution.jpg), beside the camera's make,
-    model and exposure: Pillow reads it, and cannot write it again."""
+    model and exposure, and ``orientation`` where given: Pillow reads it, and cannot write
+    it again."""
     directory = TiffImagePlugin.ImageFileDirectory_v2(prefix=b"MM")
     directory[_Base.Make], directory[_Base.Model] = "NIKON", "D800"
+    if orientation is not None:
+        directory[_Base.Orientation] = orientation
     directory[_Base.XResolution] = "300"
     directory.tagtype[_Base.XResolution] = TiffTags.ASCII
     directory[ExifTags.IFD.Exif] = {_Base.ExposureTime: 0.004, _Base.ISOSpeedRatings: 400}

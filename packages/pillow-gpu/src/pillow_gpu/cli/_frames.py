@@ -94,11 +94,15 @@ class FrameSizes(ValueError):
     frames of one size (:data:`ONE_SIZE_ANIMATIONS`); its message is what was observed."""
 
 
-def animation_options(frames: Sequence[Any], output_format: str = "") -> dict[str, Any]:
+def animation_options(
+    frames: Sequence[Any], output_format: str = "", left_out: list[str] | None = None
+) -> dict[str, Any]:
     """``save`` options that write ``frames`` (results, in order) as one file: ``save_all``,
     the frames after the first, each frame's ``info["duration"]`` (where any has one; in
     whole milliseconds for :data:`WHOLE_MILLISECONDS`) and the first frame's ``info["loop"]``
-    (where it has one; without it GIF plays once).
+    (where it has one; without it GIF plays once). A WebP output of a GIF whose background
+    index lies outside its palette gets WebP's default background instead (Pillow's writer
+    would fail looking the colour up), named in ``left_out``.
 
     Raises :class:`OneFrameFormat` where ``output_format``'s files hold one image, and
     :class:`FrameSizes` where the frames differ in size and its animations hold one size, so
@@ -123,7 +127,29 @@ def animation_options(frames: Sequence[Any], output_format: str = "") -> dict[st
     loop = frames[0].info.get("loop")
     if loop is not None:
         options["loop"] = loop
+    if output_format == "WEBP" and _background_outside_palette(frames[0]):
+        options["background"] = _WEBP_BACKGROUND
+        if left_out is not None:
+            left_out.append(
+                "background colour (a palette index past the palette's colours, which "
+                "Pillow's WebP writer cannot look up)"
+            )
     return options
+
+
+#: The background Pillow's WebP writer gives an animation whose first frame names none.
+_WEBP_BACKGROUND = (0, 0, 0, 0)
+
+
+def _background_outside_palette(image: Any) -> bool:
+    """True where ``image``'s ``info["background"]`` is a palette index (a GIF's logical
+    screen background) past the colours of its palette: a GIF may name any of 256 indexes
+    over a shorter table, and Pillow's WebP writer looks the colour up there."""
+    background = image.info.get("background")
+    if not isinstance(background, int) or isinstance(background, bool):
+        return False
+    palette = image.getpalette()
+    return bool(palette) and len(palette) < 3 * (background + 1)
 
 
 def frame_graphs(

@@ -52,6 +52,12 @@ Pillow's JPEG writer refuses more: a longer EXIF (a raw converter's TIFF or PNG 
 camera maker's notes) is written without the maker's notes where that fits, and otherwise left
 out, as a longer XMP packet is.
 
+Where an item would make Pillow's writer fail, the output is written without it and the item
+is named among those left out: a resolution past the 32 bits of pixels per metre a PNG or BMP
+stores (a sentinel such as 4294967295 dpi, which some writers leave), and for an AVIF output
+an EXIF block its writer cannot parse (it reads the block to take out the orientation; other
+writers copy the bytes as they are).
+
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
 AVIF plugins write the one ``info`` holds unless told otherwise), nor a JPEG's or GIF's
 comment (which those writers take from ``info`` too): for publishing a photo without its
@@ -62,7 +68,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -351,7 +357,13 @@ def with_iptc(jpeg: bytes, record: bytes) -> bytes:
 
 
 #: Most pixels per metre a PNG's pHYs chunk stores (an unsigned 32-bit number).
-_PNG_MOST = 0xFFFFFFFF
+#: The most pixels per metre a PNG's pHYs chunk and a BMP's header store (32 bits unsigned).
+_PER_METRE_MOST = 0xFFFFFFFF
+#: How each format's writer turns dpi into the pixels per metre it stores, where it does.
+_PER_METRE: Mapping[str, Callable[[float], int]] = {
+    "PNG": lambda dpi: int(dpi / 0.0254 + 0.5),
+    **dict.fromkeys(("BMP", "DIB"), lambda dpi: int(dpi * 39.3701 + 0.5)),
+}
 
 #: Colour space signature of an ICC profile (header bytes 16..19) by the modes it describes.
 _PROFILE_SPACES = {
@@ -375,7 +387,8 @@ def _resolution(value: Any, output_format: str) -> bool:
     for item in value:  # a TIFF's are rationals (IFDRational)
         if not (isinstance(item, numbers.Real) and math.isfinite(float(item)) and float(item) > 0):
             return False
-        if output_format == "PNG" and int(float(item) / 0.0254 + 0.5) > _PNG_MOST:
+        per_metre = _PER_METRE.get(output_format)
+        if per_metre is not None and per_metre(float(item)) > _PER_METRE_MOST:
             return False
     return True
 
@@ -451,16 +464,35 @@ def metadata_options(
         if len(options.get("xmp", "")) > _JPEG_SEGMENT - _XMP_NAMESPACE:
             del options["xmp"]
             notes.append(f"{_XMP_PACKET} (longer than a JPEG segment holds)")
+    if output_format == "AVIF" and "exif" in options and not _avif_reads(options["exif"]):
+        del options["exif"]
+        notes.append(f"{_EXIF} (a damaged block, which Pillow's AVIF writer cannot read)")
     dpi = info.get("dpi")
     if _resolution(dpi, output_format):
         options["dpi"] = dpi
-    elif output_format == "PNG" and _resolution(dpi, ""):
-        notes.append(f"{_RESOLUTION} (past what a PNG stores)")
+    elif _resolution(dpi, ""):
+        notes.append(f"{_RESOLUTION} (past what a {output_format} stores)")
     if output_format == "PNG":
         pnginfo = _png_text(info, source, options.pop("xmp", None), notes)
         if pnginfo is not None:
             options["pnginfo"] = pnginfo
     return options
+
+
+def _avif_reads(exif: bytes) -> bool:
+    """True where Pillow's AVIF writer can read ``exif``: it parses the block to take out its
+    orientation, which a damaged one (a string where a number belongs, a wrong byte order
+    mark, a cut directory) fails with whatever the parser raised, where other writers copy the
+    bytes as they are."""
+    try:
+        parsed = PILImage.Exif()
+        parsed.load(exif)
+        if ExifTags.Base.Orientation in parsed:
+            parsed.pop(ExifTags.Base.Orientation)
+            parsed.tobytes()
+    except Exception:  # the writer's failure, whatever the damage made the parser raise
+        return False
+    return True
 
 
 def _not_held(

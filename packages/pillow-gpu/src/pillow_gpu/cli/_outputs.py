@@ -40,6 +40,7 @@ from pillow_gpu.cli._metadata import (
 from pillow_gpu.cli._plugins import HIDDEN, named_extensions, plugin_hint
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
+from pillow_gpu.cli._writer_limits import refuse_palette_alpha
 
 __all__ = [
     "QUALITY_FORMATS",
@@ -389,16 +390,22 @@ def encode(
             )
         )
     if more:
-        options.update(animation_options((image, *more), file_format))
+        options.update(animation_options((image, *more), file_format, left_out))
     # Pillow's JPEG writer has no IPTC option: such a JPEG is written, then given it.
     iptc = iptc_record(image, source) if metadata and file_format == "JPEG" else None
     refuse_crashing_save(image, file_format, options)
-    if iptc is None:
-        image.save(stream, format=file_format, **options)
-    else:
-        encoded = io.BytesIO()
-        image.save(encoded, format=file_format, **options)
-        stream.write(with_iptc(encoded.getvalue(), iptc))
+    try:
+        if iptc is None:
+            image.save(stream, format=file_format, **options)
+        else:
+            encoded = io.BytesIO()
+            image.save(encoded, format=file_format, **options)
+            stream.write(with_iptc(encoded.getvalue(), iptc))
+    except TypeError as error:
+        explained = refuse_palette_alpha(error, file_format, (image, *more))
+        if explained is None:
+            raise
+        raise explained from error
     return left_out
 
 
