@@ -246,14 +246,67 @@ def test_a_zero_timescale_fails_its_own_decode() -> None:
     assert "ZeroDivisionError" in str(found[0].error)  # type: ignore[union-attr]
 
 
+def _pillow_result(data: bytes) -> PILImage.Image:
+    with PILImage.open(io.BytesIO(data)) as opened:
+        return opened.convert("L")  # loads first: the loaded info
+
+
 @needs_avif
-def test_a_sequence_whose_major_brand_is_avif_is_not_predicted(tmp_path: Path) -> None:
-    """libavif versions differ on which part of such a file they decode."""
+def test_a_sequence_whose_major_brand_is_avif_is_decoded_at_open(tmp_path: Path) -> None:
+    """libavif versions differ on which part of such a file they decode, so no walk predicts
+    it: the installed Pillow loads it at open, and its results carry that info."""
     data = bytearray(_avif(tmp_path / "a.avifs", 2).read_bytes())
     assert data[8:12] == b"avis"
     data[8:12] = b"avif"
     assert loaded_info("AVIF", None, bytes(data), {}) is None
-    assert "header_info" not in Image.open(io.BytesIO(bytes(data))).node.params
+    lazy = Image.open(io.BytesIO(bytes(data)))
+    expected = _pillow_result(bytes(data))
+    assert {"timestamp", "duration"} <= set(expected.info)
+    assert (lazy.info, lazy.node.params["header_info"]) == ({}, {})  # not loaded, as Pillow's
+    result = evaluate(lazy.convert("L"))
+    assert (result.info, result.tobytes()) == (expected.info, expected.tobytes())
+
+
+#: Bytes after a still AVIF's boxes that start a box running past the file's end: libavif
+#: reads the boxes it needs and decodes the file; the walk of every top-level box cannot tell
+#: whether a ``moov`` box follows (a corpus file damaged so, found by mutating Pillow's).
+_RUN_PAST_END = b"\x00\x00\x01\x00free"
+
+
+@needs_avif
+@pytest.mark.parametrize("route", ["gpu", "cpu", "executor"])
+def test_a_damaged_avif_pillow_decodes_carries_the_info_of_pillow_s_load(
+    route: str, tmp_path: Path
+) -> None:
+    data = _avif(tmp_path / "a.avif", 1).read_bytes() + _RUN_PAST_END
+    assert loaded_info("AVIF", None, data, {}) is None  # no walk answers
+    expected = _pillow_result(data)
+    assert expected.info == {"timestamp": 0, "duration": 1000}
+    lazy = Image.open(io.BytesIO(data)).convert("L")
+    assert lazy.info == expected.info  # known before any evaluation
+    if route == "gpu":
+        result = evaluate(lazy)
+    elif route == "cpu":
+        result = lazy.to_pil()
+    else:
+        with GpuBatchExecutor() as executor:
+            (found,) = executor.run([("damaged", lazy)])
+        result = found.image
+    assert (result.info, result.tobytes()) == (expected.info, expected.tobytes())
+
+
+@needs_avif
+def test_an_avif_pillow_cannot_load_keeps_the_header_info_and_raises_at_evaluation(
+    tmp_path: Path,
+) -> None:
+    data = bytearray(_avif(tmp_path / "a.avif", 1).read_bytes() + _RUN_PAST_END)
+    data[data.rindex(b"mdat") + 8] ^= 0xFF  # the first coded byte
+    with pytest.raises(RuntimeError), PILImage.open(io.BytesIO(bytes(data))) as opened:
+        opened.load()
+    lazy = Image.open(io.BytesIO(bytes(data)))
+    assert "header_info" not in lazy.node.params
+    with pytest.raises(DecodeError, match="could not be decoded"):
+        evaluate(lazy.convert("L"))
 
 
 _KINDS = st.sampled_from([b"ftyp", b"meta", b"moov", b"mdat", b"free"])

@@ -186,10 +186,12 @@ def open_node(
         # Almost every operation loads first, so the leaf's node carries the loaded info
         # (what they start from, pillow_gpu._load_info); the handle shows the header's
         # ("header_info") until it is loaded, as Pillow's. Without "header_info" the node has
-        # the header's only. The header is read on last (a PNG's load_end changes its info).
+        # the header's only. The header is read on last (a PNG's load_end changes its info,
+        # and a WebP or AVIF file its walks cannot read is loaded).
+        directories = header_directories(header)
         loaded = loaded_info(header.format, path, data, info, late, opened=header)
         if loaded is not None:
             params["header_info"] = info  # a copy already
             info = loaded
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
-        return node, file_format, header_directories(header)
+        return node, file_format, directories

@@ -15,8 +15,12 @@ opened image shows its header's until it loads. Two plugins add keys while loadi
   0 and lasts its first ``stts`` delta in its ``mdhd`` timescale, rounded as Pillow rounds it.
   Other files with a ``moov`` box (libavif versions choose differently) are not predicted.
 
+A WebP or AVIF file whose chunks or boxes cannot be walked (other ``moov`` layouts, or a
+damaged structure the decoders read past) has Pillow load its first frame at open instead,
+and that ``info`` is the answer.
+
 :func:`loaded_info` returns that ``info``, or None where it is not known (another format, a
-file Pillow cannot finish reading): such a leaf's operations carry the header's ``info``. A
+file Pillow cannot load): such a leaf's operations carry the header's ``info``. A
 decode checks the prediction (:func:`pillow_gpu.gpu._plan._host_pixels` raises
 ``DecodeError`` where Pillow's loaded ``info`` differs), so a wrong one is never delivered.
 """
@@ -27,7 +31,7 @@ import io
 import os
 import struct
 from collections.abc import Callable, Mapping
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from PIL import ImageFile
 
@@ -56,8 +60,26 @@ def loaded_info(
     if format == "PNG":
         return _png_loaded_info(path, data, opened) if LATE_INFO in late else None
     walk = _FIRST_DURATIONS.get(format or "")
-    duration = None if walk is None else _read(path, data, walk)
-    return None if duration is None else {**header, "timestamp": 0, "duration": duration}
+    if walk is None:
+        return None
+    duration = _read(path, data, walk)
+    if duration is None:
+        return _decoded_info(opened)
+    return {**header, "timestamp": 0, "duration": duration}
+
+
+def _decoded_info(opened: ImageFile.ImageFile | None) -> dict[str, Any] | None:
+    """``opened``'s info after Pillow loads it now (its first frame decoded), for a WebP or
+    AVIF file whose structure the walks cannot read (libwebp and libavif decode files whose
+    boxes or chunks after the ones they need are damaged); None where Pillow cannot load it,
+    as its first operation on the file raises then too."""
+    if opened is None:
+        return None
+    try:
+        opened.load()
+    except Exception:  # Pillow's own load fails: the graph raises at its evaluation
+        return None
+    return cast("dict[str, Any]", dict(opened.info))  # Pillow types some keys (int, int)
 
 
 def _read[T](
