@@ -699,7 +699,7 @@ _AVIF = pytest.param(
 )
 
 
-@pytest.mark.parametrize("output", ["JPEG", "PNG", "WEBP", "TIFF", "BMP", _AVIF])
+@pytest.mark.parametrize("output", ["JPEG", "PNG", "WEBP", "TIFF", "BMP", "ICO", _AVIF])
 def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str) -> None:
     image = make_image("RGB", (12, 8), 7)
     image.info.update(exif=BROKEN_EXIF, dpi=SENTINEL_DPI)
@@ -713,6 +713,7 @@ def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str
             "WEBP": ["resolution (WEBP files hold none)"],
             "TIFF": ["EXIF (Pillow cannot read it as the tags a TIFF stores)"],
             "BMP": ["EXIF (BMP files hold none)", "resolution (past what a BMP stores)"],
+            "ICO": ["EXIF (ICO files hold none)", "resolution (ICO files hold none)"],
             "AVIF": [
                 "resolution (AVIF files hold none)",
                 "EXIF (a damaged block, which Pillow's AVIF writer cannot read)",
@@ -722,9 +723,9 @@ def test_items_an_output_format_cannot_store_are_left_out_not_failed(output: str
     # A TIFF stores EXIF as tags, and Pillow's AVIF writer reads the block for its
     # orientation: neither can read this one. The others store its bytes (BMP ignores them).
     assert options.get("exif") == (None if output in ("TIFF", "AVIF") else BROKEN_EXIF)
-    # PNG and BMP store pixels per metre in 32 bits; JPEG and TIFF take the value (WebP and
-    # AVIF none).
-    assert ("dpi" in options) == (output not in ("PNG", "BMP"))
+    # PNG and BMP store pixels per metre in 32 bits (an ICO's writer hands the option to
+    # theirs); JPEG and TIFF take the value (WebP and AVIF none).
+    assert ("dpi" in options) == (output not in ("PNG", "BMP", "ICO"))
     image.save(io.BytesIO(), format=output, **options)  # Pillow writes what is left
     for item in ("exif", "dpi"):  # and fails with the item it left out
         if item not in options:

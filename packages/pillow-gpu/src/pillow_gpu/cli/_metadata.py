@@ -54,7 +54,8 @@ out, as a longer XMP packet is.
 
 Where an item would make Pillow's writer fail, the output is written without it and the item
 is named among those left out: a resolution past the 32 bits of pixels per metre a PNG or BMP
-stores (a sentinel such as 4294967295 dpi, which some writers leave), and for an AVIF output
+stores (a sentinel such as 4294967295 dpi, which some writers leave; an ICO's writer hands it to
+theirs), and for an AVIF output
 an EXIF block its writer cannot parse (it reads the block to take out the orientation; other
 writers copy the bytes as they are).
 
@@ -359,10 +360,22 @@ def with_iptc(jpeg: bytes, record: bytes) -> bytes:
 #: Most pixels per metre a PNG's pHYs chunk stores (an unsigned 32-bit number).
 #: The most pixels per metre a PNG's pHYs chunk and a BMP's header store (32 bits unsigned).
 _PER_METRE_MOST = 0xFFFFFFFF
-#: How each format's writer turns dpi into the pixels per metre it stores, where it does.
+
+
+def _png_per_metre(dpi: float) -> int:
+    return int(dpi / 0.0254 + 0.5)
+
+
+def _bmp_per_metre(dpi: float) -> int:
+    return int(dpi * 39.3701 + 0.5)
+
+
+#: How each format's writer turns dpi into the pixels per metre it stores, where it does (an
+#: ICO's writer hands the option to the PNG or BMP writer of each size it holds).
 _PER_METRE: Mapping[str, Callable[[float], int]] = {
-    "PNG": lambda dpi: int(dpi / 0.0254 + 0.5),
-    **dict.fromkeys(("BMP", "DIB"), lambda dpi: int(dpi * 39.3701 + 0.5)),
+    "PNG": _png_per_metre,
+    **dict.fromkeys(("BMP", "DIB"), _bmp_per_metre),
+    "ICO": lambda dpi: max(_png_per_metre(dpi), _bmp_per_metre(dpi)),
 }
 
 #: Colour space signature of an ICC profile (header bytes 16..19) by the modes it describes.
@@ -470,7 +483,7 @@ def metadata_options(
     dpi = info.get("dpi")
     if _resolution(dpi, output_format):
         options["dpi"] = dpi
-    elif _resolution(dpi, ""):
+    elif _RESOLUTION in HELD_ITEMS.get(output_format, ()) and _resolution(dpi, ""):
         notes.append(f"{_RESOLUTION} (past what a {output_format} stores)")
     if output_format == "PNG":
         pnginfo = _png_text(info, source, options.pop("xmp", None), notes)
