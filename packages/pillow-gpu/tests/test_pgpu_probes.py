@@ -81,3 +81,51 @@ def test_the_remembered_probes_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> 
     for radius in range(10):
         Image.new("L", (8, 8)).filter(PILImageFilter.BoxBlur(radius))
     assert 1 <= len(_probes._filter_probes) <= 4
+
+
+def _misnamed_im(path: Any) -> Any:
+    """An IM file whose ``Image type`` names no mode Pillow knows (a damaged header): Pillow
+    opens it with that name as its mode, and cannot load it."""
+    PILImage.new("RGB", (6, 4), (10, 20, 30)).save(path, "IM")
+    data = path.read_bytes()
+    assert b"RGB image" in data
+    path.write_bytes(data.replace(b"RGB image", b"RGB iXage", 1))
+    return path
+
+
+@pytest.mark.filterwarnings("ignore:IM image format is deprecated:DeprecationWarning")
+@pytest.mark.parametrize(
+    "operation",
+    ["solarize", "invert", "color", "convert", "rotate", "filter", "reduce"],
+)
+def test_an_opened_mode_pillow_cannot_hold_raises_pillow_s_errors(
+    operation: str, tmp_path: Any
+) -> None:
+    """Operations that check the mode first raise their own errors (solarize's OSError,
+    ImageEnhance's KeyError), the others the load's ValueError, as Pillow's do."""
+    from PIL import ImageEnhance as PILImageEnhance
+    from PIL import ImageOps as PILImageOps
+    from pillow_gpu import ImageEnhance, ImageOps
+
+    path = _misnamed_im(tmp_path / "misnamed.im")
+    calls = {
+        "solarize": lambda ops, _enhance, image: ops.solarize(image, 100),
+        "invert": lambda ops, _enhance, image: ops.invert(image),
+        "color": lambda _ops, enhance, image: enhance.Color(image).enhance(0.5),
+        "convert": lambda _ops, _enhance, image: image.convert("L"),
+        "rotate": lambda _ops, _enhance, image: image.rotate(90),
+        "filter": lambda _ops, _enhance, image: image.filter(PILImageFilter.SMOOTH),
+        "reduce": lambda _ops, _enhance, image: image.reduce(2),
+    }
+    call = calls[operation]
+    with PILImage.open(path) as opened:
+        assert opened.mode == "RGB iXage"
+        expected = call_outcome(lambda: call(PILImageOps, PILImageEnhance, opened))
+    assert expected[0] is not str  # Pillow raises
+    lazy = Image.open(path)
+    assert lazy.mode == "RGB iXage"
+
+    def recorded_and_evaluated() -> Any:
+        return call(ImageOps, ImageEnhance, lazy).to_pil()
+
+    assert call_outcome(recorded_and_evaluated)[0] == expected[0]

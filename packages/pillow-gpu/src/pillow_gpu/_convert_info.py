@@ -19,6 +19,7 @@ from PIL import ImageOps, ImagePalette
 from pillow_gpu._cpu import convert_options, decode_leaf, put_palette
 from pillow_gpu._graph import Node
 from pillow_gpu._palette_state import PaletteState
+from pillow_gpu._probes import _probe_image
 
 __all__ = [
     "convert_info",
@@ -188,7 +189,7 @@ def probe(node: Node, size: tuple[int, int] = (1, 1)) -> PILImage.Image | None:
         if image is None:
             return None
     else:
-        image = PILImage.new(node.mode, size)
+        image = _probe_image(node.mode, size)
     image.info.clear()
     image.info.update(node.info)
     return image

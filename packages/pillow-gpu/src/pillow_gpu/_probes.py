@@ -32,7 +32,23 @@ __all__ = [
 
 
 def _probe_image(mode: str, size: tuple[int, int] = (1, 1)) -> PILImage.Image:
-    return PILImage.new(mode, size)
+    try:
+        return PILImage.new(mode, size)
+    except ValueError:  # a mode Pillow cannot hold (a damaged header's name): not loadable
+        return _UnloadableProbe(mode, size)
+
+
+class _UnloadableProbe(PILImage.Image):
+    """A probe of a mode Pillow read from a damaged file's header but cannot hold pixels of
+    (an IM file naming ``RGB iage``): like Pillow's image of that file, an operation that
+    checks the mode first raises its own error, and one that loads first raises the load's."""
+
+    def __init__(self, mode: str, size: tuple[int, int]) -> None:
+        super().__init__()
+        self._mode, self._size = mode, size
+
+    def load(self) -> Any:
+        return PILImage.core.new(self.mode, self.size)  # raises Pillow's ValueError
 
 
 def _probe(
