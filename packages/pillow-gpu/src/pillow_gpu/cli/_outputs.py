@@ -19,6 +19,7 @@ import errno
 import io
 import os
 import stat
+import struct
 import tempfile
 import warnings
 from collections.abc import Callable, Sequence
@@ -40,7 +41,7 @@ from pillow_gpu.cli._metadata import (
 from pillow_gpu.cli._plugins import HIDDEN, named_extensions, plugin_hint
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
-from pillow_gpu.cli._writer_limits import refuse_palette_alpha
+from pillow_gpu.cli._writer_limits import refuse_palette_alpha, refuse_too_large
 
 __all__ = [
     "QUALITY_FORMATS",
@@ -401,8 +402,13 @@ def encode(
             encoded = io.BytesIO()
             image.save(encoded, format=file_format, **options)
             stream.write(with_iptc(encoded.getvalue(), iptc))
-    except TypeError as error:
-        explained = refuse_palette_alpha(error, file_format, (image, *more))
+    except (TypeError, ValueError, OverflowError, OSError, RuntimeError, struct.error) as error:
+        if isinstance(error, OSError) and error.errno is not None:
+            raise  # the file system's (a full disk): reported as such
+        frames = (image, *more)
+        explained: ValueError | None = refuse_too_large(error, file_format, frames)
+        if explained is None and isinstance(error, TypeError):
+            explained = refuse_palette_alpha(error, file_format, frames)
         if explained is None:
             raise
         raise explained from error

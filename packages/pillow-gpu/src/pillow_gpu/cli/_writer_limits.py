@@ -2,8 +2,8 @@
 
 ``apply`` writes around the failures it can (metadata a format cannot store is left out and
 named, see :mod:`pillow_gpu.cli._metadata` and :func:`pillow_gpu.cli._frames.animation_options`);
-where the pixels themselves cannot be written as asked, the writer's error is replaced by one
-that says why and what to change.
+where the pixels themselves cannot be written as asked (a palette alpha into GIF, a side longer
+than the format holds), the writer's error is replaced by one that says why and what to change.
 """
 
 from __future__ import annotations
@@ -44,5 +44,65 @@ def refuse_palette_alpha(
                 f"{where}{frame.mode} {frame.width}x{frame.height} with {len(alpha)} alpha "
                 f"values for its palette, as GIF ({type(error).__name__} in Pillow's GIF "
                 f"writer: {error})"
+            )
+    return None
+
+
+#: The largest width and height each format's writer takes (Pillow 13): past them, the writer
+#: fails with an encoder's error (WebP's 16383, libjpeg's 65500 for JPEG and MPO and the JPEG
+#: inside an RGB PDF, libavif's 65536) or a 16-bit header field's OverflowError (GIF, TGA,
+#: SGI, MSP; PCX stores a row's bytes in 16 bits, so an RGB or L row stops short of 65535).
+LARGEST_SIZE = {
+    "WEBP": (16383, 16383),
+    "JPEG": (65500, 65500),
+    "MPO": (65500, 65500),
+    "PDF": (65500, 65500),
+    "AVIF": (65536, 65536),
+    "GIF": (65535, 65535),
+    "TGA": (65535, 65535),
+    "SGI": (65535, 65535),
+    "MSP": (65535, 65535),
+    "PCX": (65534, 65535),
+}
+
+
+class TooLargeForFormat(ValueError):
+    """A result wider or taller than the output format's writer takes (:data:`LARGEST_SIZE`);
+    its message is what was observed."""
+
+    why = "the result is larger than the output format holds, and Pillow's writer fails on it"
+
+    def __init__(self, observed: str, largest: tuple[int, int] = (0, 0)) -> None:
+        super().__init__(observed)
+        self.largest = largest
+
+    @property
+    def fix(self) -> str:
+        """A step that brings the result within the format's size, or formats without one."""
+        width, height = self.largest
+        return (
+            f"add thumbnail:{width}x{height} to the end of the chain (it shrinks the result to "
+            "fit, keeping its aspect), or choose a --format without that limit, such as png or "
+            "tiff"
+        )
+
+
+def refuse_too_large(
+    error: Exception, file_format: str, frames: Sequence[Any]
+) -> TooLargeForFormat | None:
+    """The explained error for ``error``, raised by Pillow's writer saving ``frames`` as
+    ``file_format``, where one of them is wider or taller than the format takes; None
+    otherwise."""
+    largest = LARGEST_SIZE.get(file_format)
+    if largest is None:
+        return None
+    for number, frame in enumerate(frames):
+        if frame.width > largest[0] or frame.height > largest[1]:
+            where = f"frame {number} " if len(frames) > 1 else ""
+            return TooLargeForFormat(
+                f"{where}{frame.width}x{frame.height} as {file_format}, whose writer takes at "
+                f"most {largest[0]}x{largest[1]} ({type(error).__name__} in Pillow's writer: "
+                f"{error})",
+                largest,
             )
     return None
