@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 from PIL import features
-from pillow_gpu._testing import assert_image_equal, isobmff_times_zeroed, unstamped
+from pillow_gpu._testing import (
+    assert_image_equal,
+    isobmff_times_zeroed,
+    undated_info,
+    unstamped,
+)
 from pillow_gpu.gpu._layout import image_of_words, words_of_image
 
 
@@ -68,3 +73,15 @@ def test_an_avif_sequence_s_clock_times_and_nothing_else_are_zeroed() -> None:
     assert unstamped(first) == unstamped(second)
     assert unstamped(first[:-1] + bytes([first[-1] ^ 1])) != unstamped(second)  # the pixels
     assert isobmff_times_zeroed(b"\x89PNG\r\n\x1a\n") == b"\x89PNG\r\n\x1a\n"  # no ISOBMFF
+
+
+def test_undated_info_makes_nan_equal_to_itself_and_nothing_else() -> None:
+    """A damaged TIFF's resolution can be NaN (0/0): Pillow's info and ours then hold the same
+    value, which ``==`` never finds equal."""
+    from PIL.TiffImagePlugin import IFDRational
+
+    nan = float("nan")
+    damaged = {"dpi": (2.5e-05, nan), "resolution": [IFDRational(0, 0), 3.0], "x": nan}
+    assert undated_info(damaged) == undated_info(dict(damaged))
+    assert undated_info(damaged) != undated_info({**damaged, "dpi": (2.5e-05, 1.0)})
+    assert undated_info({"dpi": (72, 10**400)}) == {"dpi": (72, 10**400)}  # ints untouched

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import math
+import numbers
 import struct
 import warnings
 import zlib
@@ -174,16 +176,32 @@ def opens_like_pillow(data: bytes) -> bool:
 
 
 def undated_info(info: Mapping[Any, Any]) -> dict[Any, Any]:
-    """``info`` with the creation time of a LittleCMS-made ICC profile blanked.
+    """``info`` with the creation time of a LittleCMS-made ICC profile blanked, and every NaN
+    (in a value or a tuple or list of them) replaced by a marker equal to itself.
 
     Pillow's LAB conversions attach a profile LittleCMS makes on the spot, whose header holds
-    the time it was made (bytes 24..35): two Pillow runs a second apart differ there only.
+    the time it was made (bytes 24..35): two Pillow runs a second apart differ there only. A
+    damaged TIFF's resolution can be NaN, which no comparison of two ``info`` finds equal.
     """
-    found = dict(info)
+    found = {key: _nan_marked(value) for key, value in info.items()}
     profile = found.get("icc_profile")
     if isinstance(profile, bytes) and len(profile) >= 128 and profile[4:8] == b"lcms":
         found["icc_profile"] = profile[:24] + bytes(12) + profile[36:]
     return found
+
+
+#: What :func:`undated_info` puts where a value is NaN.
+NAN_MARKER = "<NaN>"
+
+
+def _nan_marked(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_nan_marked(item) for item in value)
+    if isinstance(value, list):
+        return [_nan_marked(item) for item in value]
+    if isinstance(value, numbers.Real) and not isinstance(value, int) and math.isnan(value):
+        return NAN_MARKER
+    return value
 
 
 #: TIFF's page number tag: two SHORTs, the page and the page count.
