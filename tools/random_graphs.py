@@ -7,6 +7,7 @@ Usage (from the repository root, with the workspace installed):
     python tools/random_graphs.py --start 0 --count 20000 --large --output out/graphs.json
     python tools/random_graphs.py --start 0 --count 20000 --files path/to/images
     python tools/random_graphs.py --start 0 --count 20000 --files path/to/images --frames
+    python tools/random_graphs.py --start 0 --count 20000 --files path/to/images --damage
 
 Each seed draws one graph (a source in one of 18 stored modes, one to three steps, or four with
 ``--large``) from ``packages/pillow-gpu/tests/gpu/random_graph_draw.py`` and runs it
@@ -25,6 +26,10 @@ where it loads a file it cannot decode, the lazy graph where its pixels are firs
 either place counts as Pillow's error. A third of the graphs on a file of several frames seek
 to another frame first (half of those after a seek to a frame passed over unused);
 ``--frames`` keeps only the files of several frames (animations, multi-page files).
+``--damage`` damages each seed's file first (``random_graph_damage.py``: header bytes set to
+boundary values, flipped bits, a span of noise, a cut, a repeated span), so the graphs run on
+files as downloads and disks break them; Pillow opens, refuses or fails to load each copy, and
+the lazy graph must agree wherever it does.
 
 It prints the counts every ``--every`` seeds and at the end, writes them and every difference
 to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
@@ -37,7 +42,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 import warnings
@@ -48,18 +55,25 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DRAW = ROOT / "packages/pillow-gpu/tests/gpu/random_graph_draw.py"
+DAMAGE = DRAW.with_name("random_graph_damage.py")
 AGREE = ("exact", "refused", "both raise")
 
 
-def _draw_module() -> ModuleType:
-    """The test suite's module that draws and compares the graphs, imported from its path as a
-    module of a package of its folder (it imports the modules beside it relatively)."""
-    package = ModuleType("random_graphs_tests")
-    package.__path__ = [str(DRAW.parent)]
-    sys.modules[package.__name__] = package
-    spec = importlib.util.spec_from_file_location(f"{package.__name__}.{DRAW.stem}", DRAW)
+def _draw_module(path: Path = DRAW) -> ModuleType:
+    """A module of the test suite's draw (by default the one that draws and compares the
+    graphs), imported from its path as a module of a package of its folder (they import the
+    modules beside them relatively)."""
+    package = sys.modules.get("random_graphs_tests")
+    if package is None:
+        package = ModuleType("random_graphs_tests")
+        package.__path__ = [str(path.parent)]
+        sys.modules[package.__name__] = package
+    name = f"{package.__name__}.{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise SystemExit(f"random_graphs: cannot import the draw from {DRAW}")
+        raise SystemExit(f"random_graphs: cannot import the draw from {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -85,8 +99,13 @@ def _sources(folder: Path, max_pixels: int, *, frames: bool = False) -> list[Pat
     return found
 
 
-def _outcome(draw: ModuleType, seed: int, large: bool, files: list[Path]) -> str:
+def _outcome(
+    draw: ModuleType, seed: int, large: bool, files: list[Path], damage: Path | None
+) -> str:
     try:
+        if files and damage is not None:
+            damaging = _draw_module(DAMAGE)
+            return str(damaging.damaged_file_outcome(files[seed % len(files)], seed, damage))
         if files:
             return str(draw.file_outcome(files[seed % len(files)], seed))
         return str(draw.outcome(seed, large=large))
@@ -107,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--frames", action="store_true", help="with --files: only files of several frames"
     )
+    parser.add_argument(
+        "--damage",
+        action="store_true",
+        help="with --files: damage each seed's file first (cut, flipped bits, noise, repeats)",
+    )
     parser.add_argument("--every", type=int, default=1000, help="print the counts every N")
     parser.add_argument("--output", type=Path, help="write the counts and differences (JSON)")
     args = parser.parse_args(argv)
@@ -120,15 +144,16 @@ def main(argv: list[str] | None = None) -> int:
         if not files:
             what = "of several frames " if args.frames else ""
             parser.error(f"--files: no file {what}under {args.files} that Pillow opens")
-    elif args.frames:
-        parser.error("--frames needs --files DIR")
+    elif args.frames or args.damage:
+        parser.error("--frames and --damage need --files DIR")
     counts: Counter[str] = Counter()
     differences: list[dict[str, Any]] = []
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's deprecation and palette warnings, both sides
+        damage = Path(tempfile.mkdtemp(prefix="random-graphs-")) if args.damage else None
         for done, seed in enumerate(range(args.start, args.start + args.count), start=1):
-            outcome = _outcome(draw, seed, args.large, files)
+            outcome = _outcome(draw, seed, args.large, files, damage)
             agreed = outcome in (*AGREE, "not opened")
             counts[outcome if agreed else "different"] += 1
             if not agreed:
@@ -138,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
             if done % args.every == 0 or done == args.count:
                 elapsed = time.perf_counter() - started
                 print(f"{done} graphs in {elapsed:.0f} s: {dict(counts)}", flush=True)
+        if damage is not None:
+            shutil.rmtree(damage, ignore_errors=True)
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         report = {
@@ -145,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             "count": args.count,
             "large": args.large,
             "files": None if args.files is None else str(args.files),
+            "damage": args.damage,
             "counts": dict(counts),
             "differences": differences,
         }

@@ -100,6 +100,7 @@ from pillow_gpu.gpu import evaluate
 from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._planner import MAX_PIXELS
 
+from ..gpu.random_graph_damage import damaged
 from .conftest import RealCorpus
 
 # -- the pipelines ---------------------------------------------------------------------------
@@ -877,25 +878,13 @@ def corpus(real_corpus: RealCorpus, device: SharedDevice, corpus_cache: Path) ->
 
 # -- damaged copies --------------------------------------------------------------------------
 #: Damaged copies of corpus files run through the same lanes, as a user's broken downloads
-#: and half-written files: how many, drawn with this seed (PILLOW_GPU_CORPUS_MUTATION_SEED
-#: draws another set, to explore) from files up to MUTATED_SOURCE_BYTES.
+#: and half-written files (``gpu/random_graph_damage.py``: header bytes set to boundary values,
+#: flipped bits, a span of noise, a cut, a repeated span): how many, drawn with this seed
+#: (PILLOW_GPU_CORPUS_MUTATION_SEED draws another set, to explore) from files up to
+#: MUTATED_SOURCE_BYTES.
 MUTATED_FILES = 240
 MUTATION_SEED = 2026
 MUTATED_SOURCE_BYTES = 400_000
-
-
-def _damaged(data: bytes, rng: random.Random) -> tuple[str, bytes]:
-    """A damaged copy of ``data``: 1-4 bits flipped in its second half ("flip"), cut short
-    within its second half ("cut"), or unchanged ("none"); the header mostly survives."""
-    kind = rng.choice(("flip", "cut", "none"))
-    if kind == "flip":
-        damaged = bytearray(data)
-        for _ in range(rng.randint(1, 4)):
-            damaged[rng.randrange(len(data) // 2, len(data))] ^= 1 << rng.randrange(8)
-        return kind, bytes(damaged)
-    if kind == "cut":
-        return kind, data[: rng.randrange(len(data) // 2, len(data))]
-    return kind, data
 
 
 @pytest.fixture(scope="module")
@@ -921,7 +910,7 @@ def damaged_corpus(
     root = tmp_path_factory.mktemp("damaged-corpus")
     for index in range(MUTATED_FILES):
         source = rng.choice(sources)
-        kind, data = _damaged(source.read_bytes(), rng)
+        kind, data = damaged(source.read_bytes(), rng.randrange(1 << 32))
         (root / f"{index:03d}-{kind}-{source.name}").write_bytes(data)
     result = Corpus(root=root, files=sorted(root.iterdir()))
     result.notes["seed"] = seed

@@ -1,16 +1,19 @@
 """Random graphs on Pillow's own test images: the random-graph parity draw
 (``gpu/random_graph_draw.py``) with each source a corpus file, opened by each
-library. Every graph is exact, refused, or raises where Pillow raises; for a file Pillow cannot
-load, the lazy graph raises where its pixels are first needed (``tools/random_graphs.py
---files`` runs the same over any range of seeds)."""
+library, and on copies of them damaged by each seed. Every graph is exact, refused, or raises
+where Pillow raises; for a file Pillow cannot load, the lazy graph raises where its pixels are
+first needed (``tools/random_graphs.py --files``, with ``--damage`` for damaged copies, runs
+the same over any range of seeds)."""
 
 from __future__ import annotations
 
 import collections
 import warnings
+from pathlib import Path
 
 import pytest
 
+from ..gpu.random_graph_damage import damaged_file_outcome
 from ..gpu.random_graph_draw import file_outcome
 from .conftest import RealCorpus, opened_files
 
@@ -39,3 +42,39 @@ def test_random_graphs_on_corpus_files_match_pillow(real_corpus: RealCorpus) -> 
     print(f"\nrandom graphs on corpus files: {dict(outcomes)}")
     assert not differing, "\n".join(differing)
     assert outcomes["exact"] > GRAPHS // 3
+
+
+#: Largest file (bytes) damaged: small files keep each graph quick.
+MAX_DAMAGED_BYTES = 256 << 10
+
+
+def test_random_graphs_on_damaged_corpus_files_match_pillow(
+    real_corpus: RealCorpus, tmp_path: Path
+) -> None:
+    """The same draw on copies of the files damaged by each seed (``random_graph_damage``):
+    cut, bit-flipped, overwritten or repeated bytes. Pillow opens, refuses or fails to load
+    each; the lazy graph must agree wherever it does (``tools/random_graphs.py --files DIR
+    --damage`` runs more seeds)."""
+    files = [
+        path
+        for path in opened_files(
+            real_corpus.root, lambda image: image.size[0] * image.size[1] <= MAX_PIXELS
+        )
+        if path.stat().st_size <= MAX_DAMAGED_BYTES
+    ]
+    real_corpus.check_found(files, "files", pillow=800, program=150)
+    outcomes: collections.Counter[str] = collections.Counter()
+    differing = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(GRAPHS):
+            source = files[(seed * 7919) % len(files)]
+            outcome = damaged_file_outcome(source, seed, tmp_path)
+            agreed = outcome in ("exact", "refused", "both raise", "not opened")
+            outcomes[outcome if agreed else "other"] += 1
+            if not agreed:
+                differing.append(f"seed {seed} ({source.name}): {outcome}")
+    print(f"\nrandom graphs on damaged corpus files: {dict(outcomes)}")
+    assert not differing, "\n".join(differing)
+    assert outcomes["exact"] > GRAPHS // 8  # many damaged files still decode
+    assert outcomes["both raise"] + outcomes["not opened"] > GRAPHS // 8
