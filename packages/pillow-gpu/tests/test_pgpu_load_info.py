@@ -127,6 +127,28 @@ def test_a_webp_whose_timing_changed_since_open_fails_to_decode(tmp_path: Path) 
         evaluate(lazy)
 
 
+@needs_webp
+@pytest.mark.parametrize("route", ["gpu", "cpu"])
+def test_a_webp_whose_first_frame_is_damaged_carries_the_info_of_pillow_s_load(
+    route: str, tmp_path: Path
+) -> None:
+    """libwebp's demuxer passes over a frame whose data starts with no chunk it decodes, so
+    the first frame decoded is the next one, with its duration (a corpus animation damaged
+    so, found by damaging Pillow's): no walk predicts that, and Pillow loads it at open."""
+    data = bytearray(_webp(tmp_path / "a.webp", [70, 30, 50]).read_bytes())
+    first = data.index(b"ANMF") + 8 + 16  # the first frame's first chunk
+    assert data[first : first + 4] == b"VP8L"
+    data[first] = ord("=")
+    assert loaded_info("WEBP", None, bytes(data), {}) is None
+    with PILImage.open(io.BytesIO(bytes(data))) as opened:
+        expected = PILImageOps.invert(opened)
+    assert expected.info["duration"] == 30  # the second frame's
+    lazy = ImageOps.invert(Image.open(io.BytesIO(bytes(data))))
+    assert lazy.info == expected.info
+    result = evaluate(lazy) if route == "gpu" else lazy.to_pil()
+    assert (result.info, result.tobytes()) == (expected.info, expected.tobytes())
+
+
 def test_other_formats_are_not_predicted(tmp_path: Path) -> None:
     path = tmp_path / "a.jpg"
     make_image("RGB", (9, 7)).save(path)

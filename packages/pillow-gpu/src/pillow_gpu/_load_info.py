@@ -213,9 +213,14 @@ def _first_delta(stts: bytes) -> int | None:
     return deltas[-1][1] if deltas else 1
 
 
+#: The chunks an ``ANMF`` frame's data starts with (alpha, lossy, lossless).
+_FRAME_CHUNKS = frozenset({b"ALPH", b"VP8 ", b"VP8L"})
+
+
 def _walk_riff(stream: IO[bytes], size: int) -> int | None:
     """The first frame's duration in ms of a WebP file: its first ``ANMF`` chunk's, 0 without
-    one; None where the RIFF structure ends before an answer."""
+    one; None where the RIFF structure ends before an answer, or where that frame's data does
+    not start with a chunk libwebp decodes (a damaged frame its demuxer may pass over)."""
     head = stream.read(12)
     if len(head) < 12 or head[:4] != b"RIFF" or head[8:] != b"WEBP":
         return None
@@ -227,8 +232,12 @@ def _walk_riff(stream: IO[bytes], size: int) -> int | None:
         stream.seek(position)
         kind, length = struct.unpack("<4sI", stream.read(8))
         if kind == b"ANMF":
-            frame = stream.read(15)  # x, y, width - 1, height - 1, duration: 24 bits each
-            return int.from_bytes(frame[12:15], "little") if len(frame) == 15 else None
+            # x, y, width - 1, height - 1, duration (24 bits each), flags, then the frame's
+            # first chunk: one libwebp decodes, or the frame is not the first one decoded.
+            frame = stream.read(20)
+            if len(frame) < 20 or frame[16:20] not in _FRAME_CHUNKS:
+                return None
+            return int.from_bytes(frame[12:15], "little")
         position += 8 + length + (length & 1)  # chunks are padded to even sizes
     return None
 

@@ -344,8 +344,8 @@ def _host_pixels(node: Node) -> bytes | memoryview:
             "the decoded file's info differs from the one read at open, which the results' "
             "info was recorded from",
             observed=f"{node.params.get('format')} info keys differing: {missing or 'values'}",
-            fix="do not change files between Image.open() and evaluation; evaluate this file "
-            "with to_pil()",
+            fix="do not change files between Image.open() and evaluation; a damaged file its "
+            "decoder reads past can differ so too: evaluate it with to_pil()",
             stage="decode",
         )
     return upload_bytes(image)
