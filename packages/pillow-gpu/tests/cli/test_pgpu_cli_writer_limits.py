@@ -144,6 +144,12 @@ def test_only_a_result_past_the_size_is_explained_so() -> None:
     assert refuse_too_large(ValueError("x"), "PNG", [image]) is None
     small = PILImage.new("RGB", (8, 8))
     assert refuse_too_large(ValueError("x"), "WEBP", [small]) is None
+    thin = PILImage.new("RGB", (3, 300))  # an icon of its own size only, past 256
+    with pytest.raises(ValueError, match="All sizes too large"):
+        thin.save(io.BytesIO(), "ICO")
+    PILImage.new("RGB", (16, 300)).save(io.BytesIO(), "ICO")  # icons of 16 pixels: written
+    assert refuse_too_large(ValueError("x"), "ICO", [thin]) is not None
+    assert refuse_too_large(ValueError("x"), "ICO", [PILImage.new("RGB", (16, 300))]) is None
     explained = refuse_too_large(ValueError("x"), "PCX", [PILImage.new("L", (65535, 2))])
     assert explained is not None  # PCX: a row's bytes in 16 bits
     again = pickle.loads(pickle.dumps(explained))  # as a Ray actor hands it back

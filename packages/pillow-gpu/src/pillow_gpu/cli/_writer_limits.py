@@ -87,17 +87,29 @@ class TooLargeForFormat(ValueError):
         )
 
 
+#: The largest icon an ICO holds. Its writer makes icons of 16 to 256 pixels from an image
+#: (none larger than the image), and one icon of the image's own size where a side is under 16
+#: pixels: such an image longer than 256 on its other side gives it none, and it fails.
+_LARGEST_ICON = (256, 256)
+
+
+def _largest(file_format: str, size: tuple[int, int]) -> tuple[int, int] | None:
+    """The largest width and height ``file_format``'s writer takes for an image of ``size``
+    (None: no limit known)."""
+    if file_format == "ICO":
+        return _LARGEST_ICON if min(size) < 16 else None
+    return LARGEST_SIZE.get(file_format)
+
+
 def refuse_too_large(
     error: Exception, file_format: str, frames: Sequence[Any]
 ) -> TooLargeForFormat | None:
     """The explained error for ``error``, raised by Pillow's writer saving ``frames`` as
     ``file_format``, where one of them is wider or taller than the format takes; None
     otherwise."""
-    largest = LARGEST_SIZE.get(file_format)
-    if largest is None:
-        return None
     for number, frame in enumerate(frames):
-        if frame.width > largest[0] or frame.height > largest[1]:
+        largest = _largest(file_format, frame.size)
+        if largest is not None and (frame.width > largest[0] or frame.height > largest[1]):
             where = f"frame {number} " if len(frames) > 1 else ""
             return TooLargeForFormat(
                 f"{where}{frame.width}x{frame.height} as {file_format}, whose writer takes at "
