@@ -78,3 +78,25 @@ def test_random_graphs_on_damaged_corpus_files_match_pillow(
     assert not differing, "\n".join(differing)
     assert outcomes["exact"] > GRAPHS // 8  # many damaged files still decode
     assert outcomes["both raise"] + outcomes["not opened"] > GRAPHS // 8
+
+
+#: Damaged files that differed from Pillow before a fix: (the source's path in Pillow's
+#: corpus, the seed of its damage and graph), replayed on every run.
+FOUND_DAMAGED = [
+    # A GIF frame that says L when sought and P after its load, over L pixels and no
+    # palette: the frame's leaf kept Pillow's copy (L), so equalize ran where Pillow's raises.
+    ("no_palette_with_transparency.gif", 611109),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "seed"), FOUND_DAMAGED, ids=[f"{n}-{s}" for n, s in FOUND_DAMAGED]
+)
+def test_damaged_files_found_before_match_pillow(
+    name: str, seed: int, pillow_corpus: Path, tmp_path: Path
+) -> None:
+    (source,) = pillow_corpus.rglob(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outcome = damaged_file_outcome(source, seed, tmp_path)
+    assert outcome in ("exact", "refused", "both raise"), outcome
