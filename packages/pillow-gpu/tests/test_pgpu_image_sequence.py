@@ -146,3 +146,51 @@ def test_iterator_needs_a_lazy_image() -> None:
         ImageSequence.Iterator(np.zeros((2, 2)))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"observed PIL\.Image\.Image; fix: open the file"):
         ImageSequence.Iterator(PILImage.new("L", (2, 2)))  # type: ignore[arg-type]
+
+
+def _write_webp(tmp_path: Path) -> Path:
+    path = tmp_path / "anim.webp"
+    frames = _frames_rgb(3)
+    frames[0].save(
+        path, "WEBP", lossless=True, save_all=True, append_images=frames[1:], duration=[40, 50, 60]
+    )
+    return path
+
+
+_INFO_FILES = {"anim.gif": lambda tmp: _write(tmp, "anim.gif"), "anim.webp": _write_webp}
+
+
+@pytest.mark.parametrize("name", list(_INFO_FILES))
+def test_a_frame_s_info_is_pillow_s_before_its_first_use_and_after(
+    tmp_path: Path, name: str
+) -> None:
+    """Pillow's iterator hands out its image sought to each frame, not loaded: its info is
+    what the seek read (an animated WebP's load adds ``timestamp`` and ``duration``); an
+    operation loads it first, and the frame then shows the loaded info."""
+    path = _INFO_FILES[name](tmp_path)
+    before, results, after = [], [], []
+    with PILImage.open(path) as opened:
+        for frame in PILImageSequence.Iterator(opened):
+            before.append(dict(frame.info))
+            results.append(dict(frame.convert("RGBA").info))
+            after.append(dict(frame.info))
+    assert (before != after) == (name == "anim.webp")  # WebP's loads add the timing
+    for index, frame in enumerate(ImageSequence.Iterator(Image.open(path))):
+        assert frame.info == before[index], index
+        assert frame.convert("RGBA").info == results[index], index
+        assert frame.info == after[index], index
+
+
+@pytest.mark.parametrize("name", list(_INFO_FILES))
+def test_an_edit_before_a_frame_s_first_use_keeps_the_keys_its_load_adds(
+    tmp_path: Path, name: str
+) -> None:
+    path = _INFO_FILES[name](tmp_path)
+    expected = []
+    with PILImage.open(path) as opened:
+        for frame in PILImageSequence.Iterator(opened):
+            frame.info["comment"] = b"edited"
+            expected.append((dict(frame.convert("RGBA").info), dict(frame.info)))
+    for index, frame in enumerate(ImageSequence.Iterator(Image.open(path))):
+        frame.info["comment"] = b"edited"
+        assert (frame.convert("RGBA").info, frame.info) == expected[index], index

@@ -8,6 +8,11 @@ filtered on the GPU. Frames are decoded in order, so going through a file costs 
 own loop costs; indexing (``Iterator(im)[i]``) decodes up to frame ``i``. An image that is not
 an opened file (an operation's result, ``Image.new``, ``from_pil``) has one frame: itself.
 
+Until its first use a frame's ``info`` is what Pillow's image shows before it loads the frame
+(an animated WebP's or AVIF's load adds ``timestamp`` and ``duration``, a GIF frame's may drop
+its ``transparency``), and the keys the load changes join it then; its operations start from
+the loaded ``info``, as Pillow's load before they run.
+
 A frame Pillow cannot load (a file cut short inside it) raises Pillow's error at its first
 use, as Pillow's frame does, so a loop that catches errors where it uses each frame goes on
 to the next, as Pillow's does (Pillow's next seek may raise in turn). A file whose frames
@@ -22,6 +27,7 @@ image, so keeping frames in a list keeps them all. Save an animation with
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from typing import Any, cast
 
 from PIL import ImageSequence as PILImageSequence
 
@@ -49,10 +55,12 @@ def _frames(im: Image, start: int = 0) -> Generator[Image]:
     with opened:
         for index, frame in enumerate(PILImageSequence.Iterator(opened)):
             if index >= start:
-                # A TIFF's directories and Exif as they stand before the frame loads.
+                # A TIFF's directories, Exif and info as they stand before the frame loads.
                 tags, exif = frame_directories(frame), frame_exif(frame)
+                header = cast("dict[str, Any]", dict(frame.info))  # Pillow's keys: str
                 image = Image(frame_node(frame), tags=tags)
                 image._exif = exif
+                image._iterated = (image._graph, header)
                 yield image
 
 
