@@ -189,7 +189,9 @@ def open(
     mode: Literal["r"] = "r",
     formats: list[str] | tuple[str, ...] | None = None,
 ) -> Image:
-    """Lazy ``PIL.Image.open``: reads the header now, decodes only when evaluated."""
+    """Lazy ``PIL.Image.open``: reads the header now, decodes only when evaluated (an ICNS
+    icon, whose header says no mode, and a WebP or AVIF file whose timing no walk of its
+    chunks or boxes reads, are decoded at open too)."""
     node, file_format, tags = open_node(fp, mode, formats)
     return Image(node, file_format, tags)
 

@@ -1,13 +1,16 @@
 """Leaves of a graph: the nodes ``Image.open``, ``Image.new`` and ``from_pil`` record.
 
 An ``open`` leaf holds the file (its path or bytes) and the header read now (mode, size, info,
-palette); it decodes when the graph is evaluated. A ``pil`` leaf holds a copy of a PIL image's
-pixels as they are at the call, so a graph never changes with its source. A ``new`` leaf holds
-the colour and is filled on the device. :mod:`pillow_gpu.Image` wraps them in handles.
+palette); it decodes when the graph is evaluated (a file whose header says no mode, an ICNS
+icon, is loaded at open too, so the leaf has the mode Pillow's load gives). A ``pil`` leaf
+holds a copy of a PIL image's pixels as they are at the call, so a graph never changes with
+its source. A ``new`` leaf holds the colour and is filled on the device.
+:mod:`pillow_gpu.Image` wraps them in handles.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from collections.abc import Mapping
@@ -143,6 +146,12 @@ class _Named(io.BytesIO):
         return repr(self._shown)
 
 
+#: Formats whose opened image says a mode it has not read: Pillow's ICNS reader says RGBA until
+#: it decodes the icon, which may be RGB (no mask, or a mask lost to damage) or any mode of a
+#: PNG icon. Such a file is loaded at open, so its leaf has the mode its operations start from.
+_PLACEHOLDER_MODES = frozenset({"ICNS"})
+
+
 def _read_file_object(fp: IO[bytes]) -> tuple[bytes, object | None]:
     """A file object's whole file, read as ``PIL.Image.open`` reads it: from the start where it
     can seek (a caller may have read some of it already, or written it and not rewound), else
@@ -173,6 +182,9 @@ def open_node(
         data, shown = _read_file_object(fp)
         source = io.BytesIO(data) if shown is None else _Named(data, shown)
     with PILImage.open(source, mode, formats) as header:
+        if header.format in _PLACEHOLDER_MODES:
+            with contextlib.suppress(Exception):  # Pillow's first operation raises then too
+                header.load()
         # A PNG's metadata after its pixels, which Pillow applies only while loading
         # (pillow_gpu._png_tail): kept with the leaf for exif_transpose and the planner.
         late = late_metadata(path, data) if header.format == "PNG" else ()

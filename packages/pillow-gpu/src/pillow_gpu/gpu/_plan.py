@@ -321,10 +321,14 @@ def _host_pixels(node: Node) -> bytes | memoryview:
             stage="decode",
         )
     if image.mode != node.mode or image.size != node.size:
-        raise DecodeError(
-            "a decoded source does not match the header it was planned from",
-            observed=f"{image.mode} {image.size} instead of {node.mode} {node.size}",
-            fix="do not change files between Image.open() and evaluation",
+        raise Unsupported(
+            "Pillow's load gave this file another mode or size than its header, which the GPU "
+            "plan was made from (a damaged file its decoder reads past, such as an icon whose "
+            "mask is missing; or a file changed since Image.open() read it)",
+            observed=f"a {node.params.get('format')} file loaded as {image.mode} "
+            f"{image.size}, its header {node.mode} {node.size}",
+            fix="run it through Pillow (to_pil(); --cpu-fallback with pillow-gpu apply), whose "
+            "operations start from what the load gave; open a file changed since again",
             stage="decode",
         )
     if header is not None and header != _palette_state(image):
