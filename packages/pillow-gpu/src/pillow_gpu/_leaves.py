@@ -18,7 +18,6 @@ from typing import IO, Any, Literal, cast
 
 from PIL import Image as PILImage
 
-from pillow_gpu._cpu import same_mode_copy
 from pillow_gpu._graph import Node, failed_leaf
 from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._load_info import loaded_info
@@ -45,12 +44,7 @@ def pil_node(image: PILImage.Image) -> Node:
         raise TypeError(msg)
     image.load()
     stray = image.palette if image.mode not in ("P", "PA") else None
-    # An image whose pixels are in another mode than it says (a damaged GIF frame that says
-    # P after its load, over L pixels and no palette) is kept as it is: Pillow's operations
-    # run on that state, where its copy() would say the pixels' mode.
-    elsewise = image.im.mode != image.mode
-    kept = stray is not None or elsewise or keeps_palette_inside(image)
-    stored = None if kept else stored_snapshot(image)
+    stored = None if stray is not None or keeps_palette_inside(image) else stored_snapshot(image)
     if stored is not None:
         return Node(
             op="pil",
@@ -59,7 +53,7 @@ def pil_node(image: PILImage.Image) -> Node:
             size=image.size,
             info=_copied_info(image),
         )
-    copy = same_mode_copy(image) if elsewise else image.copy()
+    copy = image.copy()
     if stray is not None:
         # A GIF frame after the first (RGB or RGBA) holds the file's palette object, which
         # Pillow's GIF writer reads for the frame's own colour table; Pillow's copy drops it.

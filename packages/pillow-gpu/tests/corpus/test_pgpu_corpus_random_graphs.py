@@ -83,9 +83,6 @@ def test_random_graphs_on_damaged_corpus_files_match_pillow(
 #: Damaged files that differed from Pillow before a fix: (the source's path in Pillow's
 #: corpus, the seed of its damage and graph), replayed on every run.
 FOUND_DAMAGED = [
-    # A GIF frame that says L when sought and P after its load, over L pixels and no
-    # palette: the frame's leaf kept Pillow's copy (L), so equalize ran where Pillow's raises.
-    ("no_palette_with_transparency.gif", 611109),
     # An ICNS icon whose header says RGBA and whose load gives RGB (its mask is lost): the
     # GPU's decode raised DecodeError telling the user not to change files; it is refused
     # now, and the CPU route replays Pillow's operations on what the load gave.
