@@ -667,7 +667,9 @@ def _signal_after_the_first_output(
         stdout=terminal,
         stderr=terminal,
         text=True,
-        preexec_fn=(lambda: signal.signal(stop, signal.SIG_IGN)) if ignored else None,  # noqa: PLW1509 - one signal call before the exec
+        # Ignored as nohup starts a run, or its default whatever this test run inherited (a
+        # suite started under nohup hands its children SIGHUP ignored).
+        preexec_fn=lambda: signal.signal(stop, signal.SIG_IGN if ignored else signal.SIG_DFL),  # noqa: PLW1509 - one signal call before the exec
     )
     if terminal_gone:
         os.close(terminal)  # the child holds it

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,22 +26,41 @@ MAX_PIXELS = 1 << 20
 GRAPHS = 160
 
 
-def test_random_graphs_on_corpus_files_match_pillow(real_corpus: RealCorpus) -> None:
-    files = opened_files(
-        real_corpus.root, lambda image: image.size[0] * image.size[1] <= MAX_PIXELS
-    )
-    real_corpus.check_found(files, "files", pillow=900, program=200)
+#: The outcomes that agree with Pillow (a damaged copy Pillow cannot open is no case).
+_AGREE = ("exact", "refused", "both raise", "not opened")
+
+
+def _run_graphs(
+    what: str, outcome_of: Callable[[int], tuple[str, str]]
+) -> collections.Counter[str]:
+    """The outcomes of :data:`GRAPHS` seeds (``outcome_of(seed)``: the outcome and the source
+    file's name), printed; fails naming every graph that differs from Pillow."""
     outcomes: collections.Counter[str] = collections.Counter()
     differing = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for seed in range(GRAPHS):
-            outcome = file_outcome(files[(seed * 7919) % len(files)], seed)
-            outcomes[outcome if outcome in ("exact", "refused", "both raise") else "other"] += 1
-            if outcome not in ("exact", "refused", "both raise"):
-                differing.append(f"seed {seed}: {outcome}")
-    print(f"\nrandom graphs on corpus files: {dict(outcomes)}")
+            outcome, name = outcome_of(seed)
+            agreed = outcome in _AGREE
+            outcomes[outcome if agreed else "other"] += 1
+            if not agreed:
+                differing.append(f"seed {seed} ({name}): {outcome}")
+    print(f"\nrandom graphs on {what}: {dict(outcomes)}")
     assert not differing, "\n".join(differing)
+    return outcomes
+
+
+def test_random_graphs_on_corpus_files_match_pillow(real_corpus: RealCorpus) -> None:
+    files = opened_files(
+        real_corpus.root, lambda image: image.size[0] * image.size[1] <= MAX_PIXELS
+    )
+    real_corpus.check_found(files, "files", pillow=900, program=200)
+
+    def outcome_of(seed: int) -> tuple[str, str]:
+        source = files[(seed * 7919) % len(files)]
+        return file_outcome(source, seed), source.name
+
+    outcomes = _run_graphs("corpus files", outcome_of)
     assert outcomes["exact"] > GRAPHS // 3
 
 
@@ -63,19 +83,12 @@ def test_random_graphs_on_damaged_corpus_files_match_pillow(
         if path.stat().st_size <= MAX_DAMAGED_BYTES
     ]
     real_corpus.check_found(files, "files", pillow=800, program=150)
-    outcomes: collections.Counter[str] = collections.Counter()
-    differing = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for seed in range(GRAPHS):
-            source = files[(seed * 7919) % len(files)]
-            outcome = damaged_file_outcome(source, seed, tmp_path)
-            agreed = outcome in ("exact", "refused", "both raise", "not opened")
-            outcomes[outcome if agreed else "other"] += 1
-            if not agreed:
-                differing.append(f"seed {seed} ({source.name}): {outcome}")
-    print(f"\nrandom graphs on damaged corpus files: {dict(outcomes)}")
-    assert not differing, "\n".join(differing)
+
+    def outcome_of(seed: int) -> tuple[str, str]:
+        source = files[(seed * 7919) % len(files)]
+        return damaged_file_outcome(source, seed, tmp_path), source.name
+
+    outcomes = _run_graphs("damaged corpus files", outcome_of)
     assert outcomes["exact"] > GRAPHS // 8  # many damaged files still decode
     assert outcomes["both raise"] + outcomes["not opened"] > GRAPHS // 8
 
@@ -84,8 +97,8 @@ def test_random_graphs_on_damaged_corpus_files_match_pillow(
 #: corpus, the seed of its damage and graph), replayed on every run.
 FOUND_DAMAGED = [
     # An ICNS icon whose header says RGBA and whose load gives RGB (its mask is lost): the
-    # GPU's decode raised DecodeError telling the user not to change files; it is refused
-    # now, and the CPU route replays Pillow's operations on what the load gave.
+    # GPU's decode raised DecodeError telling the user not to change files; ICNS files are
+    # loaded at open now, so the leaf says RGB as Pillow's loaded image does.
     ("pillow2.icns", 669398),
 ]
 
