@@ -54,10 +54,9 @@ out, as a longer XMP packet is.
 
 Where an item would make Pillow's writer fail, the output is written without it and the item
 is named among those left out: a resolution past the 32 bits of pixels per metre a PNG or BMP
-stores (a sentinel such as 4294967295 dpi, which some writers leave; an ICO's writer hands it to
-theirs), and for an AVIF output
-an EXIF block its writer cannot parse (it reads the block to take out the orientation; other
-writers copy the bytes as they are).
+stores (a sentinel such as 4294967295 dpi, which some writers leave; an ICO's writer hands it
+to theirs), and for an AVIF output an EXIF block its writer cannot parse (it reads the block
+to take out the orientation; other writers copy the bytes as they are).
 
 ``--strip-metadata`` writes none of them, the ICC profile included (Pillow's PNG, TIFF and
 AVIF plugins write the one ``info`` holds unless told otherwise), nor a JPEG's or GIF's
@@ -357,7 +356,6 @@ def with_iptc(jpeg: bytes, record: bytes) -> bytes:
     return jpeg[:at] + segment + jpeg[at:]
 
 
-#: Most pixels per metre a PNG's pHYs chunk stores (an unsigned 32-bit number).
 #: The most pixels per metre a PNG's pHYs chunk and a BMP's header store (32 bits unsigned).
 _PER_METRE_MOST = 0xFFFFFFFF
 
