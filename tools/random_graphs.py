@@ -100,12 +100,16 @@ def _sources(folder: Path, max_pixels: int, *, frames: bool = False) -> list[Pat
 
 
 def _outcome(
-    draw: ModuleType, seed: int, large: bool, files: list[Path], damage: Path | None
+    draw: ModuleType,
+    seed: int,
+    large: bool,
+    files: list[Path],
+    damage: tuple[ModuleType, Path] | None,
 ) -> str:
     try:
         if files and damage is not None:
-            damaging = _draw_module(DAMAGE)
-            return str(damaging.damaged_file_outcome(files[seed % len(files)], seed, damage))
+            damaging, folder = damage
+            return str(damaging.damaged_file_outcome(files[seed % len(files)], seed, folder))
         if files:
             return str(draw.file_outcome(files[seed % len(files)], seed))
         return str(draw.outcome(seed, large=large))
@@ -151,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's deprecation and palette warnings, both sides
-        damage = Path(tempfile.mkdtemp(prefix="random-graphs-")) if args.damage else None
+        folder = Path(tempfile.mkdtemp(prefix="random-graphs-")) if args.damage else None
+        damage = None if folder is None else (_draw_module(DAMAGE), folder)
         for done, seed in enumerate(range(args.start, args.start + args.count), start=1):
             outcome = _outcome(draw, seed, args.large, files, damage)
             agreed = outcome in (*AGREE, "not opened")
@@ -163,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             if done % args.every == 0 or done == args.count:
                 elapsed = time.perf_counter() - started
                 print(f"{done} graphs in {elapsed:.0f} s: {dict(counts)}", flush=True)
-        if damage is not None:
-            shutil.rmtree(damage, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         report = {

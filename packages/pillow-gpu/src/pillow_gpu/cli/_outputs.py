@@ -41,7 +41,7 @@ from pillow_gpu.cli._metadata import (
 from pillow_gpu.cli._plugins import HIDDEN, named_extensions, plugin_hint
 from pillow_gpu.cli._report import Failure
 from pillow_gpu.cli._report import shown as _shown
-from pillow_gpu.cli._writer_limits import refuse_palette_alpha, refuse_too_large
+from pillow_gpu.cli._writer_limits import WriterLimit, refuse_palette_alpha, refuse_too_large
 
 __all__ = [
     "QUALITY_FORMATS",
@@ -406,7 +406,7 @@ def encode(
         if isinstance(error, OSError) and error.errno is not None:
             raise  # the file system's (a full disk): reported as such
         frames = (image, *more)
-        explained: ValueError | None = refuse_too_large(error, file_format, frames)
+        explained: WriterLimit | None = refuse_too_large(error, file_format, frames)
         if explained is None and isinstance(error, TypeError):
             explained = refuse_palette_alpha(error, file_format, frames)
         if explained is None:

@@ -22,7 +22,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu._crashing_saves import CrashingSave
 from pillow_gpu.cli._frames import FrameSizes, OneFrameFormat
-from pillow_gpu.cli._writer_limits import PaletteAlphaForGif, TooLargeForFormat
+from pillow_gpu.cli._writer_limits import WriterLimit
 from pillow_gpu.errors import GpuError
 from pillow_gpu.gpu._work import RAISE_BOUND
 
@@ -209,7 +209,7 @@ def _explain(error: BaseException, stage: str, mode: str = "", file_format: str 
             "orientation), pass --strip-metadata, choose another --format such as webp, png or "
             "tiff, or pass --first-frame"
         )
-    elif isinstance(error, (PaletteAlphaForGif, TooLargeForFormat)):  # Pillow's names none
+    elif isinstance(error, WriterLimit):  # explained where Pillow's writer names no cause
         why, fix = error.why, error.fix
     elif isinstance(error, OneFrameFormat):
         why = "the output's format holds one image, and this file has several frames"

@@ -12,7 +12,20 @@ from collections.abc import Sequence
 from typing import Any
 
 
-class PaletteAlphaForGif(ValueError):
+class WriterLimit(ValueError):
+    """A result Pillow's writer failed on, explained: ``why`` it failed and the ``fix``; its
+    message is what was observed."""
+
+    why = ""
+    fix = ""
+
+
+def _frame_named(number: int, frames: Sequence[Any]) -> str:
+    """``"frame N "`` where ``frames`` are several, else nothing."""
+    return f"frame {number} " if len(frames) > 1 else ""
+
+
+class PaletteAlphaForGif(WriterLimit):
     """A palette result whose transparency gives each palette entry an alpha value (a PNG's
     ``tRNS`` chunk, as Pillow's reader gives it: bytes), written as GIF, which holds one
     transparent index at most; Pillow's GIF writer fails on it with a TypeError wherever its
@@ -39,11 +52,10 @@ def refuse_palette_alpha(
     for number, frame in enumerate(frames):
         alpha = frame.info.get("transparency")
         if frame.mode in ("P", "PA") and isinstance(alpha, bytes):
-            where = f"frame {number} " if len(frames) > 1 else ""
             return PaletteAlphaForGif(
-                f"{where}{frame.mode} {frame.width}x{frame.height} with {len(alpha)} alpha "
-                f"values for its palette, as GIF ({type(error).__name__} in Pillow's GIF "
-                f"writer: {error})"
+                f"{_frame_named(number, frames)}{frame.mode} {frame.width}x{frame.height} "
+                f"with {len(alpha)} alpha values for its palette, as GIF "
+                f"({type(error).__name__} in Pillow's GIF writer: {error})"
             )
     return None
 
@@ -66,7 +78,7 @@ LARGEST_SIZE = {
 }
 
 
-class TooLargeForFormat(ValueError):
+class TooLargeForFormat(WriterLimit):
     """A result wider or taller than the output format's writer takes (:data:`LARGEST_SIZE`);
     its message is what was observed."""
 
@@ -75,12 +87,9 @@ class TooLargeForFormat(ValueError):
     def __init__(self, observed: str, largest: tuple[int, int] = (0, 0)) -> None:
         super().__init__(observed)
         self.largest = largest
-
-    @property
-    def fix(self) -> str:
-        """A step that brings the result within the format's size, or formats without one."""
-        width, height = self.largest
-        return (
+        width, height = largest
+        # A step that brings the result within the format's size, or formats without one.
+        self.fix = (
             f"add thumbnail:{width}x{height} to the end of the chain (it shrinks the result to "
             "fit, keeping its aspect), or choose a --format without that limit, such as png or "
             "tiff"
@@ -110,11 +119,10 @@ def refuse_too_large(
     for number, frame in enumerate(frames):
         largest = _largest(file_format, frame.size)
         if largest is not None and (frame.width > largest[0] or frame.height > largest[1]):
-            where = f"frame {number} " if len(frames) > 1 else ""
             return TooLargeForFormat(
-                f"{where}{frame.width}x{frame.height} as {file_format}, whose writer takes at "
-                f"most {largest[0]}x{largest[1]} ({type(error).__name__} in Pillow's writer: "
-                f"{error})",
+                f"{_frame_named(number, frames)}{frame.width}x{frame.height} as {file_format}, "
+                f"whose writer takes at most {largest[0]}x{largest[1]} "
+                f"({type(error).__name__} in Pillow's writer: {error})",
                 largest,
             )
     return None
