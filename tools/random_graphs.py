@@ -8,6 +8,7 @@ Usage (from the repository root, with the workspace installed):
     python tools/random_graphs.py --start 0 --count 20000 --files path/to/images
     python tools/random_graphs.py --start 0 --count 20000 --files path/to/images --frames
     python tools/random_graphs.py --start 0 --count 20000 --files path/to/images --damage
+    python tools/random_graphs.py --start 0 --count 20000 --files path/to/images --structure
 
 Each seed draws one graph (a source in one of 18 stored modes, one to three steps, or four with
 ``--large``) from ``packages/pillow-gpu/tests/gpu/random_graph_draw.py`` and runs it
@@ -29,7 +30,11 @@ to another frame first (half of those after a seek to a frame passed over unused
 ``--damage`` damages each seed's file first (``random_graph_damage.py``: header bytes set to
 boundary values, flipped bits, a span of noise, a cut, a repeated span), so the graphs run on
 files as downloads and disks break them; Pillow opens, refuses or fails to load each copy, and
-the lazy graph must agree wherever it does.
+the lazy graph must agree wherever it does. ``--structure`` damages the structure instead
+(``random_graph_structure.py``: a PNG, WebP, AVIF, JPEG or GIF file's chunk, box, segment or
+block dropped, repeated, swapped, given a wrong length or odd payload bytes, or an entry of a
+TIFF directory, in a TIFF file or an Exif block, changed), over the files whose structure it
+walks.
 
 It prints the counts every ``--every`` seeds and at the end, writes them and every difference
 to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
@@ -56,6 +61,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DRAW = ROOT / "packages/pillow-gpu/tests/gpu/random_graph_draw.py"
 DAMAGE = DRAW.with_name("random_graph_damage.py")
+STRUCTURE = DRAW.with_name("random_graph_structure.py")
 AGREE = ("exact", "refused", "both raise")
 
 
@@ -104,12 +110,13 @@ def _outcome(
     seed: int,
     large: bool,
     files: list[Path],
-    damage: tuple[ModuleType, Path] | None,
+    damage: tuple[ModuleType, Path, bool] | None,
 ) -> str:
     try:
         if files and damage is not None:
-            damaging, folder = damage
-            return str(damaging.damaged_file_outcome(files[seed % len(files)], seed, folder))
+            damaging, folder, structure = damage
+            source = files[seed % len(files)]
+            return str(damaging.damaged_file_outcome(source, seed, folder, structure=structure))
         if files:
             return str(draw.file_outcome(files[seed % len(files)], seed))
         return str(draw.outcome(seed, large=large))
@@ -135,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --files: damage each seed's file first (cut, flipped bits, noise, repeats)",
     )
+    parser.add_argument(
+        "--structure",
+        action="store_true",
+        help="with --files: damage each seed's file's structure first (chunks, boxes, "
+        "segments, blocks, TIFF entries); only files whose structure is walked",
+    )
     parser.add_argument("--every", type=int, default=1000, help="print the counts every N")
     parser.add_argument("--output", type=Path, help="write the counts and differences (JSON)")
     args = parser.parse_args(argv)
@@ -145,18 +158,24 @@ def main(argv: list[str] | None = None) -> int:
     files: list[Path] = []
     if args.files is not None:
         files = _sources(args.files, args.max_pixels, frames=args.frames)
+        if args.structure:
+            walked = _draw_module(STRUCTURE)
+            files = [path for path in files if walked.units(path.read_bytes())]
         if not files:
             what = "of several frames " if args.frames else ""
             parser.error(f"--files: no file {what}under {args.files} that Pillow opens")
-    elif args.frames or args.damage:
-        parser.error("--frames and --damage need --files DIR")
+    elif args.frames or args.damage or args.structure:
+        parser.error("--frames, --damage and --structure need --files DIR")
+    if args.damage and args.structure:
+        parser.error("--damage and --structure are two kinds of damage: pick one")
     counts: Counter[str] = Counter()
     differences: list[dict[str, Any]] = []
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's deprecation and palette warnings, both sides
-        folder = Path(tempfile.mkdtemp(prefix="random-graphs-")) if args.damage else None
-        damage = None if folder is None else (_draw_module(DAMAGE), folder)
+        damaging = args.damage or args.structure
+        folder = Path(tempfile.mkdtemp(prefix="random-graphs-")) if damaging else None
+        damage = None if folder is None else (_draw_module(DAMAGE), folder, args.structure)
         for done, seed in enumerate(range(args.start, args.start + args.count), start=1):
             outcome = _outcome(draw, seed, args.large, files, damage)
             agreed = outcome in (*AGREE, "not opened")
@@ -177,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             "count": args.count,
             "large": args.large,
             "files": None if args.files is None else str(args.files),
-            "damage": args.damage,
+            "damage": "structure" if args.structure else args.damage,
             "counts": dict(counts),
             "differences": differences,
         }

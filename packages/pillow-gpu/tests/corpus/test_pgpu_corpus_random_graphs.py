@@ -2,8 +2,8 @@
 (``gpu/random_graph_draw.py``) with each source a corpus file, opened by each
 library, and on copies of them damaged by each seed. Every graph is exact, refused, or raises
 where Pillow raises; for a file Pillow cannot load, the lazy graph raises where its pixels are
-first needed (``tools/random_graphs.py --files``, with ``--damage`` for damaged copies, runs
-the same over any range of seeds)."""
+first needed (``tools/random_graphs.py --files``, with ``--damage`` or ``--structure`` for
+damaged copies, runs the same over any range of seeds)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 
 from ..gpu.random_graph_damage import damaged_file_outcome
 from ..gpu.random_graph_draw import file_outcome
+from ..gpu.random_graph_structure import units
 from .conftest import RealCorpus, opened_files
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -68,6 +69,17 @@ def test_random_graphs_on_corpus_files_match_pillow(real_corpus: RealCorpus) -> 
 MAX_DAMAGED_BYTES = 256 << 10
 
 
+def _damageable(real_corpus: RealCorpus) -> list[Path]:
+    """The corpus files the damaged-file draws take (small headers and files)."""
+    return [
+        path
+        for path in opened_files(
+            real_corpus.root, lambda image: image.size[0] * image.size[1] <= MAX_PIXELS
+        )
+        if path.stat().st_size <= MAX_DAMAGED_BYTES
+    ]
+
+
 def test_random_graphs_on_damaged_corpus_files_match_pillow(
     real_corpus: RealCorpus, tmp_path: Path
 ) -> None:
@@ -75,13 +87,7 @@ def test_random_graphs_on_damaged_corpus_files_match_pillow(
     cut, bit-flipped, overwritten or repeated bytes. Pillow opens, refuses or fails to load
     each; the lazy graph must agree wherever it does (``tools/random_graphs.py --files DIR
     --damage`` runs more seeds)."""
-    files = [
-        path
-        for path in opened_files(
-            real_corpus.root, lambda image: image.size[0] * image.size[1] <= MAX_PIXELS
-        )
-        if path.stat().st_size <= MAX_DAMAGED_BYTES
-    ]
+    files = _damageable(real_corpus)
     real_corpus.check_found(files, "files", pillow=800, program=150)
 
     def outcome_of(seed: int) -> tuple[str, str]:
@@ -90,6 +96,26 @@ def test_random_graphs_on_damaged_corpus_files_match_pillow(
 
     outcomes = _run_graphs("damaged corpus files", outcome_of)
     assert outcomes["exact"] > GRAPHS // 8  # many damaged files still decode
+    assert outcomes["both raise"] + outcomes["not opened"] > GRAPHS // 8
+
+
+def test_random_graphs_on_corpus_files_of_damaged_structure_match_pillow(
+    real_corpus: RealCorpus, tmp_path: Path
+) -> None:
+    """The same draw on copies of the PNG, WebP, AVIF, JPEG, GIF and TIFF files with one unit
+    of their structure damaged by each seed (``random_graph_structure``): a chunk, box,
+    segment or block dropped, repeated, swapped, of a wrong length or with odd payload bytes,
+    or a TIFF directory entry (an Exif block's too) changed (``tools/random_graphs.py --files
+    DIR --structure`` runs more seeds)."""
+    files = [path for path in _damageable(real_corpus) if units(path.read_bytes())]
+    real_corpus.check_found(files, "files", pillow=550, program=200)
+
+    def outcome_of(seed: int) -> tuple[str, str]:
+        source = files[(seed * 7919) % len(files)]
+        return damaged_file_outcome(source, seed, tmp_path, structure=True), source.name
+
+    outcomes = _run_graphs("corpus files of damaged structure", outcome_of)
+    assert outcomes["exact"] > GRAPHS // 8
     assert outcomes["both raise"] + outcomes["not opened"] > GRAPHS // 8
 
 

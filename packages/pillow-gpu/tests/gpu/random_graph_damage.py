@@ -4,7 +4,9 @@ seed picks the damage, so a difference found is replayed from its seed and sourc
 Decoders meet files cut short by a download, bits flipped on a disk, a header field another
 program wrote wrong, or a run of bytes repeated by a bad copy. Each kind here makes one of
 those out of a file Pillow opens: header bytes set to boundary values, a few bits flipped
-anywhere, a span overwritten with noise, the file cut, or a span repeated in place.
+anywhere, a span overwritten with noise, the file cut, or a span repeated in place. Damage to
+the units of a file's structure (chunks, boxes, segments, blocks, TIFF entries) is
+``random_graph_structure``'s.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import random
 from pathlib import Path
 
 from .random_graph_draw import file_outcome
+from .random_graph_structure import damaged_structure
 
 __all__ = ["DAMAGE", "damaged", "damaged_file_outcome"]
 
@@ -50,12 +53,13 @@ def damaged(data: bytes, seed: int) -> tuple[str, bytes]:
     return kind, bytes(found)
 
 
-def damaged_file_outcome(source: Path, seed: int, folder: Path) -> str:
-    """:func:`file_outcome` of the graph ``seed`` draws on ``source`` damaged by ``seed``,
-    written into ``folder`` under the source's extension (plugins are picked by content, some
-    by extension)."""
+def damaged_file_outcome(source: Path, seed: int, folder: Path, *, structure: bool = False) -> str:
+    """:func:`file_outcome` of the graph ``seed`` draws on ``source`` damaged by ``seed``
+    (its structure with ``structure``: ``random_graph_structure``), written into ``folder``
+    under the source's extension (plugins are picked by content, some by extension)."""
     path = folder / f"damaged-{seed}{source.suffix}"
-    path.write_bytes(damaged(source.read_bytes(), seed)[1])
+    damage = damaged_structure if structure else damaged
+    path.write_bytes(damage(source.read_bytes(), seed)[1])
     try:
         return file_outcome(path, seed)
     finally:
