@@ -634,3 +634,43 @@ def test_getpalette_of_a_broken_file_raises_pillow_s_decode_error(tmp_path: Path
             pytest.fail("Pillow decoded the cut file")
     with pytest.raises(type(expected), match=re.escape(str(expected))):
         Image.open(path).getpalette()
+
+
+def _png_without_palette(tmp_path: Path) -> Path:
+    """A palette-type PNG whose PLTE chunk is gone (no writer makes one; a damaged file or a
+    faulty editor does): Pillow opens and loads it with ``palette`` None."""
+    out = io.BytesIO()
+    make_image("RGB", (13, 9)).quantize(7).save(out, "PNG", transparency=2)
+    data = out.getvalue()
+    start = data.index(b"PLTE") - 4
+    end = start + 12 + int.from_bytes(data[start : start + 4], "big")
+    path = tmp_path / "no-plte.png"
+    path.write_bytes(data[:start] + data[end:])
+    return path
+
+
+@pytest.mark.parametrize("loaded", [False, True], ids=["opened", "loaded"])
+def test_palette_type_png_without_a_palette(tmp_path: Path, loaded: bool) -> None:
+    """Pillow's ``has_transparency_data`` fails an assertion on it once its ``info`` has no
+    transparency (it reads the missing palette's mode), and ``getpalette`` gives the decoder's
+    default table; the lazy image answers the same, before and after its pixels are decoded.
+    Its operations' results get an empty palette object, as Pillow's do."""
+    path = _png_without_palette(tmp_path)
+    with PILImage.open(path) as expected, Image.open(path) as lazy:
+        assert expected.palette is None
+        if loaded:
+            expected.load()
+            lazy.load()
+        for image in (expected, lazy):
+            assert image.has_transparency_data  # info["transparency"] answers first
+            del image.info["transparency"]
+        for image in (expected, lazy):
+            with pytest.raises(AssertionError):
+                getattr(image, "has_transparency_data")  # noqa: B009 - the property raises
+        assert lazy.getpalette() == expected.getpalette()
+        turned = expected.rotate(90)
+        assert turned.palette is not None
+        assert not turned.has_transparency_data
+        assert not lazy.rotate(90).has_transparency_data
+        assert_image_equal(lazy.rotate(90).to_pil(), turned)
+        assert_image_equal(evaluate(lazy.rotate(90)), turned)

@@ -34,10 +34,14 @@ _PALETTE_MODES = ("P", "PA")
 
 
 def _header_probe(node: Node, size: tuple[int, int]) -> PILImage.Image:
-    # An undecoded file: its header's palette, realised by load() as the decoder's is.
+    # An undecoded file: its header's palette, realised by load() as the decoder's is; none
+    # where the header has none (a PNG without a PLTE chunk): Pillow's opened image keeps
+    # ``palette`` None, loaded too, and its ``has_transparency_data`` fails an assertion.
     image = PILImage.new(node.mode, size)
     recorded = node.params.get("palette")
-    if recorded is not None:
+    if recorded is None:
+        image.palette = None
+    else:
         mode, rawmode, data = recorded
         palette = ImagePalette.ImagePalette(mode)
         palette.rawmode, palette.palette, palette.dirty = rawmode, data, 1
@@ -48,7 +52,11 @@ def _header_probe(node: Node, size: tuple[int, int]) -> PILImage.Image:
 def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
     cached = node.cache.get()
     if cached is not None or node.op == "pil":  # crop keeps the palette, C level included
-        return (cached or decode_leaf(node)).crop((0, 0, *size))
+        leaf = cached or decode_leaf(node)
+        image = leaf.crop((0, 0, *size))
+        if leaf.palette is None:  # a decoded file without one: crop gives an empty one
+            image.palette = None
+        return image
     if node.op == "new":
         return PILImage.new(node.mode, size, node.params["color"])
     if node.op == "open":

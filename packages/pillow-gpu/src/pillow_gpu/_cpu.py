@@ -85,6 +85,11 @@ def _loaded(opened: PILImage.Image) -> PILImage.Image:
         # which Pillow's GIF writer reads for the frame's own colour table
         # (include_color_table); Pillow's copy and operations drop it, as ours do.
         image.palette = opened.palette.copy()
+    elif opened.palette is None:
+        # A P file without a palette (a PNG without PLTE) loads with none, where a copy gets
+        # an empty one: Pillow's queries of the loaded image see None (its
+        # ``has_transparency_data`` fails an assertion); its operations' results get one.
+        image.palette = None
     return image
 
 

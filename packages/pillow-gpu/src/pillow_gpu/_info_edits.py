@@ -113,6 +113,8 @@ def relabelled(
     )
     if done is not None:  # pixels already: those pixels carry the edited info (no new run)
         kept = done.copy()
+        if done.palette is None:  # a P file without a palette keeps none (the copy has one)
+            kept.palette = None
         kept.info = cast("dict[str | tuple[int, int], Any]", handed_out(info))
         result.cache.put(kept)
     return result

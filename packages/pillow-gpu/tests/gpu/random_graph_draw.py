@@ -674,18 +674,24 @@ def _evaluated_outcome(
     return _replayed_outcome(again(), expected, what, outcome) if outcome == "exact" else outcome
 
 
+def _query_answer(image: Any, query: str) -> Any:
+    """``image.getpalette()`` or ``image.has_transparency_data``, or the type of what it raised
+    (Pillow's ``has_transparency_data`` fails an assertion on a P image without a palette, a
+    PNG without PLTE)."""
+    try:
+        return image.getpalette() if query == "getpalette()" else image.has_transparency_data
+    except Exception as error:  # the exception type is the answer
+        return type(error)
+
+
 def _replayed_outcome(lazy: Any, expected: PILImage.Image, what: str, agreed: str) -> str:
     """``agreed`` where the CPU route of ``lazy`` gives Pillow's ``expected`` and its metadata
     queries answered before that (from what the recording knows) are Pillow's, else how not."""
-    try:
-        palette = lazy.getpalette()
-        transparency = lazy.has_transparency_data
-    except Exception as error:  # any error is the difference reported
-        return f"a metadata query raises {type(error).__name__} ({error}): {what}"
-    if palette != expected.getpalette():
-        return f"getpalette() before evaluation differs: {what}"
-    if transparency != expected.has_transparency_data:
-        return f"has_transparency_data before evaluation differs: {what}"
+    for query in ("getpalette()", "has_transparency_data"):
+        answers = [_query_answer(image, query) for image in (lazy, expected)]
+        if answers[0] != answers[1]:
+            found, wanted = (repr(answer)[:80] for answer in answers)
+            return f"{query} before evaluation differs ({found} for {wanted}): {what}"
     try:
         replayed = lazy.to_pil()
     except Exception as error:  # any error is the difference reported
