@@ -12,13 +12,18 @@ and the operations after it go to the GPU again. A result over the GPU's pixel b
 image resized to 10^5 x 10^5) is not made at the call: it stays recorded, the GPU refuses it,
 and ``to_pil()`` makes it with Pillow. An empty leaf (``Image.new`` or ``from_pil`` of an empty
 image) is planned as an empty result, with no upload and no dispatch.
+
+An operation on an opened file whose load leaves pixels of another mode than the image says
+(an L GIF that loads as P pixels, :func:`pillow_gpu._leaves.loads_in_another_mode`) runs with
+Pillow at the call too: Pillow's operations read those pixels (its crop says P, its filter
+raises), which no recording made from the header can know.
 """
 
 from __future__ import annotations
 
 from pillow_gpu._cpu import evaluate
 from pillow_gpu._graph import Node
-from pillow_gpu._leaves import pil_node
+from pillow_gpu._leaves import loads_in_another_mode, pil_node
 
 __all__ = ["completed_if_empty", "is_empty", "probe_size"]
 
@@ -36,12 +41,13 @@ def probe_size(size: tuple[int, int]) -> tuple[int, int]:
 
 
 def completed_if_empty(node: Node) -> Node:
-    """``node``, or where it or an input is empty, a leaf of Pillow's result of it."""
+    """``node``, or where it or an input is empty, or an input is a file that loads in another
+    mode than it says, a leaf of Pillow's result of it."""
     width, height = node.size
     if width and height:
         for child in node.inputs:  # every job of a batch records its nodes: no generator
             width, height = child.size
-            if not (width and height):
+            if not (width and height) or loads_in_another_mode(child):
                 break
         else:
             return node

@@ -25,7 +25,7 @@ from pillow_gpu._geometry import Geometry
 from pillow_gpu._graph import Node, undecoded_file
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info, unloaded_header
-from pillow_gpu._leaves import new_node, pil_node
+from pillow_gpu._leaves import loads_in_another_mode, new_node, pil_node
 from pillow_gpu._not_recorded import FILE_ONLY, NOT_RECORDED, missing_attribute
 from pillow_gpu._opened_file import (
     NO_DATA,
@@ -339,10 +339,11 @@ class Image(
         loaded ``info`` (a PNG's chunks after its pixels, a WebP's or AVIF's frame timing) and
         can no longer be drafted (a JPEG's ``thumbnail`` or ``draft`` then works on the full
         decode): it records a crop of the whole image, which starts from that; otherwise it is
-        a new handle on the same node.
+        a new handle on the same node. A file whose load leaves pixels of another mode than it
+        says (an L GIF loading as P pixels) is copied as Pillow copies it, in the pixels' mode.
         """
         node = self._node
-        if undecoded_file(node):
+        if undecoded_file(node) or loads_in_another_mode(node):
             return self.crop((0, 0, *node.size))
         return Image(node)
 

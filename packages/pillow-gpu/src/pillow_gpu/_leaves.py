@@ -2,7 +2,8 @@
 
 An ``open`` leaf holds the file (its path or bytes) and the header read now (mode, size, info,
 palette); it decodes when the graph is evaluated (a file whose header says no mode, an ICNS
-icon, is loaded at open too, so the leaf has the mode Pillow's load gives). A ``pil`` leaf
+icon, is loaded at open too, so the leaf has the mode Pillow's load gives; a file whose load
+leaves pixels of another mode than it says is marked, :func:`loads_in_another_mode`). A ``pil`` leaf
 holds a copy of a PIL image's pixels as they are at the call, so a graph never changes with
 its source. A ``new`` leaf holds the colour and is filled on the device.
 :mod:`pillow_gpu.Image` wraps them in handles.
@@ -146,6 +147,23 @@ class _Named(io.BytesIO):
 _PLACEHOLDER_MODES = frozenset({"ICNS"})
 
 
+def _palette_applied_at_load(header: PILImage.Image) -> bool:
+    """Whether Pillow's load will put ``header``'s palette on L or LA pixels, making them P or
+    PA while the image still says L or LA: a GIF whose global palette is in colour and whose
+    first frame has a grey palette of its own (Pillow writes such files: an L image saved with
+    ``include_color_table=True``). ``Image.load`` applies a palette not yet applied (dirty)."""
+    palette = header.palette
+    return header.mode in ("L", "LA") and palette is not None and bool(palette.dirty)
+
+
+def loads_in_another_mode(node: Node) -> bool:
+    """Whether ``node`` is an opened file whose load leaves pixels of another mode than it says
+    (marked at open): Pillow's operations on it read those pixels (a crop or copy says P, a
+    filter raises "cannot filter palette images"), so they run with Pillow at the call
+    (:func:`pillow_gpu._empty.completed_if_empty`)."""
+    return node.op == "open" and "loads_in_another_mode" in node.params
+
+
 def _read_file_object(fp: IO[bytes]) -> tuple[bytes, object | None]:
     """A file object's whole file, read as ``PIL.Image.open`` reads it: from the start where it
     can seek (a caller may have read some of it already, or written it and not rewound), else
@@ -190,6 +208,8 @@ def open_node(
             "palette": _header_palette(header),
             "late": late,
         }
+        if _palette_applied_at_load(header):
+            params["loads_in_another_mode"] = True
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation

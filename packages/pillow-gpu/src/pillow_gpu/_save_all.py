@@ -30,6 +30,7 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._crashing_saves import refuse_crashing_save
 from pillow_gpu._graph import first_leaf
+from pillow_gpu._leaves import loads_in_another_mode
 from pillow_gpu._not_recorded import missing_attribute
 from pillow_gpu._opened_file import OpenedFile, kept_save_params, saved_format
 from pillow_gpu._tiff_tags import carry
@@ -68,7 +69,7 @@ def given_to_save(
     image itself: the ``encoderinfo`` set on it, and an opened TIFF's tag directories where
     it is written as a ``tiff`` (:mod:`pillow_gpu._tiff_tags`)."""
     encoderinfo = image._encoderinfo
-    if every:
+    if every or loads_in_another_mode(image._peek_node()):
         opened = every_frame(image)
         if opened is not None:
             if encoderinfo is not None:
@@ -102,7 +103,9 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
         # raises here; its iterator and the writers that walk the frames (or count them)
         # meet the error themselves, at the frame Pillow's meet it.
         single = False
-    if single and _seeks_to_its_frames(source):
+    # A file whose load leaves pixels of another mode than it says goes as Pillow's image of it
+    # always: a writer's seek(0) on a plain image in that state drops its pixels.
+    if single and _seeks_to_its_frames(source) and not loads_in_another_mode(image._peek_node()):
         return None
     # Read whole first where writing: the file written may be this one.
     opened = _cpu.open_whole(source) if writing else _cpu.open_encoded(source)
