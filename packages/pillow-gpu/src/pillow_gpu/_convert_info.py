@@ -79,6 +79,8 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
     if node.op in _PALETTE_REPLAYS:  # operations that rebuild the palette: Pillow's own steps
         return _PALETTE_REPLAYS[node.op](source, node.params, size)
     if node.op in _PALETTE_KEPT and not _drops_pa_palette(node):
+        if source.palette is None:  # a file without a palette: Pillow's result gets an empty one
+            source.palette = ImagePalette.ImagePalette()
         return source
     return None  # an operation not known to keep the palette: unknown
 
