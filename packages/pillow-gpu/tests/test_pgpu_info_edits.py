@@ -12,6 +12,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
+from PIL import PngImagePlugin
 from pillow_gpu import GpuBatchExecutor, Image, ImageFilter, ImageOps
 from pillow_gpu._info_edits import RelabelledNode, same_info
 from pillow_gpu._testing import assert_image_equal, make_image, png_chunk, png_with_late_chunks
@@ -172,6 +173,31 @@ def test_late_png_chunks_join_an_edited_header(tmp_path: Path) -> None:
     derived = ImageOps.invert(lazy)
     assert derived.info == expected.info
     assert derived.info["comment"] == "written after the pixels"
+    for route in ROUTES.values():
+        assert route(derived).info == expected.info
+
+
+def test_late_png_chunks_set_keys_again_after_an_edit(tmp_path: Path) -> None:
+    """A key the chunks after the pixels set to the header's value comes back after an edit
+    that dropped it, as Pillow's load sets it whatever the dict holds (a PNG whose text
+    chunk is repeated after the pixels)."""
+    path = tmp_path / "late.png"
+    text = PngImagePlugin.PngInfo()
+    text.add_text("comment", "same")
+    out = io.BytesIO()
+    make_image("L", (6, 5), 6).save(out, "PNG", pnginfo=text)
+    data = out.getvalue()
+    end = data.rindex(b"IEND") - 4
+    path.write_bytes(data[:end] + png_chunk(b"tEXt", b"comment\0same") + data[end:])
+    with PILImage.open(path) as reference:
+        assert reference.info["comment"] == "same"  # the header's, before the pixels
+        reference.info.clear()
+        expected = PILImageOps.invert(reference)
+    assert expected.info == {"comment": "same"}
+    lazy = Image.open(path)
+    lazy.info.clear()
+    derived = ImageOps.invert(lazy)
+    assert derived.info == expected.info
     for route in ROUTES.values():
         assert route(derived).info == expected.info
 

@@ -29,6 +29,7 @@ from typing import Any, cast
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
+from pillow_gpu._png_tail import LATE_INFO, keys_set_by_load
 
 __all__ = [
     "RelabelledNode",
@@ -78,6 +79,20 @@ def unloaded_header(node: Node) -> Mapping[str, Any] | None:
     return cast("Mapping[str, Any] | None", node.params.get("header_info"))
 
 
+def _set_by_load(node: Node) -> frozenset[str]:
+    """The ``info`` keys an opened file's load sets whatever the header said: a PNG's from its
+    chunks after the image data (:func:`pillow_gpu._png_tail.keys_set_by_load`), a WebP's or
+    AVIF's frame timing; none for other leaves."""
+    if node.op != "open":
+        return frozenset()
+    params = node.params
+    if params.get("format") in ("WEBP", "AVIF"):
+        return frozenset({"timestamp", "duration"})
+    if params.get("format") == "PNG" and LATE_INFO in params.get("late", ()):
+        return keys_set_by_load(params.get("path"), params.get("data"))
+    return frozenset()
+
+
 def relabelled(
     node: Node, info: Mapping[str, Any], header: Mapping[str, Any] | None = None
 ) -> RelabelledNode:
@@ -95,10 +110,11 @@ def relabelled(
     if header is None:
         header = unloaded_header(node)
     if header is not None:
+        again = _set_by_load(node)
         late = {
             key: value
             for key, value in node.info.items()
-            if key not in header or not same_info({key: header[key]}, {key: value})
+            if key not in header or key in again or not same_info({key: header[key]}, {key: value})
         }
         reported.update(late)
         if node.op == "open":  # the file decodes with the edited header in place

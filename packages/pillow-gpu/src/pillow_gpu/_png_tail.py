@@ -36,6 +36,7 @@ __all__ = [
     "LATE_ORIENTATION",
     "LATE_TRANSPARENCY",
     "MAX_CHUNKS",
+    "keys_set_by_load",
     "late_metadata",
     "loaded_info",
 ]
@@ -128,6 +129,24 @@ def loaded_info(
                 return _read_to_end(again)
     except Exception:
         return None
+
+
+def keys_set_by_load(path: str | bytes | None, data: bytes | None) -> frozenset[str]:
+    """The ``info`` keys Pillow's load of a PNG file (``path``) or its bytes (``data``) sets
+    from the chunks after the image data, whatever the header said for them: after an edit
+    of ``info`` before the load (``info.clear()``), those come back, with the values the
+    chunks hold (an animated PNG's next ``fcTL`` sets its ``duration`` and ``blend`` again,
+    equal to the first frame's or not). Empty where Pillow cannot read those chunks."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            source: Any = path if data is None else io.BytesIO(data)
+            with PILImage.open(source, formats=["PNG"]) as again:
+                again.info.clear()  # the dict Pillow's chunk reader writes into
+                found = _read_to_end(again)
+    except Exception:
+        return frozenset()
+    return frozenset(found or ())
 
 
 def _read_to_end(image: ImageFile.ImageFile) -> dict[str, Any] | None:
