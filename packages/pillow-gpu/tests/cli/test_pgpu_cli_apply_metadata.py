@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from PIL import (
@@ -377,6 +378,42 @@ def test_a_tiff_whose_exif_directory_is_damaged_keeps_its_other_tags(
         assert {tag: exif.get(tag) for tag in PICTURE} == PICTURE
         assert ExifTags.IFD.Exif not in exif
         assert dict(exif.get_ifd(ExifTags.IFD.GPSInfo)) == POSITION
+
+
+def _retype_tag(path: Path, tag: int, kind: int) -> None:
+    """Give the first directory's ``tag`` entry the TIFF type ``kind`` and a count of one, as
+    a faulty editor writes it (a date read back as a rational)."""
+    data = bytearray(path.read_bytes())
+    first = int.from_bytes(data[4:8], "little")
+    count = int.from_bytes(data[first : first + 2], "little")
+    for entry in range(first + 2, first + 2 + 12 * count, 12):
+        if int.from_bytes(data[entry : entry + 2], "little") == tag:
+            data[entry + 2 : entry + 8] = kind.to_bytes(2, "little") + (1).to_bytes(4, "little")
+            path.write_bytes(bytes(data))
+            return
+    raise AssertionError(f"no tag {tag}")
+
+
+@pytest.mark.parametrize("output", ["jpg", "bmp", "png"])
+def test_a_tiff_tag_pillow_cannot_write_leaves_the_exif_out_named(
+    tmp_path: Path, device: SharedDevice, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    """A date whose entry says RATIONAL: Pillow reads a rational, and its EXIF writer fails
+    on it (an ASCII tag), in every output format, since apply builds the EXIF from the
+    TIFF's tags first. The EXIF is left out and named; the image is written."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _tagged_tiff(folder / "scan.tif", exposure=False)
+    _retype_tag(folder / "scan.tif", _Base.DateTime, TiffTags.RATIONAL)
+    with PILImage.open(folder / "scan.tif") as opened:
+        assert isinstance(opened.getexif()[_Base.DateTime], TiffImagePlugin.IFDRational)
+    out = tmp_path / "out"
+    argv = ["apply", "invert", str(folder), "-o", str(out), "--format", output, "--no-progress"]
+    assert main(argv) == 0, capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "EXIF (a tag holds a value Pillow cannot write: " in captured.out
+    with PILImage.open(out / f"scan.{output}") as reread:
+        assert "exif" not in reread.info
 
 
 def test_only_a_tiff_gives_picture_tags(tmp_path: Path) -> None:
@@ -744,13 +781,24 @@ def _camera_exif(orientation: int | None) -> bytes:
 @pytest.mark.skipif(not features.check("avif"), reason="this Pillow was built without AVIF")
 @pytest.mark.parametrize(
     "exif",
-    ["editor-turned", "editor-upright", "camera-turned", "camera-upright", "broken", "cut"],
+    [
+        "editor-turned",
+        "editor-upright",
+        "camera-turned",
+        "camera-upright",
+        "broken",
+        "cut",
+        "rational-turn",
+        "past-32-bits",
+    ],
 )
 def test_an_avif_output_leaves_out_exactly_the_exif_its_writer_cannot_read(exif: str) -> None:
     """Pillow's AVIF writer parses the block and writes it again only where it holds an
     orientation (which it takes out): an editor's resolution stored as text fails there
     only, a block that is not TIFF data or is cut short fails at once."""
     block = {
+        "rational-turn": _typed_orientation(TiffTags.RATIONAL, TiffImagePlugin.IFDRational(6, 1)),
+        "past-32-bits": _typed_orientation(TiffTags.LONG, 2**31),
         "editor-turned": _editor_exif(orientation=6),
         "editor-upright": _editor_exif(),
         "camera-turned": _camera_exif(6),
@@ -772,6 +820,15 @@ def test_an_avif_output_leaves_out_exactly_the_exif_its_writer_cannot_read(exif:
     named = "EXIF (a damaged block, which Pillow's AVIF writer cannot read)" in left_out
     assert named == (not pillow_writes)
     image.save(io.BytesIO(), format="AVIF", **options)
+
+
+def _typed_orientation(kind: int, value: Any) -> bytes:
+    """A block whose orientation entry says type ``kind`` (a faulty writer's): Pillow reads
+    the value as that type, and its AVIF writer hands it to libavif, which takes a C int."""
+    directory = TiffImagePlugin.ImageFileDirectory_v2(prefix=b"MM")
+    directory[_Base.Orientation] = value
+    directory.tagtype[_Base.Orientation] = kind
+    return b"Exif\x00\x00MM\x00*\x00\x00\x00\x08" + directory.tobytes(8)
 
 
 def _editor_exif(orientation: int | None = None) -> bytes:

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -467,7 +468,9 @@ def metadata_options(
     if output_format == "TIFF" and (exif or "xmp" in options or iptc):
         exif = _tiff_exif(exif, options.pop("xmp", None), iptc, info, notes) or None
     if exif:
-        options["exif"] = exif if isinstance(exif, bytes) else exif.tobytes()
+        written = exif if isinstance(exif, bytes) else _exif_bytes(exif, notes)
+        if written:
+            options["exif"] = written
     if output_format in _JPEG_FORMATS:  # what one marker segment cannot hold is left out
         fitted = _jpeg_exif(options.pop("exif"), notes) if "exif" in options else None
         if fitted is not None:
@@ -490,17 +493,31 @@ def metadata_options(
     return options
 
 
+def _exif_bytes(exif: PILImage.Exif, notes: list[str]) -> bytes | None:
+    """``exif.tobytes()`` of the EXIF built from an input's tags; None, with a note, where
+    Pillow cannot write it: a tag whose type another program wrote wrong holds a value of
+    another kind than Pillow writes for it (a date read as a rational)."""
+    try:
+        return exif.tobytes()
+    except (ValueError, TypeError, AttributeError, OverflowError, struct.error) as error:
+        notes.append(f"{_EXIF} (a tag holds a value Pillow cannot write: {error})")
+        return None
+
+
 def _avif_reads(exif: bytes) -> bool:
     """True where Pillow's AVIF writer can read ``exif``: it parses the block to take out its
     orientation, which a damaged one (a string where a number belongs, a wrong byte order
     mark, a cut directory) fails with whatever the parser raised, where other writers copy the
-    bytes as they are."""
+    bytes as they are; and it hands that orientation to libavif as a C int (a rational or a
+    number past 32 bits, from a tag of the wrong type, fails there)."""
     try:
         parsed = PILImage.Exif()
         parsed.load(exif)
         if ExifTags.Base.Orientation in parsed:
-            parsed.pop(ExifTags.Base.Orientation)
+            orientation = parsed.pop(ExifTags.Base.Orientation)
             parsed.tobytes()
+            if type(orientation) is not int or not -(2**31) <= orientation < 2**31:
+                return False
     except Exception:  # the writer's failure, whatever the damage made the parser raise
         return False
     return True
