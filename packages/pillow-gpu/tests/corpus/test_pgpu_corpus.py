@@ -101,6 +101,7 @@ from pillow_gpu.gpu._device import SharedDevice
 from pillow_gpu.gpu._planner import MAX_PIXELS
 
 from ..gpu.random_graph_damage import damaged
+from ..gpu.random_graph_structure import damaged_structure
 from .conftest import RealCorpus
 
 # -- the pipelines ---------------------------------------------------------------------------
@@ -879,7 +880,8 @@ def corpus(real_corpus: RealCorpus, device: SharedDevice, corpus_cache: Path) ->
 # -- damaged copies --------------------------------------------------------------------------
 #: Damaged copies of corpus files run through the same lanes, as a user's broken downloads
 #: and half-written files (``gpu/random_graph_damage.py``: header bytes set to boundary values,
-#: flipped bits, a span of noise, a cut, a repeated span): how many, drawn with this seed
+#: flipped bits, a span of noise, a cut, a repeated span; every other file one unit of its
+#: structure, ``gpu/random_graph_structure.py``): how many, drawn with this seed
 #: (PILLOW_GPU_CORPUS_MUTATION_SEED draws another set, to explore) from files up to
 #: MUTATED_SOURCE_BYTES.
 MUTATED_FILES = 240
@@ -910,7 +912,10 @@ def damaged_corpus(
     root = tmp_path_factory.mktemp("damaged-corpus")
     for index in range(MUTATED_FILES):
         source = rng.choice(sources)
-        kind, data = damaged(source.read_bytes(), rng.randrange(1 << 32))
+        # Every other file has one unit of its structure damaged where it has units.
+        damage = damaged_structure if index % 2 else damaged
+        kind, data = damage(source.read_bytes(), rng.randrange(1 << 32))
+        kind = kind.replace(" ", "-")
         (root / f"{index:03d}-{kind}-{source.name}").write_bytes(data)
     result = Corpus(root=root, files=sorted(root.iterdir()))
     result.notes["seed"] = seed
