@@ -20,7 +20,7 @@ from PIL import ImagePalette
 
 from pillow_gpu import _cpu
 from pillow_gpu._empty import probe_size
-from pillow_gpu._graph import Node, walk
+from pillow_gpu._graph import Node, undecoded_file, walk
 from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._info_edits import RelabelledNode, edited_header
 from pillow_gpu._pil_inputs import accepts_pil
@@ -442,9 +442,21 @@ def expand(image: Image, border: int | tuple[int, ...] = 0, fill: object = 0) ->
     out.paste(source, (left, top))
     size = (width, height) if edges is None else (edges[0], edges[1])
     params = {"border": (left, top, right, bottom), "fill": fill}
-    loaded = image.node.info  # Pillow's expand loads first
-    info = {key: loaded[key] for key in ("transparency",) if key in loaded}  # Pillow's
+    # Pillow's _new_with_fill copies the transparency of the info its image shows then: the
+    # loaded one where the image holds a palette (its getpalette loads it first), else, for an
+    # opened file not loaded yet, the header's (a PNG's tRNS after the pixels is not in it).
+    shown = image.node.info if _holds_palette(image) else image.info
+    info = {key: shown[key] for key in ("transparency",) if key in shown}
     return image._derive("expand", params, size=size, info=info)
+
+
+def _holds_palette(image: Image) -> bool:
+    """Whether Pillow's image of ``image`` has a palette object: a P or PA image (an opened
+    file whose header has none aside), or the frame of a GIF that keeps one beside RGB."""
+    if image.mode in ("P", "PA"):
+        node = image._peek_node()
+        return not (undecoded_file(node) and node.params.get("palette") is None)
+    return image._stray_palette() is not None
 
 
 def _is_colour_tuple(fill: object) -> bool:

@@ -254,11 +254,12 @@ _OPS: dict[str, _Op] = {
 
 #: Operations whose Pillow result copies its input's ``info`` before loading the input: an
 #: opened file's result keeps its header's ``info``, without the keys its load adds (an
-#: animated WebP's ``duration`` and ``timestamp``), and so does a frame sought and not used
+#: animated WebP's ``duration`` and ``timestamp``; ``ImageOps.expand`` of an image without a
+#: palette, a PNG's ``tRNS`` after the pixels), and so does a frame sought and not used
 #: since. Replayed on a leaf (the decoded file or frame), their result gets the recorded
 #: ``info`` (what the handle showed); on any other input, the replayed input's, which the
 #: recording cannot always know (a transparency an adaptive palette's colours place).
-_INFO_BEFORE_LOAD = frozenset({"transform"})
+_INFO_BEFORE_LOAD = frozenset({"transform", "expand"})
 
 
 def evaluate(root: Node) -> PILImage.Image:
