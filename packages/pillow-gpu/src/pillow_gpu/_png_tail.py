@@ -135,8 +135,9 @@ def keys_set_by_load(path: str | bytes | None, data: bytes | None) -> frozenset[
     """The ``info`` keys Pillow's load of a PNG file (``path``) or its bytes (``data``) sets
     from the chunks after the image data, whatever the header said for them: after an edit
     of ``info`` before the load (``info.clear()``), those come back, with the values the
-    chunks hold (an animated PNG's next ``fcTL`` sets its ``duration`` and ``blend`` again,
-    equal to the first frame's or not). Empty where Pillow cannot read those chunks."""
+    chunks hold (a text chunk repeated after the pixels; an ``fcTL`` there, in a PNG without
+    ``acTL``, sets ``duration`` and ``blend`` again, equal to the header's or not). Empty
+    where Pillow cannot read those chunks."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
