@@ -10,6 +10,7 @@ from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageOps
 from pillow_gpu._testing import make_image
+from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate
 
 
@@ -57,3 +58,32 @@ def test_an_icns_pillow_cannot_load_keeps_its_header_and_raises_at_its_first_use
     assert lazy.mode == header
     with pytest.raises(Exception):  # noqa: B017, PT011 - Pillow's error, at the first use
         lazy.to_pil()
+
+
+def _tiff_with_long_colour_map() -> bytes:
+    """A P TIFF whose colour map entry says LONG where SHORT was written (a faulty editor's):
+    Pillow opens it with palette values past a byte, and its load raises OverflowError."""
+    out = io.BytesIO()
+    make_image("RGB", (64, 64), 3).quantize(16).save(out, "TIFF")
+    data = bytearray(out.getvalue())
+    first = int.from_bytes(data[4:8], "little")
+    count = int.from_bytes(data[first : first + 2], "little")
+    for entry in range(first + 2, first + 2 + 12 * count, 12):
+        if int.from_bytes(data[entry : entry + 2], "little") == 320:  # ColorMap
+            data[entry + 2 : entry + 4] = (4).to_bytes(2, "little")  # LONG
+    return bytes(data)
+
+
+def test_a_palette_of_values_past_a_byte_opens_and_fails_where_pillow_s_does() -> None:
+    data = _tiff_with_long_colour_map()
+    with PILImage.open(io.BytesIO(data)) as opened:
+        assert opened.mode == "P"
+        assert max(opened.palette.palette) > 255
+        with pytest.raises(OverflowError):
+            opened.rotate(90)
+    lazy = Image.open(io.BytesIO(data))  # raised ValueError building the header's palette
+    assert (lazy.mode, lazy.size) == ("P", (64, 64))
+    with pytest.raises(OverflowError):
+        lazy.rotate(90).to_pil()
+    with pytest.raises(Unsupported, match="palette of this image cannot be applied by Pillow"):
+        evaluate(lazy.rotate(90))  # raised OverflowError from the planner

@@ -105,12 +105,20 @@ def new_node(
     return Node(op="new", params={"color": color}, mode=mode, size=(width, height))
 
 
-def _header_palette(header: PILImage.Image) -> tuple[str, str | None, bytes] | None:
-    """The header's palette as (mode, rawmode, data), for GPU tables planned before decode."""
+def _header_palette(
+    header: PILImage.Image,
+) -> tuple[str, str | None, bytes | tuple[int, ...]] | None:
+    """The header's palette as (mode, rawmode, data), for GPU tables planned before decode:
+    its bytes, or the values as Pillow holds them where they are no bytes (a TIFF colour map
+    whose entries' type was written wrong: Pillow opens it, and its load raises)."""
     palette = header.palette
     if palette is None or header.mode not in ("P", "PA"):
         return None
-    return palette.mode, palette.rawmode, bytes(palette.palette)
+    try:
+        data: bytes | tuple[int, ...] = bytes(palette.palette)
+    except (ValueError, TypeError):
+        data = tuple(palette.palette)
+    return palette.mode, palette.rawmode, data
 
 
 def _orientation_read_at_open(header: PILImage.Image) -> tuple[Any] | None:

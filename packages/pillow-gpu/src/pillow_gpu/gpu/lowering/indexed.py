@@ -177,14 +177,15 @@ def _applied_palette(
     """``probe(node, size)`` with a P or PA palette applied, as Pillow applies it on load.
 
     ``Unsupported`` for a palette not known before the graph runs (a quantizer's) and for one
-    Pillow cannot apply (e.g. a file's palette of more than 256 entries).
+    Pillow cannot apply (e.g. a file's palette of more than 256 entries, or of values past a
+    byte: a TIFF colour map whose entries' type was written wrong).
     """
     palette_mode = node.mode in ("P", "PA")
     try:
         image = probe(node, size)  # replays what Pillow does to the palette (e.g. invert)
         if image is not None and image.palette is not None:
             image.getpalette(None)  # Pillow applies a pending palette here, as when it loads
-    except ValueError as error:
+    except (ValueError, OverflowError) as error:
         raise unsupported(
             node, f"the palette of this image cannot be applied by Pillow: {error}", fix=fix
         ) from error
