@@ -28,6 +28,7 @@ from pillow_gpu.executor import (
     BatchUnsupported,
     ExecutionError,
 )
+from pillow_gpu.executor import _executor as executor_module
 from pillow_gpu.gpu import _stack, plan_graph
 
 from .conftest import ZERO_KEYS, credits_now
@@ -461,3 +462,39 @@ def _interrupt_soak(make_executor: Factory, tmp_path: Path) -> None:
     assert done >= 5, f"only {done} trials fit in the time box"
     assert total_interrupts > 0  # the soak interrupted something
     print(f"deliver interrupt soak: {done} trials, {total_interrupts} interrupts")
+
+
+@pytest.mark.parametrize("errors", ["deliver", "raise"])
+def test_a_planner_failure_is_its_job_s_refusal_not_the_run_s(
+    monkeypatch: pytest.MonkeyPatch, errors: str
+) -> None:
+    """An exception the planner was never meant to raise (a bug a hostile file's graph meets)
+    refuses that job, named as a bug, with the exception as its cause; the jobs around it are
+    delivered (it ended the run before, and the admitted jobs before it were lost)."""
+    sources = [make_image("L", (8, 8), seed) for seed in range(3)]
+    graphs = [ImageOps.mirror(Image.from_pil(source)) for source in sources]
+    planned = executor_module.plan_cached
+
+    def plan(node: Any, **options: Any) -> Any:
+        if node is graphs[1].node:
+            raise RuntimeError("an unexpected state")
+        return planned(node, **options)
+
+    monkeypatch.setattr(executor_module, "plan_cached", plan)
+    jobs = list(enumerate(graphs))
+    with GpuBatchExecutor() as executor:
+        if errors == "raise":  # raised as any refusal at admission is
+            with executor.run(jobs) as stream:
+                with pytest.raises(BatchUnsupported, match="a pillow-gpu bug") as raised:
+                    list(stream)
+                assert isinstance(raised.value.__cause__, RuntimeError)
+                assert raised.value.input_key == 1
+                delivered = list(stream)  # the job admitted before it is not lost
+            assert [result.input_key for result in delivered] == [0]
+            return
+        with executor.run(jobs, errors="deliver") as stream:
+            found = {result.input_key: result for result in stream}
+    assert found[1].kind == "Unsupported"
+    assert "an unexpected state" in str(found[1].error)
+    for key in (0, 2):
+        assert_image_equal(found[key].image, PILImageOps.mirror(sources[key]))

@@ -18,7 +18,7 @@ from types import MappingProxyType, TracebackType
 from typing import Any, Literal, TypeVar, cast, overload
 
 from pillow_gpu._graph import Node
-from pillow_gpu.errors import GpuError
+from pillow_gpu.errors import GpuError, Unsupported
 from pillow_gpu.executor._credits import Credits
 from pillow_gpu.executor._errors import (
     BatchDecodeError,
@@ -362,6 +362,16 @@ class GpuBatchExecutor(WorkQueues):
             info = snapshot_info(node.info)
         except GpuError as error:
             raise for_job(error, job_id, key) from error
+        except MemoryError:
+            raise
+        except Exception as error:  # a planner bug on this graph: its job's refusal, not the run's
+            refused = Unsupported(
+                "the GPU planner failed on this graph (a pillow-gpu bug: please report it)",
+                observed=f"{type(error).__name__}: {error}",
+                fix="evaluate it with Pillow (to_pil(); --cpu-fallback with pillow-gpu apply)",
+                stage="admission",
+            )
+            raise for_job(refused, job_id, key) from error
         job = Job(job_id=job_id, input_key=key, plan=plan, info=info, output=output)
         over = self._credits.exceeded_cap(job.admitted)
         if plan.dispatch_count > MAX_SUBMISSION_OPS:
