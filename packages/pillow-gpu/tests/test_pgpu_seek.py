@@ -7,6 +7,7 @@ Pillow's mode, size, ``info`` and pixels, and go to the GPU like any image.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from PIL import ImageOps as PILImageOps
 from PIL import ImageSequence as PILImageSequence
 from PIL import PngImagePlugin
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps, ImageSequence
-from pillow_gpu._testing import assert_image_equal
+from pillow_gpu._testing import assert_image_equal, make_image
 from pillow_gpu.gpu import evaluate
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -416,3 +417,30 @@ def test_info_edited_before_a_seek_is_pillow_s(tmp_path: Path, suffix: str) -> N
         image.close()
     assert answers[1] == answers[0]
     assert all(("comment", b"kept") in info for info, _pixels in answers[0])
+
+
+def _apng_without_palette() -> bytes:
+    """An animated palette PNG whose PLTE chunk is gone (a damaged file): Pillow loads each
+    frame with ``palette`` None."""
+    base = make_image("RGB", (13, 9), 1).quantize(7)
+    frames = [base, base.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)]
+    out = io.BytesIO()
+    frames[0].save(out, "PNG", save_all=True, append_images=frames[1:])
+    data = out.getvalue()
+    start = data.index(b"PLTE") - 4
+    end = start + 12 + int.from_bytes(data[start : start + 4], "big")
+    return data[:start] + data[end:]
+
+
+def test_a_sought_frame_of_a_file_without_a_palette_has_none() -> None:
+    data = _apng_without_palette()
+    answers = []
+    for library in (PILImage, Image):
+        image = library.open(io.BytesIO(data))
+        image.seek(1)
+        image.load()
+        with pytest.raises(AssertionError):  # Pillow's reads the missing palette's mode
+            getattr(image, "has_transparency_data")  # noqa: B009 - the property raises
+        turned = image.rotate(90)
+        answers.append((image.mode, turned.has_transparency_data, turned.getpalette()))
+    assert answers[1] == answers[0]

@@ -59,6 +59,8 @@ def pil_node(image: PILImage.Image) -> Node:
         # A GIF frame after the first (RGB or RGBA) holds the file's palette object, which
         # Pillow's GIF writer reads for the frame's own colour table; Pillow's copy drops it.
         copy.palette = stray.copy()
+    elif image.palette is None:  # a P frame of a file without a palette: as Pillow's, none
+        copy.palette = None
     info = cast("Mapping[str, Any]", copy.info)
     return Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info)
 
