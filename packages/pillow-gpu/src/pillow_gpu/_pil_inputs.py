@@ -78,7 +78,7 @@ def accepts_pil(*names: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
                         value = kwargs[name] = lazy_image(value, name, where(args))
                 else:
                     continue
-                marked = marked or loads_in_another_mode(value._peek_node())
+                marked = marked or loads_in_another_mode(value._graph)  # no sync: a read
             if marked and not method:
                 return cast("_R", _with_pillow(function, args, kwargs))
             return function(*args, **kwargs)
