@@ -102,3 +102,23 @@ def test_an_operation_drops_the_palette_object_as_pillow_s(
     expected = _saved(PILImageOps.mirror(_sought(_pillows(animation))), options)
     lazy = ImageOps.mirror(_sought(Image.open(animation)))
     assert _saved(ROUTES[route](lazy), options) == expected
+
+
+@pytest.mark.parametrize("frame", list(FRAMES))
+def test_a_copy_drops_the_palette_object_as_pillow_s(animation: Path, frame: str) -> None:
+    """Pillow's ``copy()`` of the frame keeps no palette object, so ``ImageOps.expand`` with a
+    colour pads the copy, where on the frame itself it raises "illegal image mode" (it puts
+    the palette on its RGB result)."""
+    pillows, ours = FRAMES[frame]
+    expected, lazy = pillows(animation).copy(), ours(animation).copy()
+    assert expected.palette is None
+    assert lazy.palette is None
+    padded = PILImageOps.expand(expected, 2, (200, 10, 30))
+    found = ImageOps.expand(lazy, 2, (200, 10, 30))
+    assert (found.mode, found.size) == (padded.mode, padded.size)
+    assert found.to_pil().tobytes() == padded.tobytes()
+    with pytest.raises(ValueError, match="illegal image mode"):
+        PILImageOps.expand(pillows(animation), 2, (200, 10, 30))
+    if frame == "seek":  # a frame from the iterator or from_pil records the pad (not mended)
+        with pytest.raises(ValueError, match="illegal image mode"):
+            ImageOps.expand(ours(animation), 2, (200, 10, 30))

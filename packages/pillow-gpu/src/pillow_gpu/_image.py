@@ -25,7 +25,7 @@ from pillow_gpu._geometry import Geometry
 from pillow_gpu._graph import Node, undecoded_file
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info, unloaded_header
-from pillow_gpu._leaves import loads_in_another_mode, new_node, pil_node
+from pillow_gpu._leaves import loads_in_another_mode, new_node, pil_node, stray_palette_bearer
 from pillow_gpu._not_recorded import FILE_ONLY, NOT_RECORDED, missing_attribute
 from pillow_gpu._opened_file import (
     NO_DATA,
@@ -340,10 +340,16 @@ class Image(
         can no longer be drafted (a JPEG's ``thumbnail`` or ``draft`` then works on the full
         decode): it records a crop of the whole image, which starts from that; otherwise it is
         a new handle on the same node. A file whose load leaves pixels of another mode than it
-        says (an L GIF loading as P pixels) is copied as Pillow copies it, in the pixels' mode.
+        says (an L GIF loading as P pixels) is copied as Pillow copies it, in the pixels' mode,
+        and an RGB or RGBA image holding a palette object (a GIF frame after the first) without
+        it, as Pillow's copy drops it.
         """
         node = self._node
-        if undecoded_file(node) or loads_in_another_mode(node):
+        if (
+            undecoded_file(node)
+            or loads_in_another_mode(node)
+            or stray_palette_bearer(node) is not None
+        ):
             return self.crop((0, 0, *node.size))
         return Image(node)
 
