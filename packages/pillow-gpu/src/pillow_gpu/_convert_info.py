@@ -16,7 +16,7 @@ from typing import Any, cast
 from PIL import Image as PILImage
 from PIL import ImageOps, ImagePalette
 
-from pillow_gpu._cpu import convert_options, decode_leaf, put_palette
+from pillow_gpu._cpu import convert_options, decode_leaf, put_palette, with_palette_of
 from pillow_gpu._graph import Node
 from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._probes import _probe_image
@@ -53,10 +53,7 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
     cached = node.cache.get()
     if cached is not None or node.op == "pil":  # crop keeps the palette, C level included
         leaf = cached or decode_leaf(node)
-        image = leaf.crop((0, 0, *size))
-        if leaf.palette is None:  # a decoded file without one: crop gives an empty one
-            image.palette = None
-        return image
+        return with_palette_of(leaf.crop((0, 0, *size)), leaf)
     if node.op == "new":
         return PILImage.new(node.mode, size, node.params["color"])
     if node.op == "open":

@@ -30,6 +30,7 @@ __all__ = [
     "put_palette",
     "quantized",
     "same_mode_copy",
+    "with_palette_of",
 ]
 
 _Op = Callable[[list[PILImage.Image], Mapping[str, Any]], PILImage.Image]
@@ -80,17 +81,21 @@ def _loaded(opened: PILImage.Image) -> PILImage.Image:
     else:
         image = opened._new(opened.im)
         image._mode = opened.mode
-    if image.palette is None and opened.palette is not None:
-        # A GIF frame after the first loads as RGB or RGBA and keeps the file's palette object,
-        # which Pillow's GIF writer reads for the frame's own colour table
-        # (include_color_table); Pillow's copy and operations drop it, as ours do.
-        image.palette = opened.palette.copy()
-    elif opened.palette is None:
-        # A P file without a palette (a PNG without PLTE) loads with none, where a copy gets
-        # an empty one: Pillow's queries of the loaded image see None (its
-        # ``has_transparency_data`` fails an assertion); its operations' results get one.
-        image.palette = None
-    return image
+    return with_palette_of(image, opened)
+
+
+def with_palette_of(copy: PILImage.Image, source: PILImage.Image) -> PILImage.Image:
+    """``copy`` (Pillow's copy or crop of ``source``, standing for it) holding a palette object
+    exactly where ``source`` holds one, as Pillow's copy does not: a copy of the one an RGB or
+    RGBA GIF frame after the first keeps (Pillow's GIF writer reads it for the frame's own
+    colour table; Pillow's copy and operations drop it, as ours do), and none for a P image
+    without one (a PNG without PLTE; Pillow's copy gives it an empty one, where its queries of
+    the image itself see None and its ``has_transparency_data`` fails an assertion)."""
+    if source.palette is None:
+        copy.palette = None
+    elif copy.palette is None:
+        copy.palette = source.palette.copy()
+    return copy
 
 
 def same_mode_copy(image: PILImage.Image) -> PILImage.Image:

@@ -19,6 +19,7 @@ from typing import IO, Any, Literal, cast
 
 from PIL import Image as PILImage
 
+from pillow_gpu._cpu import with_palette_of
 from pillow_gpu._graph import Node, failed_leaf
 from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._load_info import loaded_info
@@ -38,14 +39,15 @@ def pil_node(image: PILImage.Image) -> Node:
     :func:`~pillow_gpu._pillow_memory.stored_snapshot`); the others ``image.copy()``, and so
     does an image that keeps a palette inside (:mod:`pillow_gpu._palette_inside`), whose copy
     keeps it too, and an image of another mode than P or PA that holds a palette object (a
-    GIF frame after the first), whose copy is given it.
+    GIF frame after the first), whose copy is given it (and a P image without one keeps none,
+    :func:`~pillow_gpu._cpu.with_palette_of`).
     """
     if not isinstance(image, PILImage.Image):
         msg = f"from_pil() needs a PIL.Image.Image; observed {type(image).__name__}"
         raise TypeError(msg)
     image.load()
-    stray = image.palette if image.mode not in ("P", "PA") else None
-    stored = None if stray is not None or keeps_palette_inside(image) else stored_snapshot(image)
+    stray = image.mode not in ("P", "PA") and image.palette is not None
+    stored = None if stray or keeps_palette_inside(image) else stored_snapshot(image)
     if stored is not None:
         return Node(
             op="pil",
@@ -54,13 +56,7 @@ def pil_node(image: PILImage.Image) -> Node:
             size=image.size,
             info=_copied_info(image),
         )
-    copy = image.copy()
-    if stray is not None:
-        # A GIF frame after the first (RGB or RGBA) holds the file's palette object, which
-        # Pillow's GIF writer reads for the frame's own colour table; Pillow's copy drops it.
-        copy.palette = stray.copy()
-    elif image.palette is None:  # a P frame of a file without a palette: as Pillow's, none
-        copy.palette = None
+    copy = with_palette_of(image.copy(), image)
     info = cast("Mapping[str, Any]", copy.info)
     return Node(op="pil", params={"image": copy}, mode=copy.mode, size=copy.size, info=info)
 
