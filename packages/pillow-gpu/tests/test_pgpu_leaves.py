@@ -9,7 +9,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageOps
-from pillow_gpu._testing import make_image
+from pillow_gpu._testing import make_image, tiff_entry_edited
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.gpu import evaluate
 
@@ -65,13 +65,7 @@ def _tiff_with_long_colour_map() -> bytes:
     Pillow opens it with palette values past a byte, and its load raises OverflowError."""
     out = io.BytesIO()
     make_image("RGB", (64, 64), 3).quantize(16).save(out, "TIFF")
-    data = bytearray(out.getvalue())
-    first = int.from_bytes(data[4:8], "little")
-    count = int.from_bytes(data[first : first + 2], "little")
-    for entry in range(first + 2, first + 2 + 12 * count, 12):
-        if int.from_bytes(data[entry : entry + 2], "little") == 320:  # ColorMap
-            data[entry + 2 : entry + 4] = (4).to_bytes(2, "little")  # LONG
-    return bytes(data)
+    return tiff_entry_edited(out.getvalue(), 320, kind=4)  # ColorMap, LONG
 
 
 def test_a_palette_of_values_past_a_byte_opens_and_fails_where_pillow_s_does() -> None:

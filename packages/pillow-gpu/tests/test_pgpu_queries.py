@@ -26,7 +26,13 @@ from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageChops, ImageOps
 from pillow_gpu._not_recorded import NOT_RECORDED
-from pillow_gpu._testing import assert_image_equal, make_image, png_chunk, png_with_late_chunks
+from pillow_gpu._testing import (
+    assert_image_equal,
+    make_image,
+    png_chunk,
+    png_with_late_chunks,
+    png_without_chunk,
+)
 from pillow_gpu.gpu import evaluate
 
 _PIL = SimpleNamespace(Image=PILImage, ImageOps=PILImageOps)
@@ -641,11 +647,8 @@ def _png_without_palette(tmp_path: Path) -> Path:
     faulty editor does): Pillow opens and loads it with ``palette`` None."""
     out = io.BytesIO()
     make_image("RGB", (13, 9)).quantize(7).save(out, "PNG", transparency=2)
-    data = out.getvalue()
-    start = data.index(b"PLTE") - 4
-    end = start + 12 + int.from_bytes(data[start : start + 4], "big")
     path = tmp_path / "no-plte.png"
-    path.write_bytes(data[:start] + data[end:])
+    path.write_bytes(png_without_chunk(out.getvalue(), b"PLTE"))
     return path
 
 

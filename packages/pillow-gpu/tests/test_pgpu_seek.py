@@ -18,7 +18,7 @@ from PIL import ImageOps as PILImageOps
 from PIL import ImageSequence as PILImageSequence
 from PIL import PngImagePlugin
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps, ImageSequence
-from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu._testing import assert_image_equal, make_image, png_without_chunk
 from pillow_gpu.gpu import evaluate
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -426,10 +426,7 @@ def _apng_without_palette() -> bytes:
     frames = [base, base.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT)]
     out = io.BytesIO()
     frames[0].save(out, "PNG", save_all=True, append_images=frames[1:])
-    data = out.getvalue()
-    start = data.index(b"PLTE") - 4
-    end = start + 12 + int.from_bytes(data[start : start + 4], "big")
-    return data[:start] + data[end:]
+    return png_without_chunk(out.getvalue(), b"PLTE")
 
 
 def test_a_sought_frame_of_a_file_without_a_palette_has_none() -> None:

@@ -39,7 +39,9 @@ __all__ = [
     "pillow_converts",
     "png_chunk",
     "png_with_late_chunks",
+    "png_without_chunk",
     "rebuilt",
+    "tiff_entry_edited",
     "tiff_page_number_zeroed",
     "undated_info",
     "unstamped",
@@ -306,6 +308,43 @@ def png_with_late_chunks(image: PILImage.Image, chunks: Sequence[bytes]) -> byte
     data = out.getvalue()
     end = data.rindex(b"IEND") - 4  # the IEND chunk's length field
     return data[:end] + b"".join(chunks) + data[end:]
+
+
+def png_without_chunk(data: bytes, kind: bytes) -> bytes:
+    """PNG ``data`` without its first chunk of type ``kind``, as a damaged file or a faulty
+    editor leaves it (a palette PNG without PLTE); AssertionError where it has none."""
+    position = 8
+    while position + 12 <= len(data):
+        (length,) = struct.unpack_from(">I", data, position)
+        end = position + 12 + length
+        if data[position + 4 : position + 8] == kind:
+            return data[:position] + data[end:]
+        position = end
+    raise AssertionError(f"no {kind!r} chunk")
+
+
+def tiff_entry_edited(
+    data: bytes,
+    tag: int,
+    *,
+    kind: int | None = None,
+    count: int | None = None,
+    value: int | None = None,
+) -> bytes:
+    """Little-endian TIFF ``data`` whose first directory's ``tag`` entry says the type
+    ``kind``, ``count`` values or the value (or offset) ``value`` given, as a faulty editor
+    writes them; AssertionError where there is no such entry."""
+    edited = bytearray(data)
+    assert edited[:2] == b"II"
+    first = int.from_bytes(edited[4:8], "little")
+    entries = int.from_bytes(edited[first : first + 2], "little")
+    for entry in range(first + 2, first + 2 + 12 * entries, 12):
+        if int.from_bytes(edited[entry : entry + 2], "little") == tag:
+            for at, size, field in ((2, 2, kind), (4, 4, count), (8, 4, value)):
+                if field is not None:
+                    edited[entry + at : entry + at + size] = field.to_bytes(size, "little")
+            return bytes(edited)
+    raise AssertionError(f"no tag {tag}")
 
 
 #: The frame loops :func:`frame_steps` runs.

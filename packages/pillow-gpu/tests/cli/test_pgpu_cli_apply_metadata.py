@@ -28,7 +28,7 @@ from PIL import (
     features,
 )
 from PIL import Image as PILImage
-from pillow_gpu._testing import make_image
+from pillow_gpu._testing import make_image, tiff_entry_edited
 from pillow_gpu.cli import main
 from pillow_gpu.cli._chain import parse_chain
 from pillow_gpu.cli._metadata import (
@@ -307,16 +307,8 @@ def _tagged_tiff(path: Path, *, exposure: bool = True) -> None:
 
 def _damage_exif_pointer(path: Path) -> None:
     """Point the first directory's Exif entry past the end of the file."""
-    data = bytearray(path.read_bytes())
-    assert data[:2] == b"II"
-    first = int.from_bytes(data[4:8], "little")
-    count = int.from_bytes(data[first : first + 2], "little")
-    for entry in range(first + 2, first + 2 + 12 * count, 12):
-        if int.from_bytes(data[entry : entry + 2], "little") == ExifTags.IFD.Exif:
-            data[entry + 8 : entry + 12] = (len(data) + 4096).to_bytes(4, "little")
-            path.write_bytes(bytes(data))
-            return
-    raise AssertionError("no Exif entry")
+    data = path.read_bytes()
+    path.write_bytes(tiff_entry_edited(data, ExifTags.IFD.Exif, value=len(data) + 4096))
 
 
 @pytest.mark.parametrize("output", ["jpg", "png", "webp", "tif"])
@@ -383,15 +375,7 @@ def test_a_tiff_whose_exif_directory_is_damaged_keeps_its_other_tags(
 def _retype_tag(path: Path, tag: int, kind: int) -> None:
     """Give the first directory's ``tag`` entry the TIFF type ``kind`` and a count of one, as
     a faulty editor writes it (a date read back as a rational)."""
-    data = bytearray(path.read_bytes())
-    first = int.from_bytes(data[4:8], "little")
-    count = int.from_bytes(data[first : first + 2], "little")
-    for entry in range(first + 2, first + 2 + 12 * count, 12):
-        if int.from_bytes(data[entry : entry + 2], "little") == tag:
-            data[entry + 2 : entry + 8] = kind.to_bytes(2, "little") + (1).to_bytes(4, "little")
-            path.write_bytes(bytes(data))
-            return
-    raise AssertionError(f"no tag {tag}")
+    path.write_bytes(tiff_entry_edited(path.read_bytes(), tag, kind=kind, count=1))
 
 
 @pytest.mark.parametrize("output", ["jpg", "bmp", "png"])
