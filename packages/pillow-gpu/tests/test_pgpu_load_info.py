@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image as PILImage
+from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from PIL import features
-from pillow_gpu import GpuBatchExecutor, Image, ImageOps
+from pillow_gpu import GpuBatchExecutor, Image, ImageFilter, ImageOps
 from pillow_gpu._load_info import loaded_info
-from pillow_gpu._testing import make_image, opens_like_pillow
+from pillow_gpu._testing import make_image, opens_like_pillow, png_chunk, png_with_late_chunks
 from pillow_gpu.errors import DecodeError
 from pillow_gpu.gpu import evaluate
 
@@ -94,10 +96,11 @@ def test_a_copy_carries_the_loaded_info_as_pillows(kind: str, tmp_path: Path) ->
     with PILImage.open(path) as opened:
         expected = opened.copy()
         rotated = opened.copy().rotate(30)  # transform copies the (loaded) copy's info
-    assert expected.info == loaded != header
+        source_after = dict(opened.info)  # the copy loaded the source too
+    assert expected.info == loaded == source_after != header
     lazy = Image.open(path)
     copied = lazy.copy()
-    assert (copied.info, copied.copy().info, lazy.info) == (loaded, loaded, header)
+    assert (copied.info, copied.copy().info, lazy.info) == (loaded, loaded, loaded)
     assert copied.rotate(30).info == rotated.info
     assert evaluate(copied).info == expected.info
     assert copied.to_pil().tobytes() == expected.tobytes()
@@ -361,3 +364,122 @@ def test_an_avif_its_codec_cannot_decode_is_a_decode_error(tmp_path: Path) -> No
     with pytest.raises(DecodeError, match="could not be decoded") as caught:
         evaluate(ImageOps.invert(Image.open(path)))
     assert "RuntimeError" in caught.value.observed
+
+
+def _late_text_png(folder: Path) -> Path:
+    """A PNG whose text chunks come after its pixels (Pillow's load adds them to its info)."""
+    chunks = [png_chunk(b"tEXt", b"Comment\0after"), png_chunk(b"tEXt", b"Author\0someone")]
+    path = folder / "a.png"
+    path.write_bytes(png_with_late_chunks(make_image("RGB", (9, 7), seed=3), chunks))
+    return path
+
+
+#: Files whose load adds to their info, by kind.
+LOADING_KINDS = {
+    "webp-still": (lambda path: _webp(path / "a.webp", None), needs_webp),
+    "webp-anim": (lambda path: _webp(path / "a.webp", [70, 30]), needs_webp),
+    "avif-sequence": (lambda path: _avif(path / "a.avif", 3, [33, 100, 7]), needs_avif),
+    "png-late-text": (_late_text_png, None),
+}
+LOADING_PARAMS = [
+    pytest.param(kind, marks=() if mark is None else mark)
+    for kind, (_, mark) in LOADING_KINDS.items()
+]
+#: First uses of an opened image: Pillow's image loads at each.
+FIRST_USES = {
+    "copy": lambda im: im.copy(),
+    "resize": lambda im: im.resize((5, 4)),
+    "rotate": lambda im: im.rotate(20),
+    "crop": lambda im: im.crop((1, 1, 6, 5)),
+    "convert": lambda im: im.convert("L"),
+    "filter": lambda im: im.filter(
+        PILImageFilter.BLUR if isinstance(im, PILImage.Image) else ImageFilter.BLUR
+    ),
+    "point": lambda im: im.point(lambda value: 255 - value),
+    "getpixel": lambda im: im.getpixel((0, 0)),
+    "tobytes": lambda im: im.tobytes(),
+}
+
+
+@pytest.mark.parametrize("use", list(FIRST_USES))
+@pytest.mark.parametrize("kind", LOADING_PARAMS)
+def test_the_handle_shows_the_loaded_info_after_its_first_use(
+    kind: str, use: str, tmp_path: Path
+) -> None:
+    """Pillow's operations load their image first, so after any of them the opened image's
+    info holds what the load added (a WebP's or AVIF's timing, a PNG's text after its
+    pixels), and a later transform (which copies the info as it stands) carries it."""
+    path = LOADING_KINDS[kind][0](tmp_path)
+    header, loaded = _pillow_loaded(path)
+    with PILImage.open(path) as opened:
+        FIRST_USES[use](opened)
+        shown = dict(opened.info)
+        rotated = opened.rotate(30)
+    assert shown == loaded != header
+    lazy = Image.open(path)
+    assert lazy.info == header
+    FIRST_USES[use](lazy)
+    assert lazy.info == shown
+    again = lazy.rotate(30)
+    assert again.info == rotated.info
+    for result in (evaluate(again), again.to_pil()):
+        assert (result.info, result.tobytes()) == (rotated.info, rotated.tobytes())
+
+
+@pytest.mark.parametrize("kind", LOADING_PARAMS)
+def test_an_info_edit_after_the_first_use_is_kept_as_pillows(kind: str, tmp_path: Path) -> None:
+    """An edit after Pillow's load stays as made (the load does not run again to add its
+    keys back), reaching every route's results; the pixels are the file's as opened."""
+    path = LOADING_KINDS[kind][0](tmp_path)
+    _, loaded = _pillow_loaded(path)
+    added = sorted(set(loaded) - set(_pillow_loaded(path)[0]))
+
+    def edited(image: Any) -> Any:
+        image.resize((4, 4))  # the first use: Pillow's image loads
+        for key in added:
+            del image.info[key]
+        image.info["dpi"] = (72, 72)
+        return image
+
+    with PILImage.open(path) as opened:
+        expected = PILImageOps.invert(edited(opened).convert("RGB"))
+    assert not set(added) & set(expected.info)
+    lazy = ImageOps.invert(edited(Image.open(path)).convert("RGB"))
+    assert lazy.info == expected.info
+    with GpuBatchExecutor() as executor:
+        (batched,) = [result.image for result in executor.run([(0, lazy)])]
+    for result in (evaluate(lazy), lazy.to_pil(), batched):
+        assert (result.info, result.tobytes()) == (expected.info, expected.tobytes())
+
+
+#: Reads of an opened image that Pillow answers without loading it (but a PNG's getexif).
+NO_LOAD = {
+    "getbands": lambda im: im.getbands(),
+    "has_transparency_data": lambda im: im.has_transparency_data,
+    "getexif": lambda im: im.getexif(),
+    "getxmp": lambda im: im.getxmp(),
+    "verify": lambda im: im.verify(),
+    "draft": lambda im: im.draft("L", (4, 4)),
+    "seek0": lambda im: im.seek(0),
+    "n_frames": lambda im: im.n_frames,
+}
+
+
+@pytest.mark.parametrize("read", list(NO_LOAD))
+@pytest.mark.parametrize("kind", LOADING_PARAMS)
+def test_reads_that_load_nothing_leave_the_header_info(
+    kind: str, read: str, tmp_path: Path
+) -> None:
+    """(A PNG's ``getexif`` loads the file where its header has no ``exif``: its eXIf chunk
+    may follow the pixels.)"""
+    path = LOADING_KINDS[kind][0](tmp_path)
+    header, loaded = _pillow_loaded(path)
+    with PILImage.open(path) as opened:
+        NO_LOAD[read](opened)
+        shown = dict(opened.info)
+    assert shown == (loaded if (kind, read) == ("png-late-text", "getexif") else header)
+    lazy = Image.open(path)
+    NO_LOAD[read](lazy)
+    assert lazy.info == shown
+    lazy.resize((4, 4))
+    assert lazy.info == loaded

@@ -40,6 +40,7 @@ class Geometry:
     _used: bool
     _derive: Callable[..., Image]  # Image._derive(op, params, *, mode, size, extra, info)
     _handle: Callable[[Node], Image]
+    _peek_node: Callable[[], Node]
     copy: Callable[[], Image]
     crop: Callable[..., Image]
     transpose: Callable[[int], Image]
@@ -252,7 +253,8 @@ class Geometry:
         already drafted image is left as it is.
         """
         drafted, answer = self._drafted(mode, size)
-        self._node = drafted._node
+        if drafted is not self:
+            self._node = drafted._node
         return answer
 
     def _drafted(
@@ -261,9 +263,8 @@ class Geometry:
         """(a handle on the drafted leaf, Pillow's answer), or (self, None) where it cannot:
         Pillow's draft acts only before the image's first load, which any use of the handle
         (an operation, a copy, an evaluation) stands for."""
-        used = self._used  # read before this call's own use below
-        node = self._node
-        if used or not undecoded_file(node) or "draft" in node.params:
+        node = self._peek_node()  # a draft is no use of the image: Pillow's loads nothing
+        if self._used or not undecoded_file(node) or "draft" in node.params:
             return cast("Image", self), None
         with _cpu.open_encoded(node.params) as header:
             answer = header.draft(mode, size)

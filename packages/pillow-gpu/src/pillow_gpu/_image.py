@@ -53,6 +53,19 @@ _NO_INFO: Mapping[str, Any] = MappingProxyType({})
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
 
 
+def _whole_crop(node: Node) -> Node:
+    """A crop of the whole of ``node``: its pixels as a new node, with its info."""
+    box = (0, 0, *node.size)
+    return Node(
+        op="crop",
+        params={"box": box},
+        inputs=(node,),
+        mode=node.mode,
+        size=node.size,
+        info=node.info,
+    )
+
+
 class Image(
     Geometry,
     ImageQueries,
@@ -152,7 +165,12 @@ class Image(
             self._drawing = None
         info = self._info
         if info is not None and not same_info(info, self._info_base):
-            self._graph = relabelled(self._graph, info, self._sought_header())
+            graph = self._graph
+            if self._used and unloaded_header(graph) is not None:
+                # Pillow's image loaded at its first use, before this edit: the file decodes
+                # as opened, and a copy of its loaded pixels carries the edited info.
+                graph = completed_if_empty(_whole_crop(graph))
+            self._graph = relabelled(graph, info, self._sought_header())
             self._info_base = dict(info)
         watch = self._exif_watch
         if watch is not None:  # a use: an opened TIFF loads now, by the handed Exif if any
@@ -268,13 +286,16 @@ class Image(
         self._info = value if isinstance(value, dict) else dict(value)
 
     def _reported_info(self) -> Mapping[str, Any]:
-        """What the graph reports: the header's info for an opened file not loaded yet, and
-        for a frame sought and not used since, what Pillow's image showed before loading it
-        (an animated WebP's or AVIF's load adds the frame's ``duration`` and ``timestamp``)."""
+        """What the graph reports: the header's info for an opened file not used yet (Pillow's
+        image loads at its first operation: an opened PNG's chunks after its pixels, a WebP's
+        or AVIF's frame timing join it then), and for a frame sought and not used since, what
+        Pillow's image showed before loading it."""
         node = self._graph
         sought = self._sought_header()
         if sought is not None:
             return sought
+        if self._used:  # Pillow's image loaded at its first use
+            return node.info
         header = unloaded_header(node)
         return node.info if header is None else header
 

@@ -259,8 +259,9 @@ class ImageQueries:
     # -- files -----------------------------------------------------------------------------
     def verify(self) -> None:
         """``PIL.Image.Image.verify``: an opened file checked as Pillow checks it (no decode);
-        unlike Pillow's, the image stays usable. Other images have nothing to verify."""
-        node = self._node
+        unlike Pillow's, the image stays usable. Other images have nothing to verify. It is
+        no use of the image: Pillow's loads nothing."""
+        node = self._peek_node()
         if node.op == "open":
             with _cpu.open_encoded(node.params) as header:
                 header.verify()
