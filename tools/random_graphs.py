@@ -36,6 +36,14 @@ block dropped, repeated, swapped, given a wrong length or odd payload bytes, or 
 TIFF directory, in a TIFF file or an Exif block, changed), over the files whose structure it
 walks.
 
+``--batch N`` runs the graphs through ``GpuBatchExecutor`` instead, N seeds to a batch
+(``random_graph_batches.py``): each graph now and then followed by a sibling of its shape (the
+same steps over other pixels, or the same file opened again), each batch through an executor
+whose settings its first seed draws (``max_jobs``, ``max_in_flight``, CPU or GPU outputs,
+decode threads); every job must deliver Pillow's result or be refused on its own. Graphs that
+Pillow or the recording refuse are left out of batches (the single-graph runs check those).
+``--threads T`` runs T batches at once, each with its own executor.
+
 It prints the counts every ``--every`` seeds and at the end, writes them and every difference
 to ``--output`` (JSON), and exits 1 when any graph differed. The test itself runs 150 seeds (30
 large) in CI; a difference found here is replayed with the seed it prints, or kept as a graph
@@ -45,11 +53,13 @@ in the test's ``FOUND`` table.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import warnings
@@ -62,6 +72,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DRAW = ROOT / "packages/pillow-gpu/tests/gpu/random_graph_draw.py"
 DAMAGE = DRAW.with_name("random_graph_damage.py")
 STRUCTURE = DRAW.with_name("random_graph_structure.py")
+BATCHES = DRAW.with_name("random_graph_batches.py")
 AGREE = ("exact", "refused", "both raise")
 
 
@@ -125,6 +136,91 @@ def _outcome(
         return f"crash {type(error).__name__}: {error} ({where[-400:]})"
 
 
+class _Batches:
+    """Seeds run in batches through executors (``--batch``), on ``threads`` threads."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        files: list[Path],
+        damage: tuple[ModuleType, Path, bool] | None,
+    ) -> None:
+        self.args, self.files, self.damage = args, files, damage
+        self.batches = _draw_module(BATCHES)
+        self.counts: Counter[str] = Counter()
+        self.differences: list[dict[str, Any]] = []
+        self.done = 0
+        self.started = time.perf_counter()
+        self._lock = threading.Lock()  # the counts, and building graphs (the draw's globals)
+        starts = range(args.start, args.start + args.count, args.batch)
+        self._chunks = iter(
+            [range(first, min(first + args.batch, args.start + args.count)) for first in starts]
+        )
+
+    def run(self) -> None:
+        workers = [threading.Thread(target=self._work) for _ in range(self.args.threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                chunk = next(self._chunks, None)
+            if chunk is None:
+                return
+            self._run(chunk)
+
+    def _members(self, chunk: range, handles: contextlib.ExitStack) -> list[Any]:
+        batches, files = self.batches, self.files
+        members: list[Any] = []
+        for seed in chunk:
+            if not files:
+                members += batches.generated_members(seed, large=self.args.large)
+                continue
+            path = files[seed % len(files)]
+            if self.damage is not None:
+                damaging, folder, structure = self.damage
+                damaged = folder / f"damaged-{seed}{path.suffix}"
+                draw = damaging.damaged_structure if structure else damaging.damaged
+                damaged.write_bytes(draw(path.read_bytes(), seed)[1])
+                handles.callback(damaged.unlink, missing_ok=True)
+                path = damaged
+            members += batches.file_members(path, seed, handles)
+        return members
+
+    def _run(self, chunk: range) -> None:
+        setting = self.batches.batch_setting(chunk[0])
+        with contextlib.ExitStack() as handles:
+            try:
+                with self._lock:
+                    members = self._members(chunk, handles)
+                outcomes = self.batches.batch_outcomes(members, setting) if members else []
+            except Exception as error:  # a crash of the run itself is a difference too
+                where = traceback.format_exc(limit=-2).strip().replace("\n", " | ")
+                members, outcomes = [], [f"crash {type(error).__name__}: {error} ({where[-400:]})"]
+        with self._lock:
+            for index, outcome in enumerate(outcomes):
+                agreed = outcome in ("exact", "refused")
+                self.counts[outcome if agreed else "different"] += 1
+                if not agreed:
+                    seed = members[index].seed if members else chunk[0]
+                    source = str(self.files[seed % len(self.files)]) if self.files else None
+                    self.differences.append(
+                        {"seed": seed, "file": source, "setting": str(setting), "outcome": outcome}
+                    )
+                    print(f"seed {seed} ({setting}): {outcome}", flush=True)
+            before, self.done = self.done, self.done + len(chunk)
+            every = self.args.every
+            if self.done // every > before // every or self.done == self.args.count:
+                elapsed = time.perf_counter() - self.started
+                print(
+                    f"{self.done} graphs in {elapsed:.0f} s (jobs): {dict(self.counts)}",
+                    flush=True,
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--start", type=int, default=0, help="first seed")
@@ -148,11 +244,22 @@ def main(argv: list[str] | None = None) -> int:
         help="with --files: damage each seed's file's structure first (chunks, boxes, "
         "segments, blocks, TIFF entries); only files whose structure is walked",
     )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=0,
+        help="run the graphs through GpuBatchExecutor, N seeds to a batch",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="with --batch: run T batches at once"
+    )
     parser.add_argument("--every", type=int, default=1000, help="print the counts every N")
     parser.add_argument("--output", type=Path, help="write the counts and differences (JSON)")
     args = parser.parse_args(argv)
     if args.count < 1 or args.every < 1:
         parser.error("--count and --every must be at least 1")
+    if args.batch < 0 or args.threads < 1 or (args.threads > 1 and not args.batch):
+        parser.error("--batch must be at least 0, --threads at least 1 (more only with --batch)")
 
     draw = _draw_module()
     files: list[Path] = []
@@ -176,7 +283,12 @@ def main(argv: list[str] | None = None) -> int:
         damaging = args.damage or args.structure
         folder = Path(tempfile.mkdtemp(prefix="random-graphs-")) if damaging else None
         damage = None if folder is None else (_draw_module(DAMAGE), folder, args.structure)
-        for done, seed in enumerate(range(args.start, args.start + args.count), start=1):
+        if args.batch:
+            batches = _Batches(args, files, damage)
+            batches.run()
+            counts, differences = batches.counts, batches.differences
+        singles = range(args.start, args.start + (0 if args.batch else args.count))
+        for done, seed in enumerate(singles, start=1):
             outcome = _outcome(draw, seed, args.large, files, damage)
             agreed = outcome in (*AGREE, "not opened")
             counts[outcome if agreed else "different"] += 1
@@ -197,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
             "large": args.large,
             "files": None if args.files is None else str(args.files),
             "damage": "structure" if args.structure else args.damage,
+            "batch": args.batch,
+            "threads": args.threads,
             "counts": dict(counts),
             "differences": differences,
         }

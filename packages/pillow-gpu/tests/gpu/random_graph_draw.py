@@ -711,17 +711,11 @@ def file_outcome(path: Path, seed: int) -> str:
     A file of several frames (an animation, a multi-page TIFF) is sought to another frame
     first in a third of its graphs, half of those after a seek to a frame passed over unused.
     """
-    rng = random.Random(seed)
-    steps = [_step(rng) for _ in range(rng.randint(1, 3))]
     try:
         opened = PILImage.open(path)
     except Exception:  # not a file Pillow opens: no case
         return "not opened"
-    frames = _frames(path)
-    if frames > 1 and rng.random() < 1 / 3:
-        steps.insert(0, ("seek", rng.randint(1, min(frames - 1, 4))))
-        if rng.random() < 1 / 2:  # another frame first, passed over without a use
-            steps.insert(0, ("seek", rng.randint(0, min(frames - 1, 4))))
+    steps = file_steps(path, seed)
     what = f"{path.name} {steps}"
     with opened, Image.open(path) as lazy_opened:
         ran = _run_steps(opened, lazy_opened, steps, what)
@@ -738,6 +732,19 @@ def file_outcome(path: Path, seed: int) -> str:
         return _evaluated_outcome(lazy, expected, what, lambda: _recorded(Image.open(path), steps))
 
 
+def file_steps(path: Path, seed: int) -> list[Step]:
+    """The steps ``seed`` draws for the file at ``path``: one to three, after one or two seeks
+    in a third of the graphs on a file of several frames."""
+    rng = random.Random(seed)
+    steps = [_step(rng) for _ in range(rng.randint(1, 3))]
+    frames = _frames(path)
+    if frames > 1 and rng.random() < 1 / 3:
+        steps.insert(0, ("seek", rng.randint(1, min(frames - 1, 4))))
+        if rng.random() < 1 / 2:  # another frame first, passed over without a use
+            steps.insert(0, ("seek", rng.randint(0, min(frames - 1, 4))))
+    return steps
+
+
 def _frames(path: Path) -> int:
     """How many frames Pillow counts in the file (1 where it cannot count them), counted on a
     handle of its own: counting seeks through the file."""
@@ -748,12 +755,20 @@ def _frames(path: Path) -> int:
         return 1
 
 
-def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[Any, Any] | str:
+def _run_steps(
+    expected: Any,
+    lazy: Any,
+    steps: list[Step],
+    what: str,
+    prefixes: list[tuple[str, PILImage.Image, Any]] | None = None,
+) -> tuple[Any, Any] | str:
     """Pillow's ``expected`` and the lazy graph after ``steps``, or the outcome of the step that
     ends the graph: a refusal, or Pillow raising (the recording must raise the same, or, where
     Pillow's error comes from loading a file or from the pixels a load left in another mode
-    than the image says, raise anywhere up to the evaluation: the recording reads no pixels)."""
-    for step in steps:
+    than the image says, raise anywhere up to the evaluation: the recording reads no pixels).
+    ``prefixes`` receives a graph of several steps after its first one, copied (Pillow's copy
+    loads its image; where that fails, the graph is left out: "not copied")."""
+    for index, step in enumerate(steps):
         try:
             before = expected
             expected = _apply(False, expected, step)
@@ -778,6 +793,11 @@ def _run_steps(expected: Any, lazy: Any, steps: list[Step], what: str) -> tuple[
             ours, pillows = SAVED.pop(True), SAVED.pop(False)
             if not same_saved(ours, pillows):
                 return f"saved bytes differ: {what}"
+        if index == 0 and len(steps) > 1 and prefixes is not None:
+            try:
+                prefixes.append((f"{what} (prefix)", expected.copy(), lazy.copy()))
+            except Exception:  # Pillow cannot load it (its image is no longer as it was)
+                return "not copied"
     return expected, lazy
 
 
@@ -823,16 +843,68 @@ def difference(result: PILImage.Image, expected: PILImage.Image, what: str) -> s
     return "exact"
 
 
-def drawn(seed: int, *, large: bool = False) -> tuple[str, PILImage.Image, Any] | None:
+def drawn(
+    seed: int,
+    *,
+    large: bool = False,
+    source_seed: int | None = None,
+    prefixes: list[tuple[str, PILImage.Image, Any]] | None = None,
+) -> tuple[str, PILImage.Image, Any] | None:
     """(the graph, Pillow's result, the lazy graph) ``seed`` draws; None where Pillow or the
-    recording raises (:func:`outcome` checks those)."""
+    recording raises (:func:`outcome` checks those). ``source_seed`` draws the source's
+    pixels from another seed: a graph of the same shape over other pixels. ``prefixes``
+    receives a graph of more than one step after its first one, copied (the lazy copy shares
+    the nodes recorded so far with the whole graph)."""
     mode, size, steps = draw(seed, large)
-    source = source_image(mode, size, seed)
+    source = source_image(mode, size, seed if source_seed is None else source_seed)
     expected, lazy = source, Image.from_pil(source)
-    for step in steps:
+    first: tuple[str, PILImage.Image, Any] | None = None
+    for index, step in enumerate(steps):
         try:
             expected = _apply(False, expected, step)
             lazy = _apply(True, lazy, step)
+            if index == 0 and len(steps) > 1 and prefixes is not None:
+                first = (f"{mode} {size} {steps[:1]} (prefix)", expected.copy(), lazy.copy())
         except Exception:  # a refusal of either side: not in a batch
+            SAVED.clear()
             return None
+        if step[0] in ("save", "save_options"):
+            SAVED.clear()  # the saved bytes are compared by outcome(), not here
+    if first is not None and prefixes is not None:
+        prefixes.append(first)
     return f"{mode} {size} {steps}", expected, lazy
+
+
+def drawn_file(
+    path: Path, seed: int, prefixes: list[tuple[str, PILImage.Image, Any]] | None = None
+) -> tuple[str, PILImage.Image, Any, list[Any]] | None:
+    """(the graph, Pillow's loaded result, the lazy graph, the two opened handles) of the
+    steps ``seed`` draws on the file at ``path`` (:func:`file_outcome`'s); None where Pillow
+    cannot open or load it, or where either side raises or the GPU refuses a step (the caller
+    closes the handles once the lazy graph is evaluated). ``prefixes`` receives the graph
+    after its first step (:func:`_run_steps`)."""
+    try:
+        opened = PILImage.open(path)
+    except Exception:  # not a file Pillow opens: no case
+        return None
+    steps = file_steps(path, seed)
+    what = f"{path.name} {steps}"
+    lazy_opened = Image.open(path)
+    handles = [opened, lazy_opened]
+    found: list[tuple[str, PILImage.Image, Any]] = []
+    ran = _run_steps(opened, lazy_opened, steps, what, None if prefixes is None else found)
+    SAVED.clear()
+    loaded = not isinstance(ran, str)
+    if loaded:
+        expected, lazy = ran
+        try:
+            expected.load()
+        except Exception:  # a file Pillow's steps never loaded, and cannot
+            loaded = False
+    if not loaded:
+        for handle in handles:
+            handle.close()
+        return None
+    if prefixes is not None:
+        prefixes += found
+    return what, expected, lazy, handles

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image as PILImage
-from pillow_gpu import GpuBatchExecutor, Image, ImageChops
-from pillow_gpu.executor import BatchFailure, BatchLimit, BatchUnsupported
+from pillow_gpu import Image, ImageChops
 
-from .random_graph_draw import Step, difference, drawn, graph_outcome, outcome, source_image
+from .random_graph_batches import BatchSetting, batch_outcomes, generated_members
+from .random_graph_draw import Step, graph_outcome, outcome, source_image
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -30,35 +30,39 @@ def test_larger_random_graphs_match_pillow(seed: int) -> None:
     assert outcome(seed, large=True) in ("exact", "refused", "both raise")
 
 
-#: (max_jobs, max_in_flight, output) of the executors the random batches run through.
-BATCH_SETTINGS = [(16, 2, "cpu"), (64, 3, "gpu"), (4, 4, "cpu"), (8, 1, "gpu")]
-BATCH_IDS = [f"{jobs}x{flight}-{output}" for jobs, flight, output in BATCH_SETTINGS]
+#: The executors the random batches run through.
+BATCH_SETTINGS = [
+    BatchSetting(max_jobs=16, max_in_flight=2, output="cpu", decode_threads=0),
+    BatchSetting(max_jobs=64, max_in_flight=3, output="gpu", decode_threads=0),
+    BatchSetting(max_jobs=4, max_in_flight=4, output="cpu", decode_threads=0),
+    BatchSetting(max_jobs=8, max_in_flight=1, output="gpu", decode_threads=0),
+]
 
 
-@pytest.mark.parametrize("setting", BATCH_SETTINGS, ids=BATCH_IDS)
-def test_random_batches_through_the_executor_match_pillow(setting: tuple[int, int, str]) -> None:
-    """A batch of random graphs of every mode and size (each fifth one larger), the first
-    ones drawn twice (same-shaped jobs side by side share stacked allocations), through one
+@pytest.mark.parametrize("setting", BATCH_SETTINGS, ids=str)
+def test_random_batches_through_the_executor_match_pillow(setting: BatchSetting) -> None:
+    """A batch of random graphs of every mode and size (each fifth one larger), some followed
+    by a sibling of their shape over other pixels (``random_graph_batches``), and the first
+    ones drawn again (same-shaped jobs side by side share stacked allocations), through one
     executor: every result is Pillow's, or the job is refused on its own."""
-    max_jobs, in_flight, output = setting
     first = 1000 * BATCH_SETTINGS.index(setting)
-    seeds = [*range(first, first + 24), *range(first, first + 6)]
-    graphs = [graph for seed in seeds if (graph := drawn(seed, large=seed % 5 == 0)) is not None]
-    outcomes: dict[int, str] = {}
-    with GpuBatchExecutor(max_jobs=max_jobs, max_in_flight=in_flight) as executor:
-        jobs = ((index, lazy) for index, (_what, _expected, lazy) in enumerate(graphs))
-        with executor.run(jobs, errors="deliver", output=output) as results:
-            for result in results:
-                what, expected, _lazy = graphs[result.input_key]
-                if isinstance(result, BatchFailure):
-                    assert isinstance(result.error, (BatchUnsupported, BatchLimit)), what
-                    outcomes[result.input_key] = "refused"
-                    continue
-                image = result.image.download() if output == "gpu" else result.image
-                outcomes[result.input_key] = difference(image, expected, what)
-    assert sorted(outcomes) == list(range(len(graphs)))
-    assert set(outcomes.values()) <= {"exact", "refused"}, outcomes
-    assert list(outcomes.values()).count("exact") >= len(graphs) // 2
+    members = [
+        member
+        for seed in range(first, first + 24)
+        for member in generated_members(seed, large=seed % 5 == 0)
+    ]
+    members += [
+        member
+        for seed in range(first, first + 6)
+        for member in generated_members(seed, large=seed % 5 == 0)[:1]
+    ]
+    assert any("(sibling)" in member.what for member in members)
+    assert any("(prefix)" in member.what for member in members)
+    outcomes = batch_outcomes(members, setting)
+    assert set(outcomes) <= {"exact", "refused"}, [
+        outcome for outcome in outcomes if outcome not in ("exact", "refused")
+    ]
+    assert outcomes.count("exact") >= len(members) // 2
 
 
 # Graphs the campaign of 2026-12-06 found different (validation.md): exact since.
