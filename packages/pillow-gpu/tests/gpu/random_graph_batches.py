@@ -7,7 +7,8 @@ between submissions, files decoded on worker threads, resident outputs, and fail
 delivered in their job's place. Here a batch is the graphs a run of seeds draws (on generated
 sources, or on files, damaged or not), each followed now and then by a *sibling*: the same
 steps over other pixels (another source seed), or the same file opened again; and now and
-then a generated graph also runs after its first step, a job sharing nodes with another. The
+then a graph also runs after its first step (a copy: a job sharing nodes with another, after
+which Pillow's source is loaded), or is completed there first (with Pillow or on the GPU). The
 batch runs through an executor whose settings (``max_jobs``, ``max_in_flight``, CPU or GPU
 outputs, decode threads, credits, queued or eager submission) the batch's first seed draws,
 and every job must deliver Pillow's result (bytes, palette, ``info``) or be refused on its
@@ -20,6 +21,7 @@ Graphs that Pillow or the recording refuse are left out: the single-graph draw c
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -29,9 +31,11 @@ from typing import Any
 
 from PIL import Image as PILImage
 from pillow_gpu import GpuBatchExecutor
+from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.executor import BatchFailure, BatchLimit, BatchUnsupported
+from pillow_gpu.gpu import evaluate
 
-from .random_graph_draw import difference, drawn, drawn_file
+from .random_graph_draw import Midway, difference, drawn, drawn_file
 
 __all__ = [
     "BatchSetting",
@@ -44,8 +48,10 @@ __all__ = [
 
 #: One graph in this many is followed by a sibling of the same shape.
 SIBLING_EVERY = 3
-#: One graph in this many also runs after its first step, sharing its nodes.
-PREFIX_EVERY = 4
+#: One graph in this many also runs after its first step (a copy), sharing its nodes; as
+#: many others are completed there first, with Pillow (``load()``) or on the GPU
+#: (``gpu.evaluate``), so their jobs start from a completed node.
+MIDWAY_EVERY = 4
 #: Seeds of siblings' sources are drawn past this (generated sources).
 _SIBLING_SEEDS = 1 << 40
 
@@ -92,13 +98,41 @@ def batch_setting(seed: int) -> BatchSetting:
     )
 
 
+def _midway(seed: int, prefixes: list[tuple[str, PILImage.Image, Any]]) -> Midway | None:
+    """What the graph ``seed`` draws does after its first step (:data:`MIDWAY_EVERY`)."""
+    if seed % MIDWAY_EVERY == 1:
+
+        def copy(expected: PILImage.Image, lazy: Any) -> None:
+            prefixes.append(
+                (f"after the first step of seed {seed} (copied)", expected.copy(), lazy.copy())
+            )
+
+        return copy
+    if seed % MIDWAY_EVERY != 3:
+        return None
+    if seed % (2 * MIDWAY_EVERY) == 3:
+
+        def load(expected: PILImage.Image, lazy: Any) -> None:
+            expected.load()
+            lazy.load()
+
+        return load
+
+    def complete(expected: PILImage.Image, lazy: Any) -> None:
+        expected.load()
+        with contextlib.suppress(Unsupported, Limit):  # the job then starts from the leaf
+            evaluate(lazy)
+
+    return complete
+
+
 def generated_members(seed: int, *, large: bool = False) -> list[Member]:
-    """The graph ``seed`` draws on a generated source; one in :data:`PREFIX_EVERY` graphs of
-    several steps also after its first step (a job sharing the nodes recorded so far with the
-    whole graph's), and one in :data:`SIBLING_EVERY` followed by the same steps over another
-    source of the same mode and size; none where Pillow or the recording refuses a step."""
+    """The graph ``seed`` draws on a generated source (with what it does after its first
+    step, :func:`_midway`: a copy there runs as a job too), and one in :data:`SIBLING_EVERY`
+    followed by the same steps over another source of the same mode and size; none where
+    Pillow or the recording refuses a step."""
     prefixes: list[tuple[str, PILImage.Image, Any]] = []
-    found = drawn(seed, large=large, prefixes=prefixes if seed % PREFIX_EVERY == 1 else None)
+    found = drawn(seed, large=large, midway=_midway(seed, prefixes))
     if found is None:
         return []
     members = [Member(seed, *found), *(Member(seed, *prefix) for prefix in prefixes)]
@@ -111,13 +145,13 @@ def generated_members(seed: int, *, large: bool = False) -> list[Member]:
 
 
 def file_members(path: Path, seed: int, handles: ExitStack) -> list[Member]:
-    """The graph ``seed`` draws on the file at ``path`` (one in :data:`PREFIX_EVERY` also
-    after its first step, copied), and (one in :data:`SIBLING_EVERY`) the same steps on the
-    file opened again; their opened handles join ``handles``."""
+    """The graph ``seed`` draws on the file at ``path`` (with what it does after its first
+    step, :func:`_midway`), and (one in :data:`SIBLING_EVERY`) the same steps on the file
+    opened again; their opened handles join ``handles``."""
     members = []
     for copy in range(2 if seed % SIBLING_EVERY == 0 else 1):
         prefixes: list[tuple[str, PILImage.Image, Any]] = []
-        found = drawn_file(path, seed, prefixes if seed % PREFIX_EVERY == 1 else None)
+        found = drawn_file(path, seed, _midway(seed, prefixes))
         if found is None:
             break
         what, expected, lazy, opened = found

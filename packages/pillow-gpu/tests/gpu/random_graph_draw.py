@@ -755,19 +755,20 @@ def _frames(path: Path) -> int:
         return 1
 
 
+#: What a graph's caller does with it after its first step (``_run_steps``): gets Pillow's
+#: image and the lazy one as they are then, and may raise (the graph is then left out).
+Midway = Callable[[PILImage.Image, Any], None]
+
+
 def _run_steps(
-    expected: Any,
-    lazy: Any,
-    steps: list[Step],
-    what: str,
-    prefixes: list[tuple[str, PILImage.Image, Any]] | None = None,
+    expected: Any, lazy: Any, steps: list[Step], what: str, midway: Midway | None = None
 ) -> tuple[Any, Any] | str:
     """Pillow's ``expected`` and the lazy graph after ``steps``, or the outcome of the step that
     ends the graph: a refusal, or Pillow raising (the recording must raise the same, or, where
     Pillow's error comes from loading a file or from the pixels a load left in another mode
     than the image says, raise anywhere up to the evaluation: the recording reads no pixels).
-    ``prefixes`` receives a graph of several steps after its first one, copied (Pillow's copy
-    loads its image; where that fails, the graph is left out: "not copied")."""
+    ``midway`` runs after the first of several steps (a copy or a load there changes Pillow's
+    image; where it raises, the graph is left out: "midway raised")."""
     for index, step in enumerate(steps):
         try:
             before = expected
@@ -793,11 +794,11 @@ def _run_steps(
             ours, pillows = SAVED.pop(True), SAVED.pop(False)
             if not same_saved(ours, pillows):
                 return f"saved bytes differ: {what}"
-        if index == 0 and len(steps) > 1 and prefixes is not None:
+        if index == 0 and len(steps) > 1 and midway is not None:
             try:
-                prefixes.append((f"{what} (prefix)", expected.copy(), lazy.copy()))
-            except Exception:  # Pillow cannot load it (its image is no longer as it was)
-                return "not copied"
+                midway(expected, lazy)
+            except Exception:  # Pillow cannot load it, say (its image is no longer as it was)
+                return "midway raised"
     return expected, lazy
 
 
@@ -844,45 +845,32 @@ def difference(result: PILImage.Image, expected: PILImage.Image, what: str) -> s
 
 
 def drawn(
-    seed: int,
-    *,
-    large: bool = False,
-    source_seed: int | None = None,
-    prefixes: list[tuple[str, PILImage.Image, Any]] | None = None,
+    seed: int, *, large: bool = False, source_seed: int | None = None, midway: Midway | None = None
 ) -> tuple[str, PILImage.Image, Any] | None:
     """(the graph, Pillow's result, the lazy graph) ``seed`` draws; None where Pillow or the
-    recording raises (:func:`outcome` checks those). ``source_seed`` draws the source's
-    pixels from another seed: a graph of the same shape over other pixels. ``prefixes``
-    receives a graph of more than one step after its first one, copied (the lazy copy shares
-    the nodes recorded so far with the whole graph)."""
+    recording raises, or the GPU refuses a step (:func:`outcome` checks those). ``source_seed``
+    draws the source's pixels from another seed: a graph of the same shape over other pixels;
+    ``midway`` runs after its first step (:func:`_run_steps`)."""
     mode, size, steps = draw(seed, large)
     source = source_image(mode, size, seed if source_seed is None else source_seed)
-    expected, lazy = source, Image.from_pil(source)
-    first: tuple[str, PILImage.Image, Any] | None = None
-    for index, step in enumerate(steps):
-        try:
-            expected = _apply(False, expected, step)
-            lazy = _apply(True, lazy, step)
-            if index == 0 and len(steps) > 1 and prefixes is not None:
-                first = (f"{mode} {size} {steps[:1]} (prefix)", expected.copy(), lazy.copy())
-        except Exception:  # a refusal of either side: not in a batch
-            SAVED.clear()
-            return None
-        if step[0] in ("save", "save_options"):
-            SAVED.clear()  # the saved bytes are compared by outcome(), not here
-    if first is not None and prefixes is not None:
-        prefixes.append(first)
-    return f"{mode} {size} {steps}", expected, lazy
+    what = f"{mode} {size} {steps}"
+    try:
+        ran = _run_steps(source, Image.from_pil(source), steps, what, midway)
+    except Exception:  # the recording raised where Pillow did not: outcome() reports it
+        ran = "raised"
+    finally:
+        SAVED.clear()
+    return None if isinstance(ran, str) else (what, *ran)
 
 
 def drawn_file(
-    path: Path, seed: int, prefixes: list[tuple[str, PILImage.Image, Any]] | None = None
+    path: Path, seed: int, midway: Midway | None = None
 ) -> tuple[str, PILImage.Image, Any, list[Any]] | None:
     """(the graph, Pillow's loaded result, the lazy graph, the two opened handles) of the
     steps ``seed`` draws on the file at ``path`` (:func:`file_outcome`'s); None where Pillow
     cannot open or load it, or where either side raises or the GPU refuses a step (the caller
-    closes the handles once the lazy graph is evaluated). ``prefixes`` receives the graph
-    after its first step (:func:`_run_steps`)."""
+    closes the handles once the lazy graph is evaluated). ``midway`` runs after its first step
+    (:func:`_run_steps`)."""
     try:
         opened = PILImage.open(path)
     except Exception:  # not a file Pillow opens: no case
@@ -891,9 +879,12 @@ def drawn_file(
     what = f"{path.name} {steps}"
     lazy_opened = Image.open(path)
     handles = [opened, lazy_opened]
-    found: list[tuple[str, PILImage.Image, Any]] = []
-    ran = _run_steps(opened, lazy_opened, steps, what, None if prefixes is None else found)
-    SAVED.clear()
+    try:
+        ran = _run_steps(opened, lazy_opened, steps, what, midway)
+    except Exception:  # the recording raised where Pillow did not: file_outcome() reports it
+        ran = "raised"
+    finally:
+        SAVED.clear()
     loaded = not isinstance(ran, str)
     if loaded:
         expected, lazy = ran
@@ -905,6 +896,4 @@ def drawn_file(
         for handle in handles:
             handle.close()
         return None
-    if prefixes is not None:
-        prefixes += found
     return what, expected, lazy, handles

@@ -57,7 +57,7 @@ def test_random_batches_through_the_executor_match_pillow(setting: BatchSetting)
         for member in generated_members(seed, large=seed % 5 == 0)[:1]
     ]
     assert any("(sibling)" in member.what for member in members)
-    assert any("(prefix)" in member.what for member in members)
+    assert any("(copied)" in member.what for member in members)
     outcomes = batch_outcomes(members, setting)
     assert set(outcomes) <= {"exact", "refused"}, [
         outcome for outcome in outcomes if outcome not in ("exact", "refused")
