@@ -35,7 +35,7 @@ from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.executor import BatchFailure, BatchLimit, BatchUnsupported
 from pillow_gpu.gpu import evaluate
 
-from .random_graph_draw import Midway, difference, drawn, drawn_file
+from .random_graph_draw import SAVED, Midway, difference, drawn, drawn_file, run_steps, steps_of
 
 __all__ = [
     "BatchSetting",
@@ -52,8 +52,12 @@ SIBLING_EVERY = 3
 #: many others are completed there first, with Pillow (``load()``) or on the GPU
 #: (``gpu.evaluate``), so their jobs start from a completed node.
 MIDWAY_EVERY = 4
+#: One file graph in this many is followed by another graph on the handles it started from.
+BRANCH_EVERY = 5
 #: Seeds of siblings' sources are drawn past this (generated sources).
 _SIBLING_SEEDS = 1 << 40
+#: Seeds of branches' steps are drawn past this.
+_BRANCH_SEEDS = 1 << 41
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,27 @@ def file_members(path: Path, seed: int, handles: ExitStack) -> list[Member]:
             handles.callback(handle.close)
         members.append(Member(seed, f"{what}{' (again)' if copy else ''}", expected, lazy))
         members += [Member(seed, *prefix) for prefix in prefixes]
+        if not copy and seed % BRANCH_EVERY == 2 and expected is not opened[0]:
+            members += _branch(seed, *opened)
     return members
+
+
+def _branch(seed: int, opened: PILImage.Image, lazy_opened: Any) -> list[Member]:
+    """Other steps (another seed's, no seek) on the opened handles a graph started from, as
+    a user makes several images of one opened file: Pillow's has loaded by now."""
+    steps = [step for step in steps_of(seed + _BRANCH_SEEDS) if step[0] != "seek"]
+    what = f"another branch of seed {seed}: {steps}"
+    try:
+        ran = run_steps(opened, lazy_opened, steps, what)
+        if isinstance(ran, str):
+            return []
+        expected, lazy = ran
+        expected.load()
+    except Exception:  # the recording raised where Pillow did not, say: the draws report it
+        return []
+    finally:
+        SAVED.clear()
+    return [] if expected is opened else [Member(seed, what, expected, lazy)]
 
 
 def _failure(error: BaseException, member: Member) -> str:

@@ -636,7 +636,7 @@ def graph_outcome(mode: str, size: tuple[int, int], seed: int, steps: list[Step]
     """:func:`outcome` of the graph of ``steps`` on ``source_image(mode, size, seed)``."""
     source = source_image(mode, size, seed)
     what = f"{mode} {size} {steps}"
-    ran = _run_steps(source, Image.from_pil(source), steps, what)
+    ran = run_steps(source, Image.from_pil(source), steps, what)
     if isinstance(ran, str):
         return ran
     expected, lazy = ran
@@ -718,7 +718,7 @@ def file_outcome(path: Path, seed: int) -> str:
     steps = file_steps(path, seed)
     what = f"{path.name} {steps}"
     with opened, Image.open(path) as lazy_opened:
-        ran = _run_steps(opened, lazy_opened, steps, what)
+        ran = run_steps(opened, lazy_opened, steps, what)
         if isinstance(ran, str):
             return ran
         expected, lazy = ran
@@ -736,13 +736,22 @@ def file_steps(path: Path, seed: int) -> list[Step]:
     """The steps ``seed`` draws for the file at ``path``: one to three, after one or two seeks
     in a third of the graphs on a file of several frames."""
     rng = random.Random(seed)
-    steps = [_step(rng) for _ in range(rng.randint(1, 3))]
+    steps = _steps(rng)
     frames = _frames(path)
     if frames > 1 and rng.random() < 1 / 3:
         steps.insert(0, ("seek", rng.randint(1, min(frames - 1, 4))))
         if rng.random() < 1 / 2:  # another frame first, passed over without a use
             steps.insert(0, ("seek", rng.randint(0, min(frames - 1, 4))))
     return steps
+
+
+def _steps(rng: random.Random) -> list[Step]:
+    return [_step(rng) for _ in range(rng.randint(1, 3))]
+
+
+def steps_of(seed: int) -> list[Step]:
+    """The one to three steps ``seed`` draws for a file (:func:`file_steps`, before seeks)."""
+    return _steps(random.Random(seed))
 
 
 def _frames(path: Path) -> int:
@@ -755,12 +764,12 @@ def _frames(path: Path) -> int:
         return 1
 
 
-#: What a graph's caller does with it after its first step (``_run_steps``): gets Pillow's
+#: What a graph's caller does with it after its first step (``run_steps``): gets Pillow's
 #: image and the lazy one as they are then, and may raise (the graph is then left out).
 Midway = Callable[[PILImage.Image, Any], None]
 
 
-def _run_steps(
+def run_steps(
     expected: Any, lazy: Any, steps: list[Step], what: str, midway: Midway | None = None
 ) -> tuple[Any, Any] | str:
     """Pillow's ``expected`` and the lazy graph after ``steps``, or the outcome of the step that
@@ -850,12 +859,12 @@ def drawn(
     """(the graph, Pillow's result, the lazy graph) ``seed`` draws; None where Pillow or the
     recording raises, or the GPU refuses a step (:func:`outcome` checks those). ``source_seed``
     draws the source's pixels from another seed: a graph of the same shape over other pixels;
-    ``midway`` runs after its first step (:func:`_run_steps`)."""
+    ``midway`` runs after its first step (:func:`run_steps`)."""
     mode, size, steps = draw(seed, large)
     source = source_image(mode, size, seed if source_seed is None else source_seed)
     what = f"{mode} {size} {steps}"
     try:
-        ran = _run_steps(source, Image.from_pil(source), steps, what, midway)
+        ran = run_steps(source, Image.from_pil(source), steps, what, midway)
     except Exception:  # the recording raised where Pillow did not: outcome() reports it
         ran = "raised"
     finally:
@@ -870,7 +879,7 @@ def drawn_file(
     steps ``seed`` draws on the file at ``path`` (:func:`file_outcome`'s); None where Pillow
     cannot open or load it, or where either side raises or the GPU refuses a step (the caller
     closes the handles once the lazy graph is evaluated). ``midway`` runs after its first step
-    (:func:`_run_steps`)."""
+    (:func:`run_steps`)."""
     try:
         opened = PILImage.open(path)
     except Exception:  # not a file Pillow opens: no case
@@ -880,7 +889,7 @@ def drawn_file(
     lazy_opened = Image.open(path)
     handles = [opened, lazy_opened]
     try:
-        ran = _run_steps(opened, lazy_opened, steps, what, midway)
+        ran = run_steps(opened, lazy_opened, steps, what, midway)
     except Exception:  # the recording raised where Pillow did not: file_outcome() reports it
         ran = "raised"
     finally:
