@@ -483,3 +483,87 @@ def test_reads_that_load_nothing_leave_the_header_info(
     assert lazy.info == shown
     lazy.resize((4, 4))
     assert lazy.info == loaded
+
+
+#: XMP packets carrying an orientation as an element, a double-quoted attribute (both of which
+#: Pillow's exif_transpose strips) and a single-quoted one (which it leaves).
+XMP_FORMS = {
+    "element": "<rdf:Description xmlns:tiff='http://ns.adobe.com/tiff/1.0/'>"
+    "<tiff:Orientation>{o}</tiff:Orientation></rdf:Description>",
+    "attribute": "<rdf:Description xmlns:tiff='http://ns.adobe.com/tiff/1.0/' "
+    'tiff:Orientation="{o}"/>',
+    "single-quoted": "<rdf:Description xmlns:tiff='http://ns.adobe.com/tiff/1.0/' "
+    "tiff:Orientation='{o}'/>",
+}
+
+
+def _oriented_tiff(
+    path: Path, size: tuple[int, int], orientation: int, form: str, xmp_orientation: int
+) -> Path:
+    """A TIFF whose tags say ``orientation`` and whose XMP packet says ``xmp_orientation``."""
+    description = XMP_FORMS[form].format(o=xmp_orientation)
+    xmp = (
+        "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF "
+        f"xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>{description}</rdf:RDF>"
+        "</x:xmpmeta>"
+    ).encode()
+    make_image("RGB", size, seed=4).save(path, "TIFF", tiffinfo={0x0112: orientation, 700: xmp})
+    return path
+
+
+def _handed_edit(image: Any, edit: str) -> Any:
+    """``image`` after an edit of the orientation in the ``Exif`` it hands out."""
+    if edit == "none":
+        return image
+    exif = image.getexif()
+    if edit == "deleted":
+        del exif[0x0112]
+    else:
+        exif[0x0112] = int(edit)
+    return image
+
+
+#: (size, the tags' orientation, an edit of the handed Exif's): the loads keep the size the
+#: header reports (a square, or no edit), which the graph is recorded on.
+TURNED_TIFFS = [
+    *(
+        ((8, 8), orientation, edit)
+        for orientation in (6, 1)
+        for edit in ("none", "1", "3", "deleted", "8")
+    ),
+    ((6, 4), 6, "none"),
+    ((6, 4), 3, "none"),
+    ((5, 3), 8, "none"),
+]
+
+
+@pytest.mark.parametrize("form", list(XMP_FORMS))
+@pytest.mark.parametrize(
+    ("size", "orientation", "edit"),
+    TURNED_TIFFS,
+    ids=[f"{w}x{h}-{o}-edit-{e}" for (w, h), o, e in TURNED_TIFFS],
+)
+def test_a_turned_tiffs_xmp_loses_its_orientation_as_pillows(
+    size: tuple[int, int], orientation: int, edit: str, form: str, tmp_path: Path
+) -> None:
+    """Pillow's TIFF plugin turns the pixels at the end of its load (``exif_transpose`` in
+    place, by the orientation of the ``Exif`` it hands out, edits included), which strips the
+    orientation from the XMP packet (an element or a double-quoted attribute); every route's
+    results carry that ``info``, and the handle shows it from its first use. (The results
+    kept the header's packet before.)"""
+    path = _oriented_tiff(tmp_path / "a.tif", size, orientation, form, orientation)
+    with PILImage.open(path) as opened:
+        _handed_edit(opened, edit)
+        expected = opened.rotate(90, expand=True)
+        shown = dict(opened.info)
+    lazy = _handed_edit(Image.open(path), edit)
+    graph = lazy.rotate(90, expand=True)
+    assert (graph.size, graph.info, lazy.info) == (expected.size, expected.info, shown)
+    with GpuBatchExecutor() as executor:
+        (batched,) = [result.image for result in executor.run([(0, graph)])]
+    for result in (evaluate(graph), graph.to_pil(), batched):
+        assert (result.size, result.info, result.tobytes()) == (
+            expected.size,
+            expected.info,
+            expected.tobytes(),
+        )

@@ -25,6 +25,7 @@ from typing import Any
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node, undecoded_file
+from pillow_gpu._load_info import tiff_loaded_info
 
 __all__ = [
     "NOTHING_HANDED",
@@ -53,12 +54,20 @@ def follow_orientation(
     if exif is not None and undecoded_file(node):
         orientation = exif.get(ORIENTATION)
         if orientation != watched[0]:
+            # The load by this orientation strips it from the XMP packet, or not
+            # (pillow_gpu._load_info): the info the operations start from follows it.
+            header = node.params.get("header_info", node.info)
+            loaded = tiff_loaded_info(header, orientation)
+            params = {**node.params, "exif_orientation": orientation}
+            params.pop("header_info", None)
+            if loaded is not None:
+                params["header_info"] = header
             node = type(node)(  # a relabelled leaf stays one (pillow_gpu._info_edits)
                 op=node.op,
-                params={**node.params, "exif_orientation": orientation},
+                params=params,
                 mode=node.mode,
                 size=node.size,
-                info=node.info,
+                info=header if loaded is None else loaded,
             )
         watched = (orientation,)
     if use:

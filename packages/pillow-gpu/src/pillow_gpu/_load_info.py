@@ -15,6 +15,13 @@ opened image shows its header's until it loads. Two plugins add keys while loadi
   0 and lasts its first ``stts`` delta in its ``mdhd`` timescale, rounded as Pillow rounds it.
   Other files with a ``moov`` box (libavif versions choose differently) are not predicted.
 
+* TIFF: its plugin ends the load with ``ImageOps.exif_transpose`` in place, which for an
+  orientation that turns the pixels (2 to 8, from the file's tags or its XMP packet) strips
+  the orientation from the XMP packet in ``xmp`` (:func:`tiff_loaded_info`, Pillow's own
+  function run on a 1x1 probe carrying the header's info). Where the info holds EXIF bytes
+  too (``exif``, ``Raw profile type exif``), which it writes anew from the file's tags, it is
+  not predicted.
+
 A WebP or AVIF file whose chunks or boxes cannot be walked (other ``moov`` layouts, or a
 damaged structure the decoders read past) has Pillow load its first frame at open instead,
 and that ``info`` is the answer.
@@ -33,12 +40,12 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import IO, Any, cast
 
-from PIL import ImageFile
+from PIL import Image, ImageFile, ImageOps
 
 from pillow_gpu._png_tail import LATE_INFO
 from pillow_gpu._png_tail import loaded_info as _png_loaded_info
 
-__all__ = ["loaded_info"]
+__all__ = ["loaded_info", "tiff_loaded_info"]
 
 #: Most RIFF chunks (WebP) or top-level boxes (AVIF) walked; a file has a handful.
 _MAX_CHUNKS = 1_000
@@ -59,6 +66,10 @@ def loaded_info(
     ``opened`` (Pillow's image of it, not loaded; its info changes) if given."""
     if format == "PNG":
         return _png_loaded_info(path, data, opened) if LATE_INFO in late else None
+    if format == "TIFF":  # the IFD (and an XMP orientation) is read, no pixel
+        if opened is None:
+            return None
+        return tiff_loaded_info(header, opened.getexif().get(_ORIENTATION))
     walk = _FIRST_DURATIONS.get(format or "")
     if walk is None:
         return None
@@ -66,6 +77,33 @@ def loaded_info(
     if duration is None:
         return _decoded_info(opened)
     return {**header, "timestamp": 0, "duration": duration}
+
+
+#: The EXIF orientation tag.
+_ORIENTATION = 0x0112
+#: ``info`` keys holding an XMP packet, from which Pillow's ``exif_transpose`` strips the
+#: orientation; and keys of EXIF bytes, which it writes anew from the image's ``Exif``.
+_XMP_KEYS = ("XML:com.adobe.xmp", "xmp")
+_EXIF_KEYS = ("exif", "Raw profile type exif")
+
+
+def tiff_loaded_info(header: Mapping[str, Any], orientation: Any) -> dict[str, Any] | None:
+    """A TIFF's ``info`` once Pillow loaded it by ``orientation`` (its ``Exif``'s, as the
+    file's tags or a caller's edit give it), where the load changes ``header``, its info at
+    open: a turn strips the orientation from its XMP packet. None where the load changes
+    nothing, and where the info holds EXIF bytes (not predicted; see the module docstring)."""
+    if orientation not in (2, 3, 4, 5, 6, 7, 8) or not any(key in header for key in _XMP_KEYS):
+        return None
+    if any(key in header for key in _EXIF_KEYS):
+        return None
+    probe = Image.new("L", (1, 1))
+    probe.info.update(header)
+    exif = Image.Exif()
+    exif._loaded = True  # the probe's getexif() answers with this one, unparsed
+    exif[_ORIENTATION] = orientation
+    probe._exif = exif
+    ImageOps.exif_transpose(probe, in_place=True)
+    return cast("dict[str, Any]", dict(probe.info))
 
 
 def _decoded_info(opened: ImageFile.ImageFile | None) -> dict[str, Any] | None:
