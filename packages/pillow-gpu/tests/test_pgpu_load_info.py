@@ -567,3 +567,35 @@ def test_a_turned_tiffs_xmp_loses_its_orientation_as_pillows(
             expected.info,
             expected.tobytes(),
         )
+
+
+#: Edits of an opened TIFF's info before its load.
+INFO_EDITS_BEFORE_LOAD = {
+    "dpi": lambda info: info.__setitem__("dpi", (10, 10)),
+    "xmp-replaced": lambda info: info.__setitem__(
+        "xmp", info["xmp"].replace(b"</rdf:RDF>", b"<x/></rdf:RDF>")
+    ),
+    "xmp-deleted": lambda info: info.__delitem__("xmp"),
+    "cleared": lambda info: info.clear(),
+}
+
+
+@pytest.mark.parametrize("orientation", [6, 1])
+@pytest.mark.parametrize("edit", list(INFO_EDITS_BEFORE_LOAD))
+def test_an_info_edit_before_a_turned_tiff_loads_is_stripped_as_pillows(
+    edit: str, orientation: int, tmp_path: Path
+) -> None:
+    """Pillow's TIFF load strips the orientation from the XMP packet of the dict it finds,
+    the caller's edits included (an edit before the load: an edit after it stays as made)."""
+    path = _oriented_tiff(tmp_path / "a.tif", (8, 8), orientation, "element", orientation)
+    with PILImage.open(path) as opened:
+        INFO_EDITS_BEFORE_LOAD[edit](opened.info)
+        expected = opened.rotate(90)
+    lazy = Image.open(path)
+    INFO_EDITS_BEFORE_LOAD[edit](lazy.info)
+    graph = lazy.rotate(90)
+    assert graph.info == expected.info
+    with GpuBatchExecutor() as executor:
+        (batched,) = [result.image for result in executor.run([(0, graph)])]
+    for result in (evaluate(graph), graph.to_pil(), batched):
+        assert (result.info, result.tobytes()) == (expected.info, expected.tobytes())

@@ -32,6 +32,7 @@ __all__ = [
     "ORIENTATION",
     "apply_orientation",
     "follow_orientation",
+    "loading_orientation",
     "turned_while_loading",
 ]
 
@@ -75,6 +76,15 @@ def follow_orientation(
             turned_while_loading(exif)
         return node, None
     return node, watched
+
+
+def loading_orientation(node: Node) -> Any:
+    """The orientation an opened TIFF leaf's load turns its pixels by: the handed ``Exif``'s
+    as edited before the load, else the file's (None for other leaves)."""
+    params = node.params
+    if "exif_orientation" in params:
+        return params["exif_orientation"]
+    return params.get("load_orientation")
 
 
 def apply_orientation(node: Node, header: PILImage.Image) -> bool:

@@ -29,6 +29,8 @@ from typing import Any, cast
 from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node
+from pillow_gpu._handed_exif import loading_orientation
+from pillow_gpu._load_info import tiff_loaded_info
 from pillow_gpu._png_tail import LATE_INFO, keys_set_by_load
 
 __all__ = [
@@ -109,7 +111,14 @@ def relabelled(
     reported = dict(info)
     if header is None:
         header = unloaded_header(node)
-    if header is not None:
+    if node.op == "open" and done is None and params.get("format") == "TIFF":
+        # Pillow's TIFF load ends with exif_transpose in place over the edited dict: a turn
+        # strips the orientation from the XMP packet given (pillow_gpu._load_info).
+        loaded = tiff_loaded_info(info, loading_orientation(node))
+        if loaded is not None:
+            reported = loaded
+        params = {**params, "header_info": dict(info)}
+    elif header is not None:
         again = _set_by_load(node)
         late = {
             key: value

@@ -219,6 +219,8 @@ def open_node(
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation
+        if header.format == "TIFF":  # what its load turns by (the IFD is read, no pixel)
+            params["load_orientation"] = header.getexif().get(ORIENTATION)
         info = cast("Mapping[str, Any]", dict(header.info))
         file_format = opened_file(header, path, data)
         # Almost every operation loads first, so the leaf's node carries the loaded info
