@@ -91,19 +91,23 @@ def tiff_loaded_info(header: Mapping[str, Any], orientation: Any) -> dict[str, A
     """A TIFF's ``info`` once Pillow loaded it by ``orientation`` (its ``Exif``'s, as the
     file's tags or a caller's edit give it), where the load changes ``header``, its info at
     open: a turn strips the orientation from its XMP packet. None where the load changes
-    nothing, and where the info holds EXIF bytes (not predicted; see the module docstring)."""
-    if orientation not in (2, 3, 4, 5, 6, 7, 8) or not any(key in header for key in _XMP_KEYS):
-        return None
-    if any(key in header for key in _EXIF_KEYS):
+    nothing, where Pillow's function raises on it (so does the load), and where the info holds
+    EXIF bytes (not predicted; see the module docstring)."""
+    if not any(key in header for key in _XMP_KEYS) or any(key in header for key in _EXIF_KEYS):
         return None
     probe = Image.new("L", (1, 1))
     probe.info.update(header)
     exif = Image.Exif()
     exif._loaded = True  # the probe's getexif() answers with this one, unparsed
-    exif[_ORIENTATION] = orientation
+    if orientation is not None:
+        exif[_ORIENTATION] = orientation
     probe._exif = exif
-    ImageOps.exif_transpose(probe, in_place=True)
-    return cast("dict[str, Any]", dict(probe.info))
+    try:
+        ImageOps.exif_transpose(probe, in_place=True)
+    except Exception:  # an orientation Pillow cannot turn by: its load raises too
+        return None
+    loaded = cast("dict[str, Any]", dict(probe.info))
+    return None if loaded == dict(header) else loaded
 
 
 def _decoded_info(opened: ImageFile.ImageFile | None) -> dict[str, Any] | None:
