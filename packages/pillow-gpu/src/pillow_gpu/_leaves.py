@@ -22,7 +22,7 @@ from PIL import Image as PILImage
 from pillow_gpu._cpu import with_palette_of
 from pillow_gpu._graph import Node, failed_leaf
 from pillow_gpu._handed_exif import ORIENTATION
-from pillow_gpu._load_info import loaded_info
+from pillow_gpu._load_info import loaded_info, tiff_orientation
 from pillow_gpu._opened_file import OpenedFile, opened_file
 from pillow_gpu._palette_inside import keeps_palette_inside
 from pillow_gpu._pillow_memory import stored_snapshot
@@ -219,8 +219,8 @@ def open_node(
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation
-        if header.format == "TIFF":  # what its load turns by (the IFD is read, no pixel)
-            params["load_orientation"] = header.getexif().get(ORIENTATION)
+        if header.format == "TIFF":  # what its load turns by (pillow_gpu._load_info)
+            params["load_orientation"] = tiff_orientation(header)
         info = cast("Mapping[str, Any]", dict(header.info))
         file_format = opened_file(header, path, data)
         # Almost every operation loads first, so the leaf's node carries the loaded info

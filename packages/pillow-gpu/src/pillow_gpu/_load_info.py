@@ -45,7 +45,7 @@ from PIL import Image, ImageFile, ImageOps
 from pillow_gpu._png_tail import LATE_INFO
 from pillow_gpu._png_tail import loaded_info as _png_loaded_info
 
-__all__ = ["loaded_info", "tiff_loaded_info"]
+__all__ = ["loaded_info", "tiff_loaded_info", "tiff_orientation"]
 
 #: Most RIFF chunks (WebP) or top-level boxes (AVIF) walked; a file has a handful.
 _MAX_CHUNKS = 1_000
@@ -66,10 +66,8 @@ def loaded_info(
     ``opened`` (Pillow's image of it, not loaded; its info changes) if given."""
     if format == "PNG":
         return _png_loaded_info(path, data, opened) if LATE_INFO in late else None
-    if format == "TIFF":  # the IFD (and an XMP orientation) is read, no pixel
-        if opened is None:
-            return None
-        return tiff_loaded_info(header, opened.getexif().get(_ORIENTATION))
+    if format == "TIFF":
+        return None if opened is None else tiff_loaded_info(header, tiff_orientation(opened))
     walk = _FIRST_DURATIONS.get(format or "")
     if walk is None:
         return None
@@ -85,6 +83,16 @@ _ORIENTATION = 0x0112
 #: orientation; and keys of EXIF bytes, which it writes anew from the image's ``Exif``.
 _XMP_KEYS = ("XML:com.adobe.xmp", "xmp")
 _EXIF_KEYS = ("exif", "Raw profile type exif")
+
+
+def tiff_orientation(opened: ImageFile.ImageFile) -> Any:
+    """The orientation an opened TIFF's load turns by, as its ``getexif()`` gives it: the
+    orientation tag, else its XMP packet's (no pixel read; the directory is read again, from
+    the file, only where no tag says and the info holds a packet)."""
+    tagged = getattr(opened, "tag_v2", {}).get(_ORIENTATION)
+    if tagged is not None or not any(key in opened.info for key in _XMP_KEYS):
+        return tagged
+    return opened.getexif().get(_ORIENTATION)
 
 
 def tiff_loaded_info(header: Mapping[str, Any], orientation: Any) -> dict[str, Any] | None:
