@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +17,7 @@ from PIL import ImageFilter as PILImageFilter
 from PIL import ImageOps as PILImageOps
 from PIL import features
 from pillow_gpu import GpuBatchExecutor, Image, ImageFilter, ImageOps
-from pillow_gpu._load_info import loaded_info
+from pillow_gpu._load_info import loaded_info, tiff_loaded_info
 from pillow_gpu._testing import make_image, opens_like_pillow, png_chunk, png_with_late_chunks
 from pillow_gpu.errors import DecodeError
 from pillow_gpu.gpu import evaluate
@@ -599,3 +600,17 @@ def test_an_info_edit_before_a_turned_tiff_loads_is_stripped_as_pillows(
         (batched,) = [result.image for result in executor.run([(0, graph)])]
     for result in (evaluate(graph), graph.to_pil(), batched):
         assert (result.info, result.tobytes()) == (expected.info, expected.tobytes())
+
+
+def test_tiff_loaded_info_compares_only_the_packets() -> None:
+    """A caller's values whose ``!=`` answers no bool (an array) never break the prediction:
+    only the XMP packets are compared, and such a packet counts as changed."""
+    packet = b"<x:xmpmeta><tiff:Orientation>6</tiff:Orientation></x:xmpmeta>"
+    header = {"xmp": packet, "other": np.zeros(3)}
+    loaded = tiff_loaded_info(header, 6)
+    assert loaded is not None
+    assert loaded["xmp"] == b"<x:xmpmeta></x:xmpmeta>"
+    assert loaded["other"] is header["other"]
+    assert tiff_loaded_info(header, 1) is None  # no turn: nothing changes
+    assert tiff_loaded_info({"xmp": np.frombuffer(packet, np.uint8)}, 6) is not None
+    assert tiff_loaded_info({"xmp": packet, "exif": b"Exif\0\0"}, 6) is None  # not predicted

@@ -115,7 +115,16 @@ def tiff_loaded_info(header: Mapping[str, Any], orientation: Any) -> dict[str, A
     except Exception:  # an orientation Pillow cannot turn by: its load raises too
         return None
     loaded = cast("dict[str, Any]", dict(probe.info))
-    return None if loaded == dict(header) else loaded
+    changed = any(key in header and _changed(header[key], loaded[key]) for key in _XMP_KEYS)
+    return loaded if changed else None
+
+
+def _changed(before: Any, after: Any) -> bool:
+    """Whether a packet changed (only the packets can: other values are never compared)."""
+    try:
+        return bool(before != after)
+    except Exception:  # a caller's value whose != answers no bool (an array): taken as changed
+        return True
 
 
 def _decoded_info(opened: ImageFile.ImageFile | None) -> dict[str, Any] | None:
