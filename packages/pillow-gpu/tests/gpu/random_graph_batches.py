@@ -90,7 +90,8 @@ class BatchSetting:
 
 def batch_setting(seed: int) -> BatchSetting:
     """The executor settings ``seed`` draws (small and large submissions, one or several in
-    flight, CPU or GPU outputs, decodes on the driving thread or on workers)."""
+    flight, CPU or GPU outputs, decodes on the driving thread or on workers, ample or tight
+    credits, now and then each job submitted at once)."""
     rng = random.Random(seed ^ 0x5EED)
     return BatchSetting(
         max_jobs=rng.choice([1, 2, 4, 8, 16, 64]),
