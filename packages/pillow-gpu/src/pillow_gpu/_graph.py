@@ -29,6 +29,7 @@ __all__ = [
     "undecoded_file",
     "walk",
     "walk_list",
+    "whole_crop",
 ]
 
 #: Operations without inputs: their pixels come from the host (decode, PIL image, fill).
@@ -104,6 +105,18 @@ class Node:
     def is_leaf(self) -> bool:
         """True for nodes whose pixels come from the host rather than an operation."""
         return self.op in LEAF_OPS
+
+
+def whole_crop(node: Node) -> Node:
+    """A crop of the whole of ``node``: its pixels as a new node, with its info."""
+    return Node(
+        op="crop",
+        params={"box": (0, 0, *node.size)},
+        inputs=(node,),
+        mode=node.mode,
+        size=node.size,
+        info=node.info,
+    )
 
 
 def walk(root: Node) -> Iterator[Node]:

@@ -22,7 +22,7 @@ from pillow_gpu import _cpu, _drawing, _edits
 from pillow_gpu._convert_info import convert_info, default_mode, putpixel_colour
 from pillow_gpu._empty import completed_if_empty, probe_size
 from pillow_gpu._geometry import Geometry
-from pillow_gpu._graph import Node, undecoded_file
+from pillow_gpu._graph import Node, undecoded_file, whole_crop
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info, unloaded_header
 from pillow_gpu._leaves import loads_in_another_mode, new_node, pil_node, stray_palette_bearer
@@ -51,19 +51,6 @@ _DITHERED_TARGETS = ("P", "PA", "1")
 #: A handle's ``_info_base`` before its ``info`` is first read.
 _NO_INFO: Mapping[str, Any] = MappingProxyType({})
 _SWAPPING_TRANSPOSES = frozenset({2, 4, 5, 6})
-
-
-def _whole_crop(node: Node) -> Node:
-    """A crop of the whole of ``node``: its pixels as a new node, with its info."""
-    box = (0, 0, *node.size)
-    return Node(
-        op="crop",
-        params={"box": box},
-        inputs=(node,),
-        mode=node.mode,
-        size=node.size,
-        info=node.info,
-    )
 
 
 class Image(
@@ -169,7 +156,7 @@ class Image(
             if self._used and unloaded_header(graph) is not None:
                 # Pillow's image loaded at its first use, before this edit: the file decodes
                 # as opened, and a copy of its loaded pixels carries the edited info.
-                graph = completed_if_empty(_whole_crop(graph))
+                graph = completed_if_empty(whole_crop(graph))
             self._graph = relabelled(graph, info, self._sought_header())
             self._info_base = dict(info)
         watch = self._exif_watch
