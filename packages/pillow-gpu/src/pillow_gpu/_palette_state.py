@@ -23,7 +23,9 @@ __all__ = ["PaletteState"]
 class PaletteState:
     """Both levels of one image's palette (see the module docstring)."""
 
-    #: The C image's palette mode (``RGB`` or ``RGBA``) and its entries in that mode.
+    #: The C image's palette mode (``RGB`` or ``RGBA``) and its entries, four bytes each:
+    #: an RGB palette's fourth byte is stored too (Pillow's ``putpalette`` of RGBX data
+    #: keeps the X there, and ``convert`` to RGBA and LA reads it as alpha).
     mode: str
     entries: bytes
     #: A private copy of the Python palette object (mode, raw mode, bytes, dirty flag).
@@ -35,9 +37,14 @@ class PaletteState:
         if image.palette is None:
             return None
         mode = image.im.getpalettemode()
-        return cls(mode, bytes(image.im.getpalette(mode, mode)), image.palette.copy())
+        entries = image.im.getpalette(mode, _RAWMODES[mode])
+        return cls(mode, bytes(entries), image.palette.copy())
 
     def apply(self, image: PILImage.Image) -> None:
         """Give ``image`` (same mode, a fresh P or PA image) exactly this palette state."""
-        image.im.putpalette(self.mode, self.mode, self.entries)
+        image.im.putpalette(self.mode, _RAWMODES[self.mode], self.entries)
         image.palette = self.kept.copy()
+
+
+#: The raw mode that reads and writes every byte of a C palette's entries, by palette mode.
+_RAWMODES = {"RGB": "RGBX", "RGBA": "RGBA"}

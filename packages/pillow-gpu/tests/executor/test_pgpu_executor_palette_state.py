@@ -30,6 +30,11 @@ SOURCES: dict[str, Callable[[], PILImage.Image]] = {
         make_image("RGB", (13, 7), seed=3).convert("P"), _source(16)
     ),
     "putpalette-rgba": lambda: _with_palette(_source(16), bytes(range(64)), "RGBA"),
+    # An RGB palette whose C entries keep the X bytes, which convert reads as alpha.
+    "putpalette-rgbx": lambda: _with_palette(_source(16), bytes(range(7, 71)), "RGBX"),
+    "putpalette-rgbx-on-l": lambda: _with_palette(
+        make_image("L", (13, 7), seed=5), bytes(range(200, 256)) * 4, "RGBX"
+    ),
     "PA": lambda: _source(8).convert("PA"),
 }
 

@@ -848,9 +848,18 @@ def difference(result: PILImage.Image, expected: PILImage.Image, what: str) -> s
         return f"stored values differ: {what}"
     if result.getpalette() != expected.getpalette():  # of P and PA, or kept inside another
         return f"palette differs: {what}"
+    if expected.mode in ("P", "PA") and _entries(result) != _entries(expected):
+        return f"palette entries' fourth bytes differ: {what}"
     if undated_info(result.info) != undated_info(expected.info):
         return f"info differs ({sorted(result.info)} against {sorted(expected.info)}): {what}"
     return "exact"
+
+
+def _entries(image: PILImage.Image) -> bytes:
+    """Every byte of a P or PA image's C palette entries (an RGB palette's fourth byte,
+    which ``convert`` to RGBA reads as alpha, included)."""
+    mode = image.im.getpalettemode()
+    return bytes(image.im.getpalette(mode, "RGBX" if mode == "RGB" else mode))
 
 
 def drawn(
