@@ -26,6 +26,7 @@ from pillow_gpu._info_edits import RelabelledNode, edited_header
 from pillow_gpu._pil_inputs import accepts_pil
 from pillow_gpu._png_tail import LATE_ORIENTATION
 from pillow_gpu._probes import _probe, _probe_image, _probe_mode, _tiny_size
+from pillow_gpu._transposed_info import info_probe, probe_transposed
 from pillow_gpu.errors import Unsupported
 from pillow_gpu.Image import Image, from_pil, new
 
@@ -221,39 +222,6 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
         return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8), None
 
 
-def _info_probe(info: Mapping[str, Any]) -> PILImage.Image:
-    """A 1x1 image carrying ``info``: Pillow's ``getexif`` reads it as a loaded image's."""
-    probe = PILImage.new("L", (1, 1))
-    probe.info.update(info)
-    return probe
-
-
-def _probe_transposed(
-    probe: PILImage.Image, handed: PILImage.Exif | None, orientation: int, *, in_place: bool
-) -> tuple[Mapping[str, Any], PILImage.Exif | None]:
-    """The ``info`` Pillow's ``exif_transpose`` gives, and the ``Exif`` its result keeps
-    (None: the handle's own stays), from Pillow's own function run on a 1x1 ``probe`` carrying
-    the image's ``info``; ``handed`` is the image's ``getexif()`` where the caller asked it.
-
-    Pillow's result parses its ``Exif`` from ``info`` before deleting the orientation and
-    keeps that object, so its ``getexif()`` reports the offsets of the bytes it was parsed
-    from, not of the bytes written back to ``info``. In place Pillow deletes the orientation
-    from ``handed`` itself and writes it back to ``info``.
-    """
-    if in_place and handed is not None:
-        probe._exif = handed  # Pillow's own cache: the probe answers with the caller's Exif
-        PILImageOps.exif_transpose(probe, in_place=True)
-        return cast("Mapping[str, Any]", probe.info), None
-    if probe._exif is None:
-        # Only the turn is read from the image's own Exif (the result parses ``info`` again):
-        # the probe is handed one holding just the turn, and ``info`` is parsed once.
-        probe._exif = PILImage.Exif()
-        probe._exif._loaded = True
-    probe._exif[ORIENTATION] = orientation
-    transposed = PILImageOps.exif_transpose(probe)
-    return cast("Mapping[str, Any]", transposed.info), transposed._exif
-
-
 def _loaded_orientation(image: PILImage.Image) -> tuple[Any, bool, bool, dict[str, Any]]:
     """:func:`_opened_orientation`'s answer from a loaded (or, for a PNG, loading) image: its
     orientation, then its ``info`` with what followed the pixels."""
@@ -328,7 +296,8 @@ def _exif_transposed(image: Image, *, in_place: bool = False) -> Image:
     Where the caller has asked ``getexif()`` before, Pillow's ``exif_transpose`` reads the
     orientation from that ``Exif`` (the caller's edits of it included), and in place it
     deletes the orientation from it and writes it back to ``info``; so does this. A transposed
-    result keeps the ``Exif`` Pillow's result keeps (:func:`_probe_transposed`).
+    result keeps the ``Exif`` Pillow's result keeps
+    (:func:`~pillow_gpu._transposed_info.probe_transposed`).
     """
     handed = image._exif
     # Read before the handle's first use below, where an opened TIFF loads and Pillow's
@@ -355,7 +324,7 @@ def _exif_transposed(image: Image, *, in_place: bool = False) -> Image:
             "result with pillow_gpu.Image.from_pil",
             stage="admission",
         )
-    probe = _info_probe(image.node.info if loaded is None else loaded)
+    probe = info_probe(image.node.info if loaded is None else loaded)
     if handed is not None:
         orientation = handed_orientation
     else:
@@ -365,14 +334,14 @@ def _exif_transposed(image: Image, *, in_place: bool = False) -> Image:
         # is one: the leaf decodes so, pillow_gpu._handed_exif) and took the turn out of info.
         exif = handed if handed is not None else probe.getexif()
         exif[ORIENTATION] = orientation  # the use above deleted it from the handed Exif
-        loaded = dict(_probe_transposed(probe, exif, orientation, in_place=True)[0])
+        loaded = dict(probe_transposed(probe, exif, orientation, in_place=True)[0])
     method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
         copy = image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
         if loaded is None:
             return copy
         return _relabelled(copy.node, loaded, copy.node.params)  # Pillow's copy: loaded info
-    info, kept = _probe_transposed(probe, handed, orientation, in_place=in_place)
+    info, kept = probe_transposed(probe, handed, orientation, in_place=in_place)
     node = image.transpose(method).node
     # The CPU route sets Pillow's info on its result (params "info").
     result = _relabelled(node, info, {**node.params, "info": info})

@@ -26,6 +26,7 @@ from PIL import Image as PILImage
 
 from pillow_gpu._graph import Node, undecoded_file
 from pillow_gpu._load_info import tiff_loaded_info
+from pillow_gpu._transposed_info import ORIENTATION
 
 __all__ = [
     "NOTHING_HANDED",
@@ -36,8 +37,6 @@ __all__ = [
     "turned_while_loading",
 ]
 
-#: The EXIF orientation tag.
-ORIENTATION = 0x0112
 #: What an opened TIFF's handle follows until it hands out an ``Exif``: the handle's
 #: ``_exif_watch`` from ``open`` to its first use (None once loaded, and for other images).
 NOTHING_HANDED: tuple[Any] = (object(),)

@@ -18,9 +18,9 @@ opened image shows its header's until it loads. Two plugins add keys while loadi
 * TIFF: its plugin ends the load with ``ImageOps.exif_transpose`` in place, which for an
   orientation that turns the pixels (2 to 8, from the file's tags or its XMP packet) strips
   the orientation from the XMP packet in ``xmp`` (:func:`tiff_loaded_info`, Pillow's own
-  function run on a 1x1 probe carrying the header's info). Where the info holds EXIF bytes
-  too (``exif``, ``Raw profile type exif``), which it writes anew from the file's tags, it is
-  not predicted.
+  function run on a 1x1 probe carrying the header's info, :mod:`pillow_gpu._transposed_info`).
+  Where the info holds EXIF bytes too (``exif``, ``Raw profile type exif``), which it writes
+  anew from the file's tags, it is not predicted.
 
 A WebP or AVIF file whose chunks or boxes cannot be walked (other ``moov`` layouts, or a
 damaged structure the decoders read past) has Pillow load its first frame at open instead,
@@ -40,10 +40,11 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import IO, Any, cast
 
-from PIL import Image, ImageFile, ImageOps
+from PIL import Image, ImageFile
 
 from pillow_gpu._png_tail import LATE_INFO
 from pillow_gpu._png_tail import loaded_info as _png_loaded_info
+from pillow_gpu._transposed_info import ORIENTATION, info_probe, probe_transposed
 
 __all__ = ["loaded_info", "tiff_loaded_info", "tiff_orientation"]
 
@@ -77,8 +78,6 @@ def loaded_info(
     return {**header, "timestamp": 0, "duration": duration}
 
 
-#: The EXIF orientation tag.
-_ORIENTATION = 0x0112
 #: ``info`` keys holding an XMP packet, from which Pillow's ``exif_transpose`` strips the
 #: orientation; and keys of EXIF bytes, which it writes anew from the image's ``Exif``.
 _XMP_KEYS = ("XML:com.adobe.xmp", "xmp")
@@ -89,10 +88,10 @@ def tiff_orientation(opened: ImageFile.ImageFile) -> Any:
     """The orientation an opened TIFF's load turns by, as its ``getexif()`` gives it: the
     orientation tag, else its XMP packet's (no pixel read; the directory is read again, from
     the file, only where no tag says and the info holds a packet)."""
-    tagged = getattr(opened, "tag_v2", {}).get(_ORIENTATION)
+    tagged = getattr(opened, "tag_v2", {}).get(ORIENTATION)
     if tagged is not None or not any(key in opened.info for key in _XMP_KEYS):
         return tagged
-    return opened.getexif().get(_ORIENTATION)
+    return opened.getexif().get(ORIENTATION)
 
 
 def tiff_loaded_info(header: Mapping[str, Any], orientation: Any) -> dict[str, Any] | None:
@@ -103,18 +102,15 @@ def tiff_loaded_info(header: Mapping[str, Any], orientation: Any) -> dict[str, A
     EXIF bytes (not predicted; see the module docstring)."""
     if not any(key in header for key in _XMP_KEYS) or any(key in header for key in _EXIF_KEYS):
         return None
-    probe = Image.new("L", (1, 1))
-    probe.info.update(header)
-    exif = Image.Exif()
-    exif._loaded = True  # the probe's getexif() answers with this one, unparsed
+    exif = Image.Exif()  # the plugin's: the probe's getexif() answers with it, unparsed
+    exif._loaded = True
     if orientation is not None:
-        exif[_ORIENTATION] = orientation
-    probe._exif = exif
+        exif[ORIENTATION] = orientation
     try:
-        ImageOps.exif_transpose(probe, in_place=True)
+        info, _ = probe_transposed(info_probe(header), exif, orientation, in_place=True)
     except Exception:  # an orientation Pillow cannot turn by: its load raises too
         return None
-    loaded = cast("dict[str, Any]", dict(probe.info))
+    loaded = cast("dict[str, Any]", dict(info))
     changed = any(key in header and _changed(header[key], loaded[key]) for key in _XMP_KEYS)
     return loaded if changed else None
 
