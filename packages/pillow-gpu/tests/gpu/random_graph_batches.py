@@ -35,7 +35,7 @@ from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.executor import BatchFailure, BatchLimit, BatchUnsupported
 from pillow_gpu.gpu import evaluate
 
-from .random_graph_draw import SAVED, Midway, difference, drawn, drawn_file, run_steps, steps_of
+from .random_graph_draw import Midway, difference, drawn, drawn_file, loaded_run, steps_of
 
 __all__ = [
     "BatchSetting",
@@ -174,17 +174,10 @@ def _branch(seed: int, opened: PILImage.Image, lazy_opened: Any) -> list[Member]
     a user makes several images of one opened file: Pillow's has loaded by now."""
     steps = [step for step in steps_of(seed + _BRANCH_SEEDS) if step[0] != "seek"]
     what = f"another branch of seed {seed}: {steps}"
-    try:
-        ran = run_steps(opened, lazy_opened, steps, what)
-        if isinstance(ran, str):
-            return []
-        expected, lazy = ran
-        expected.load()
-    except Exception:  # the recording raised where Pillow did not, say: the draws report it
+    ran = loaded_run(opened, lazy_opened, steps, what)
+    if ran is None or ran[0] is opened:
         return []
-    finally:
-        SAVED.clear()
-    return [] if expected is opened else [Member(seed, what, expected, lazy)]
+    return [Member(seed, what, *ran)]
 
 
 def _failure(error: BaseException, member: Member) -> str:

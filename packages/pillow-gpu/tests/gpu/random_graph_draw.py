@@ -34,6 +34,7 @@ from PIL import ImageOps as PILImageOps
 from PIL import ImageTransform as PILImageTransform
 from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageMath, ImageOps
 from pillow_gpu._crashing_saves import refuse_crashing_save
+from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._testing import make_image, undated_info
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.gpu import evaluate
@@ -855,11 +856,11 @@ def difference(result: PILImage.Image, expected: PILImage.Image, what: str) -> s
     return "exact"
 
 
-def _entries(image: PILImage.Image) -> bytes:
-    """Every byte of a P or PA image's C palette entries (an RGB palette's fourth byte,
-    which ``convert`` to RGBA reads as alpha, included)."""
-    mode = image.im.getpalettemode()
-    return bytes(image.im.getpalette(mode, "RGBX" if mode == "RGB" else mode))
+def _entries(image: PILImage.Image) -> tuple[str, bytes] | None:
+    """A P or PA image's C palette mode and every byte of its entries (an RGB palette's
+    fourth byte, which ``convert`` to RGBA reads as alpha, included)."""
+    state = PaletteState.of(image)
+    return None if state is None else (state.mode, state.entries)
 
 
 def drawn(
@@ -897,21 +898,26 @@ def drawn_file(
     what = f"{path.name} {steps}"
     lazy_opened = Image.open(path)
     handles = [opened, lazy_opened]
-    try:
-        ran = run_steps(opened, lazy_opened, steps, what, midway)
-    except Exception:  # the recording raised where Pillow did not: file_outcome() reports it
-        ran = "raised"
-    finally:
-        SAVED.clear()
-    loaded = not isinstance(ran, str)
-    if loaded:
-        expected, lazy = ran
-        try:
-            expected.load()
-        except Exception:  # a file Pillow's steps never loaded, and cannot
-            loaded = False
-    if not loaded:
+    ran = loaded_run(opened, lazy_opened, steps, what, midway)
+    if ran is None:
         for handle in handles:
             handle.close()
         return None
-    return what, expected, lazy, handles
+    return what, *ran, handles
+
+
+def loaded_run(
+    expected: Any, lazy: Any, steps: list[Step], what: str, midway: Midway | None = None
+) -> tuple[PILImage.Image, Any] | None:
+    """:func:`run_steps` with Pillow's result loaded; None where either side raises, the GPU
+    refuses a step, or Pillow cannot load the result (the single-graph draws report those)."""
+    try:
+        ran = run_steps(expected, lazy, steps, what, midway)
+        if isinstance(ran, str):
+            return None
+        ran[0].load()  # a file Pillow's steps never loaded may not load
+    except Exception:  # the recording raised where Pillow did not, say
+        return None
+    finally:
+        SAVED.clear()
+    return ran
