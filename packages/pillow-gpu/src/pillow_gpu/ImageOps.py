@@ -211,6 +211,10 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
     read_at_open = node.params.get("opened_orientation")  # a JPEG's, read while opening
     if read_at_open is not None:
         return read_at_open[0], False, False, None
+    if node.params.get("exif_from_info"):  # Pillow's getexif reads the info, edits included
+        edited = edited_header(node)
+        info = edited if edited is not None else node.params.get("header_info", node.info)
+        return info_probe(info).getexif().get(ORIENTATION, 1), False, False, None
     with _cpu.open_edited(node) as header:  # the info Pillow's getexif reads, edits included
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif

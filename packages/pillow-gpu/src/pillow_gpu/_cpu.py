@@ -37,8 +37,15 @@ _Op = Callable[[list[PILImage.Image], Mapping[str, Any]], PILImage.Image]
 
 
 def open_encoded(params: Mapping[str, Any]) -> PILImage.Image:
-    """Open (header only) the file or bytes an ``open`` leaf records; the caller closes it."""
-    return PILImage.open(params["path"] if params["data"] is None else io.BytesIO(params["data"]))
+    """Open (header only) the file or bytes an ``open`` leaf records; the caller closes it.
+
+    Where the leaf records the format Pillow identified at open, only that plugin is asked
+    (the same bytes identify the same way, and the other plugins' checks are skipped)."""
+    source = params["path"] if params["data"] is None else io.BytesIO(params["data"])
+    known = params.get("format")
+    if known is not None and known in PILImage.OPEN:
+        return PILImage.open(source, formats=(known,))
+    return PILImage.open(source)
 
 
 def open_whole(params: Mapping[str, Any]) -> PILImage.Image:
@@ -51,11 +58,17 @@ def open_whole(params: Mapping[str, Any]) -> PILImage.Image:
     return PILImage.open(io.BytesIO(cast("bytes", data)))
 
 
-def open_edited(node: Node) -> PILImage.Image:
+def open_edited(node: Node, *, to_load: bool = False) -> PILImage.Image:
     """Open (header only) an ``open`` leaf's file as Pillow's image of it stands: with the
     caller's edits of its ``info`` (:func:`~pillow_gpu._info_edits.edited_header`) made in
-    place, as plugins read and extend the dict they hold while loading; the caller closes it."""
-    opened = open_encoded(node.params)
+    place, as plugins read and extend the dict they hold while loading; the caller closes it.
+
+    ``to_load``: the image is loaded next, so the header ``Image.open`` parsed may serve,
+    where the leaf kept it (:mod:`pillow_gpu._kept_header`)."""
+    kept = node.params.get("kept_header") if to_load else None
+    opened = None if kept is None else kept.armed(node.params["path"], node.params["data"])
+    if opened is None:
+        opened = open_encoded(node.params)
     edited = edited_header(node)
     if edited is not None:
         opened.info.clear()
@@ -119,7 +132,7 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
         return cached
     params = node.params
     if node.op == "open":
-        with open_edited(node) as opened:
+        with open_edited(node, to_load=True) as opened:
             turned = apply_orientation(node, opened)  # the Exif getexif() handed out, edited
             if params.get("draft") is not None:
                 opened.draft(*params["draft"])  # (mode, size) as draft() or thumbnail() asked

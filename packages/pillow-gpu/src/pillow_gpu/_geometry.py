@@ -266,13 +266,19 @@ class Geometry:
         node = self._peek_node()  # a draft is no use of the image: Pillow's loads nothing
         if self._used or not undecoded_file(node) or "draft" in node.params:
             return cast("Image", self), None
-        with _cpu.open_encoded(node.params) as header:
+        kept = node.params.get("kept_header")
+        moved = None if kept is None else kept.take()  # Image.open's parse, if not used yet
+        parsed = None if moved is None else moved.image
+        with _cpu.open_encoded(node.params) if parsed is None else parsed as header:
             answer = header.draft(mode, size)
             if answer is None:
                 return cast("Image", self), None
+            params = {**node.params, "draft": (mode, size)}
+            if moved is not None:  # drafted, it goes on to the drafted leaf's decode
+                params["kept_header"] = moved
             leaf = type(node)(  # a relabelled leaf stays one (pillow_gpu._info_edits)
                 op="open",
-                params={**node.params, "draft": (mode, size)},
+                params=params,
                 mode=header.mode,
                 size=header.size,
                 info=node.info,

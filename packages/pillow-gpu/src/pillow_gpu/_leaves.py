@@ -22,6 +22,7 @@ from PIL import Image as PILImage
 from pillow_gpu._cpu import with_palette_of
 from pillow_gpu._graph import Node, failed_leaf
 from pillow_gpu._handed_exif import ORIENTATION
+from pillow_gpu._kept_header import KeptHeader
 from pillow_gpu._load_info import loaded_info, tiff_orientation
 from pillow_gpu._opened_file import OpenedFile, opened_file
 from pillow_gpu._palette_inside import keeps_palette_inside
@@ -135,6 +136,19 @@ def _orientation_read_at_open(header: PILImage.Image) -> tuple[Any] | None:
     return (header.getexif().get(ORIENTATION, 1),)
 
 
+def _exif_only_from_info(header: PILImage.Image, exif_at_open: Any) -> bool:
+    """True where Pillow's ``getexif()`` of the opened ``header`` reads nothing but its
+    ``info`` (Pillow's own ``Image.getexif``, no EXIF parsed while opening, no TIFF tags), so
+    that ``ImageOps.exif_transpose`` finds the orientation in the ``info`` as it stands,
+    edits included, without opening the file again."""
+    return (
+        exif_at_open is None
+        and header.format not in _PLACEHOLDER_MODES
+        and not hasattr(header, "tag_v2")
+        and type(header).getexif is PILImage.Image.getexif
+    )
+
+
 class _Named(io.BytesIO):
     """The bytes of a caller's file object, shown as that object: Pillow names the object it
     was given in ``cannot identify image file ...``, and so do we."""
@@ -200,6 +214,7 @@ def open_node(
         data, shown = _read_file_object(fp)
         source = io.BytesIO(data) if shown is None else _Named(data, shown)
     with PILImage.open(source, mode, formats) as header:
+        exif_at_open = getattr(header, "_exif", None)  # read below; a kept header gets it back
         if header.format in _PLACEHOLDER_MODES:
             with contextlib.suppress(Exception):  # Pillow's first operation raises then too
                 header.load()
@@ -219,6 +234,8 @@ def open_node(
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation
+        elif _exif_only_from_info(header, exif_at_open):
+            params["exif_from_info"] = True
         if header.format == "TIFF":  # what its load turns by (pillow_gpu._load_info)
             params["load_orientation"] = tiff_orientation(header)
         info = cast("Mapping[str, Any]", dict(header.info))
@@ -233,5 +250,8 @@ def open_node(
         if loaded is not None:
             params["header_info"] = info  # a copy already
             info = loaded
+        kept = KeptHeader.of(header, exif_at_open)  # the first draft or decode goes on from it
+        if kept is not None:
+            params["kept_header"] = kept
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
         return node, file_format, directories

@@ -1,0 +1,220 @@
+"""An opened JPEG's first draft and decode go on from the header ``Image.open`` parsed
+(pillow_gpu._kept_header): no second parse of the file, Pillow's pixels and info. A file
+written over, replaced or removed in between is opened afresh, as before; a decode that
+failed parses again at the next use, as before."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+from PIL import ImageFile
+from PIL import ImageOps as PILImageOps
+from pillow_gpu import Image, ImageOps
+from pillow_gpu._kept_header import KeptHeader
+from pillow_gpu._testing import assert_image_equal, make_image
+from pillow_gpu.errors import DecodeError
+from pillow_gpu.executor import GpuBatchExecutor
+from pillow_gpu.gpu import evaluate
+
+#: (mode, save options) of the JPEGs written: baseline, grey, CMYK, progressive, 4:4:4,
+#: oriented with an ICC profile.
+_EXIF6 = PILImage.Exif()
+_EXIF6[0x0112] = 6
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "RGB": ("RGB", {"quality": 90}),
+    "L": ("L", {"quality": 85}),
+    "CMYK": ("CMYK", {"quality": 90}),
+    "progressive": ("RGB", {"quality": 80, "progressive": True}),
+    "444": ("RGB", {"quality": 95, "subsampling": 0}),
+    "oriented-icc": ("RGB", {"quality": 90, "exif": _EXIF6.tobytes(), "icc_profile": b"\0" * 64}),
+}
+
+
+def _thumbnail(image: Any) -> Any:
+    image.thumbnail((24, 24))
+    return image
+
+
+def _draft(image: Any) -> Any:
+    image.draft("L", (20, 12))
+    return image
+
+
+#: Each chain on a lazy handle and on Pillow's opened image: (lazy, Pillow).
+CHAINS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "decode": (lambda image: image, lambda image: image),
+    "thumbnail": (_thumbnail, _thumbnail),
+    "draft": (_draft, _draft),
+    "convert-L": (lambda image: image.convert("L"), lambda image: image.convert("L")),
+    "exif_transpose": (ImageOps.exif_transpose, PILImageOps.exif_transpose),
+}
+
+
+def _jpeg(path: Path, variant: str, seed: int = 0, size: tuple[int, int] = (83, 61)) -> Path:
+    mode, options = VARIANTS[variant]
+    make_image(mode, size, seed=seed).save(path, "JPEG", **options)
+    return path
+
+
+@pytest.fixture
+def pillow_opens(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What ``PIL.Image.open`` was called with, from the moment the fixture is used."""
+    seen: list[Any] = []
+    real = PILImage.open
+
+    def counted(fp: Any, *args: Any, **kwargs: Any) -> PILImage.Image:
+        seen.append(fp)
+        return real(fp, *args, **kwargs)
+
+    monkeypatch.setattr(PILImage, "open", counted)
+    return seen
+
+
+def _opened(path: Path, source: str) -> Image.Image:
+    return Image.open(path if source == "path" else io.BytesIO(path.read_bytes()))
+
+
+@pytest.mark.parametrize("source", ["path", "file-object"])
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_an_opened_jpeg_is_parsed_once_and_equals_pillow(
+    tmp_path: Path, pillow_opens: list[Any], variant: str, chain: str, source: str
+) -> None:
+    path = _jpeg(tmp_path / "photo.jpg", variant)
+    lazy_chain, pillow_chain = CHAINS[chain]
+    image = _opened(path, source)
+    opened_at = len(pillow_opens)
+    result = lazy_chain(image)
+    pixels = result.to_pil()
+    assert len(pillow_opens) == opened_at, "the file was parsed again after Image.open"
+    with PILImage.open(path) as pillow:
+        expected = pillow_chain(pillow)
+        expected.load()
+        assert_image_equal(pixels, expected)
+        assert result.info == expected.info
+        assert image.info == pillow.info  # the handle after its first use
+
+
+def test_a_file_written_over_after_open_is_parsed_again(
+    tmp_path: Path, pillow_opens: list[Any]
+) -> None:
+    path = _jpeg(tmp_path / "photo.jpg", "RGB", seed=1)
+    image = Image.open(path)
+    before = path.stat().st_size
+    _jpeg(path, "444", seed=2)  # the same size in pixels, other bytes, another length
+    assert path.stat().st_size != before
+    opened_at = len(pillow_opens)
+    pixels = image.to_pil()
+    assert len(pillow_opens) == opened_at + 1
+    with PILImage.open(path) as pillow:
+        assert_image_equal(pixels, pillow)
+
+
+def test_a_file_replaced_after_open_is_parsed_again(
+    tmp_path: Path, pillow_opens: list[Any]
+) -> None:
+    path = _jpeg(tmp_path / "photo.jpg", "RGB", seed=1)
+    image = Image.open(path)
+    os.replace(_jpeg(tmp_path / "other.jpg", "RGB", seed=3), path)  # another inode
+    opened_at = len(pillow_opens)
+    pixels = image.to_pil()
+    assert len(pillow_opens) == opened_at + 1
+    with PILImage.open(path) as pillow:
+        assert_image_equal(pixels, pillow)
+
+
+def test_a_file_removed_after_open_fails_its_decode_as_before(tmp_path: Path, device: Any) -> None:
+    path = _jpeg(tmp_path / "photo.jpg", "RGB")
+    image = Image.open(path)
+    path.unlink()
+    with pytest.raises(FileNotFoundError):
+        image.convert("L").to_pil()
+    with pytest.raises(DecodeError, match="removed or renamed"):
+        evaluate(ImageOps.invert(image))
+
+
+def test_a_truncated_jpeg_fails_each_use_and_loads_cut_where_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = _jpeg(tmp_path / "whole.jpg", "RGB", size=(160, 120)).read_bytes()
+    path = tmp_path / "cut.jpg"
+    path.write_bytes(whole[: len(whole) * 2 // 3])
+    image = Image.open(path)
+    errors = []
+    for _ in range(2):  # the kept header served the first; the second parses again
+        with pytest.raises(OSError, match="truncated") as caught:
+            image.convert("L").to_pil()
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
+    image = Image.open(path)
+    with PILImage.open(path) as pillow:
+        assert_image_equal(image.to_pil(), pillow)
+
+
+def test_decode_threads_sharing_one_opened_jpeg_all_get_pillows_pixels(
+    tmp_path: Path, device: Any
+) -> None:
+    path = _jpeg(tmp_path / "photo.jpg", "progressive")
+    image = Image.open(path)
+    jobs = [(index, ImageOps.invert(image.rotate(90 * index))) for index in range(8)]
+    with GpuBatchExecutor(decode_threads=3) as executor:
+        results = {result.input_key: result.image for result in executor.run(jobs)}
+    with PILImage.open(path) as pillow:
+        for index in range(8):
+            assert_image_equal(results[index], PILImageOps.invert(pillow.rotate(90 * index)))
+
+
+def test_a_kept_header_is_handed_out_once_across_threads(tmp_path: Path) -> None:
+    path = _jpeg(tmp_path / "photo.jpg", "RGB")
+    with PILImage.open(path) as header:
+        kept = KeptHeader.of(header, header._exif)
+    assert kept is not None
+    got: list[Any] = []
+    start = threading.Barrier(4)
+
+    def arm() -> None:
+        start.wait()
+        got.append(kept.armed(str(path), None))
+
+    threads = [threading.Thread(target=arm) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    armed = [image for image in got if image is not None]
+    assert len(armed) == 1
+    with armed[0] as image, PILImage.open(path) as pillow:
+        image.load()
+        assert_image_equal(image, pillow)
+    assert kept.image is None
+    assert kept.armed(str(path), None) is None
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "GIF", "MPO", "TIFF"])
+def test_only_pillows_jpeg_plugin_is_kept(tmp_path: Path, fmt: str) -> None:
+    path = tmp_path / f"image.{fmt.lower()}"
+    if fmt == "MPO":
+        frames = [make_image("RGB", (32, 24), seed=seed) for seed in range(2)]
+        frames[0].save(path, "MPO", save_all=True, append_images=frames[1:])
+    else:
+        make_image("P" if fmt == "GIF" else "RGB", (32, 24)).save(path, fmt)
+    with PILImage.open(path) as header:
+        assert KeptHeader.of(header, None) is None
+
+
+def test_a_kept_header_crosses_no_process_boundary(tmp_path: Path) -> None:
+    path = _jpeg(tmp_path / "photo.jpg", "RGB")
+    with PILImage.open(path) as header:
+        kept = KeptHeader.of(header, None)
+    assert kept is not None
+    assert kept.image is not None
+    assert pickle.loads(pickle.dumps(kept)).image is None
