@@ -175,7 +175,10 @@ def _chains(draw: st.DrawFn) -> _Chain:
 
 
 def _build(ours: bool, source: PILImage.Image, steps: list[tuple[str, Any]]) -> Any:
-    image: Any = Image.from_pil(source) if ours else source
+    return _steps(ours, Image.from_pil(source) if ours else source, steps)
+
+
+def _steps(ours: bool, image: Any, steps: list[tuple[str, Any]]) -> Any:
     for step in steps:
         image = _apply(ours, image, step)
     return image
@@ -391,7 +394,7 @@ def _nan_factor(ours: bool) -> Any:
 
 
 def _object_info(ours: bool) -> Any:
-    source = _with_info(_L, marker=object())
+    source = _with_info(_L, transparency=object())  # the info entry planning reads
     return (ImageChops if ours else PILImageChops).invert(
         Image.from_pil(source) if ours else source
     )
@@ -403,7 +406,7 @@ UNCACHEABLE = [
         lambda ours: _bilevel(ours).convert("L"), id="1-leaf-transpose-convert"
     ),  # the 1 result is converted, as the GPU returns no mode 1 image
     pytest.param(_nan_factor, id="nan-brightness-factor"),
-    pytest.param(_object_info, id="object-in-info"),
+    pytest.param(_object_info, id="object-in-info-transparency"),
 ]
 
 
@@ -430,6 +433,106 @@ def test_callable_point_is_tabulated_on_8_bit_modes_and_kept_on_wide_ones() -> N
         with pytest.raises(Unsupported, match="'point' on a mode I image"):
             cache.plan(wide)
         assert (cache.uncacheable, len(cache)) == (count, 1)
+
+
+# -- info other than "transparency" is metadata: not in the key ---------------------------
+
+#: Metadata real files carry, different from photo to photo, and an object no key can hold.
+_METADATA: list[dict[str, Any]] = [
+    {},
+    {"exif": b"Exif\x00\x00MM\x00*first", "icc_profile": b"\x01" * 40, "dpi": (72.0, 72.0)},
+    {"exif": b"Exif\x00\x00II*\x00second", "xmp": b"<x:xmpmeta/>", "dpi": (300, 300)},
+    {"comment": b"scanned", "Software": "GIMP 2.10", "gamma": 0.45455, "duration": 40},
+    {"timestamp": 120, "loop": 0, "jfif_density": (1, 1), "marker": object()},
+]
+
+
+def _same_program_whatever_the_metadata(
+    device: SharedDevice, mode: str, size: tuple[int, int], build: Callable[[Any], Any]
+) -> None:
+    """``build`` (a lazy graph from a lazy source) plans to the same program over a source
+    carrying each of :data:`_METADATA`, or is refused with each (by the planner, or by
+    Pillow where it has no such conversion)."""
+    plans, refusals = [], []
+    for info in _METADATA:
+        source = _with_info(make_image(mode, size, seed=5), **info)
+        try:
+            plans.append(plan_graph(build(Image.from_pil(source)), limits=device.limits))
+        except (GpuError, ValueError) as error:  # the GPU's refusal, or Pillow's own
+            refusals.append(f"{info}: {error}")
+    assert not plans or not refusals, f"refused with some metadata only: {refusals}"
+    for plan in plans[1:]:
+        assert _program_rows(plan) == _program_rows(plans[0])
+        assert (plan.terminal_nbytes, plan.staging_nbytes, plan.output_nbytes, slot_key(plan)) == (
+            plans[0].terminal_nbytes,
+            plans[0].staging_nbytes,
+            plans[0].output_nbytes,
+            slot_key(plans[0]),
+        )
+    for plan in plans:
+        plan.release()
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(_chains())
+def test_a_program_does_not_depend_on_metadata(device: SharedDevice, chain: _Chain) -> None:
+    mode, size, _, steps = chain
+    _same_program_whatever_the_metadata(
+        device, mode, size, lambda image: _steps(True, image, steps)
+    )
+
+
+_TARGETS = ["L", "LA", "RGB", "RGBA", "CMYK", "RGBX", "YCbCr", "HSV", "La", "RGBa", "I", "P"]
+
+
+@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_conversion_does_not_depend_on_metadata(
+    device: SharedDevice, mode: str, target: str
+) -> None:
+    # conversions are the routes that read info (its "transparency")
+    _same_program_whatever_the_metadata(device, mode, (7, 5), lambda image: image.convert(target))
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA"])
+def test_graphs_differing_only_in_metadata_share_a_plan_and_keep_their_own_info(
+    device: SharedDevice, mode: str
+) -> None:
+    cache = PlanCache()
+    for index, info in enumerate(_METADATA):
+        source = _with_info(make_image(mode, (19, 13), seed=index), **info)
+        lazy = ImageOps.expand(Image.from_pil(source), 2, fill=7).rotate(90)
+        plan = cache.plan(lazy, limits=device.limits)
+        assert (cache.hits, cache.misses) == (index, 1)
+        assert _facts(plan) == _facts(plan_graph(lazy, limits=device.limits))
+        result = _gpu(device, plan)
+        expected = PILImageOps.expand(source, 2, fill=7).rotate(90)
+        assert_image_equal(result, expected)
+        assert result.info == expected.info
+
+
+def test_opened_photos_with_their_own_exif_plan_once_in_a_batch(tmp_path: Any) -> None:
+    from pillow_gpu import GpuBatchExecutor
+    from pillow_gpu.gpu._plan_cache import SHARED_PLAN_CACHE
+
+    paths = []
+    for index in range(12):
+        exif = PILImage.Exif()
+        exif[0x0132] = f"2026:12:07 10:{index:02d}:00"  # DateTime: each photo its own
+        exif[0x010F] = "Camera"
+        path = tmp_path / f"photo-{index}.jpg"
+        make_image("RGB", (40, 30), seed=index).save(path, quality=90, exif=exif.tobytes())
+        paths.append(path)
+    misses = SHARED_PLAN_CACHE.misses
+    jobs = ((str(path), ImageOps.invert(Image.open(path)).resize((20, 15))) for path in paths)
+    with GpuBatchExecutor() as executor:
+        results = {result.input_key: result.image for result in executor.run(jobs)}
+    assert SHARED_PLAN_CACHE.misses - misses <= 1  # one shape (none if planned before)
+    for path in paths:
+        with PILImage.open(path) as pillow:
+            expected = PILImageOps.invert(pillow).resize((20, 15))
+        assert_image_equal(results[str(path)], expected)
+        assert results[str(path)].info == expected.info
 
 
 # -- host reservations are this graph's, the cache is bounded and thread-safe ---------------

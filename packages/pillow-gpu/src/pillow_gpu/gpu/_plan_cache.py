@@ -10,13 +10,19 @@ node in walk order, and holds everything planning reads:
 
 * ``limits`` (by value: the planner reads only its fields) and ``max_work``;
 * per uploaded node (a leaf other than ``Image.new``, or any completed node): its operation,
-  whether it is completed, mode, size and ``info`` (and an undecoded file's ``format``,
-  ``draft`` request and ``late`` PNG metadata); never its pixels or other leaf parameters
-  (file path, bytes, encoded size, PIL image), which only ``allocate`` and the
+  whether it is completed, mode, size and ``info["transparency"]`` (and an undecoded file's
+  ``format``, ``draft`` request and ``late`` PNG metadata); never its pixels or other leaf
+  parameters (file path, bytes, encoded size, PIL image), which only ``allocate`` and the
   ``host_bytes`` count read;
-* per ``Image.new`` leaf: mode, size, parameters (the fill colour) and ``info``;
-* per operation: its name, mode, size, parameters, ``info`` and the walk positions of its
-  inputs (so a shared input, a diamond and two separate leaves differ).
+* per ``Image.new`` leaf: mode, size, parameters (the fill colour) and
+  ``info["transparency"]``;
+* per operation: its name, mode, size, parameters, ``info["transparency"]`` and the walk
+  positions of its inputs (so a shared input, a diamond and two separate leaves differ).
+
+Of ``info``, planning reads only ``"transparency"`` (whether it is there, and its value):
+the rest (EXIF, ICC profile, XMP, resolution, text chunks, frame timing) is metadata that
+each graph's own root carries to its result, and which differs from photo to photo, so a
+batch of real photos keyed by it would plan every job afresh.
 
 Values are normalised conservatively and tagged by type, so ``1``, ``1.0`` and ``True`` never
 meet: ``int``, ``bool``, ``str``, ``bytes`` and ``None`` as they are; floats by their exact bits
@@ -27,7 +33,7 @@ classes) by their type and type-tagged attributes where those are plain values
 makes the graph uncacheable and it is planned by ``plan_graph`` every time: callables (a
 ``point`` callable kept for I/F), other objects, NumPy scalars and arrays, subclasses of the
 simple types, NaN floats, values nested deeper than :data:`_MAX_DEPTH` or with more than
-:data:`_MAX_ITEMS` items in all, and ``info`` holding anything of those kinds.
+:data:`_MAX_ITEMS` items in all, and an ``info["transparency"]`` of those kinds.
 
 Excluded graphs (always planned afresh), and why:
 
@@ -92,6 +98,8 @@ EXCLUDED_MODES = frozenset({"P", "PA", "1"})
 #: Parameters of an ``open`` leaf the key holds (never its bytes, path or encoded size); a
 #: PNG's metadata after its pixels (``late``) decides whether the planner admits it.
 _HEADER_PARAMS = ("format", "draft", "late")
+#: The one ``info`` entry planning reads (``convert`` and ``lowering.wide``, of an input).
+_PLANNED_INFO = "transparency"
 #: Deepest nesting of a parameter or info value a key holds.
 _MAX_DEPTH = 16
 #: Most scalar items of all parameters and info values of one graph a key holds.
@@ -100,6 +108,10 @@ _MAX_ITEMS = 4096
 
 #: What ``info_nbytes`` charges for an empty ``info`` (the common case of generated images).
 _EMPTY_INFO_NBYTES = sys.getsizeof({})
+
+
+#: ``info`` without the entry planning reads.
+_ABSENT = object()
 
 
 class _Uncacheable(Exception):
@@ -195,7 +207,8 @@ def _shape(root: Node) -> tuple[Hashable, list[Node], int] | None:
             ):
                 return None
             completed = node.cache.get() is not None
-            head = (op, mode, size, keyer.mapping(info, 1) if info else ())
+            planned = info.get(_PLANNED_INFO, _ABSENT) if info else _ABSENT
+            head = (op, mode, size, () if planned is _ABSENT else (keyer.value(planned, 1),))
             if completed or (op in LEAF_OPS and op != "new"):
                 header = () if completed else _header(keyer, node)
                 parts.append(("upload", completed, *head, header))
