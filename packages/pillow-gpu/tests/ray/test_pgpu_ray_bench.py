@@ -44,6 +44,11 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with PILImage.open(paths[3]) as rotated, PILImage.open(paths[0]) as plain:
         assert rotated.getexif().get(0x0112) == 6  # exif_transpose has work to do
         assert (plain.format, plain.size, rotated.size) == ("JPEG", SIZES[0], SIZES[1])
+    taken = set()
+    for path in paths:  # each photo its own metadata, as a camera's
+        with PILImage.open(path) as photo:
+            taken.add(photo.getexif().get(0x0132))
+    assert len(taken) == len(paths)
     return folder
 
 

@@ -120,6 +120,10 @@ def _photo(size: tuple[int, int], seed: int) -> PILImage.Image:
     return PILImage.fromarray(np.clip(pixels, 0, 255).astype(np.uint8), "RGB")
 
 
+#: When the first photo of :func:`photo_folder` was taken; each next one a second later.
+_FIRST_SHOT = datetime.datetime(2026, 12, 7, 9, 0, 0)
+
+
 def photo_folder(
     folder: Path,
     *,
@@ -130,8 +134,10 @@ def photo_folder(
 ) -> list[Path]:
     """Write ``files`` photo-like images into ``folder`` (sizes cycled); return their paths.
 
-    JPEGs are saved at quality 90 and every fourth one carries EXIF orientation 6 (rotated,
-    as a phone writes it), so ``exif_transpose`` has work to do.
+    JPEGs are saved at quality 90 with EXIF as a camera writes it, each photo's own (make,
+    model and its capture time, so no two files carry the same metadata), and every fourth
+    one carries orientation 6 (rotated, as a phone writes it), so ``exif_transpose`` has work
+    to do.
     """
     folder.mkdir(parents=True, exist_ok=True)
     extension = {"JPEG": "jpg", "PNG": "png"}.get(input_format.upper(), input_format.lower())
@@ -141,6 +147,10 @@ def photo_folder(
         path = folder / f"photo-{index:04d}.{extension}"
         if input_format.upper() == "JPEG":
             exif = PILImage.Exif()
+            exif[0x010F] = "pillow-gpu"  # Make
+            exif[0x0110] = "photo_folder"  # Model
+            taken = _FIRST_SHOT + datetime.timedelta(seconds=seed + index)
+            exif[0x0132] = taken.strftime("%Y:%m:%d %H:%M:%S")  # DateTime
             if index % 4 == 3:
                 exif[0x0112] = 6
             image.save(path, format="JPEG", quality=90, exif=exif.tobytes())
