@@ -328,23 +328,29 @@ def _exif_transposed(image: Image, *, in_place: bool = False) -> Image:
             "result with pillow_gpu.Image.from_pil",
             stage="admission",
         )
-    probe = info_probe(image.node.info if loaded is None else loaded)
+    source_info = image.node.info if loaded is None else loaded
+    probe = None  # a 1x1 image carrying source_info, made where it is read
     if handed is not None:
         orientation = handed_orientation
+    elif opened is not None:
+        orientation = opened[0]
     else:
-        orientation = probe.getexif().get(ORIENTATION, 1) if opened is None else opened[0]
+        probe = info_probe(source_info)
+        orientation = probe.getexif().get(ORIENTATION, 1)
     if is_tiff and _EXIF_METHODS.get(orientation) is not None:
         # Pillow's TIFF plugin turned the pixels while loading (by the handed Exif where there
         # is one: the leaf decodes so, pillow_gpu._handed_exif) and took the turn out of info.
+        probe = info_probe(source_info) if probe is None else probe
         exif = handed if handed is not None else probe.getexif()
         exif[ORIENTATION] = orientation  # the use above deleted it from the handed Exif
         loaded = dict(probe_transposed(probe, exif, orientation, in_place=True)[0])
     method = None if is_tiff else _EXIF_METHODS.get(orientation)
     if method is None:
-        copy = image.crop((0, 0, *image.size)) if image.node.op == "open" else image.copy()
+        copy = image._whole_crop() if image.node.op == "open" else image.copy()
         if loaded is None:
             return copy
         return _relabelled(copy.node, loaded, copy.node.params)  # Pillow's copy: loaded info
+    probe = info_probe(source_info) if probe is None else probe
     info, kept = probe_transposed(probe, handed, orientation, in_place=in_place)
     node = image.transpose(method).node
     # The CPU route sets Pillow's info on its result (params "info").

@@ -358,8 +358,14 @@ class Image(
             or loads_in_another_mode(node)
             or stray_palette_bearer(node) is not None
         ):
-            return self.crop((0, 0, *node.size))
+            return self._whole_crop()
         return Image(node)
+
+    def _whole_crop(self) -> Image:
+        """A crop of the whole image: Pillow's copy of a loaded image, recorded without
+        ``crop``'s checks of a box (this one is the image's own; Pillow's copy checks none,
+        the decompression-bomb size included)."""
+        return self._derive("crop", {"box": (0, 0, *self._node.size)})
 
     __copy__ = copy
 
