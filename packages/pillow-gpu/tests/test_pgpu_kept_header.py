@@ -218,3 +218,21 @@ def test_a_kept_header_crosses_no_process_boundary(tmp_path: Path) -> None:
     assert kept is not None
     assert kept.image is not None
     assert pickle.loads(pickle.dumps(kept)).image is None
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "GIF", "TIFF", "WEBP", "BMP"])
+def test_a_format_pillow_cannot_draft_is_not_opened_to_draft(
+    tmp_path: Path, pillow_opens: list[Any], fmt: str
+) -> None:
+    path = tmp_path / f"image.{fmt.lower()}"
+    options = {"lossless": True} if fmt == "WEBP" else {}
+    make_image("P" if fmt == "GIF" else "RGB", (83, 61)).save(path, fmt, **options)
+    image = Image.open(path)
+    opened_at = len(pillow_opens)
+    assert image.draft("L", (20, 12)) is None  # Image.draft, which this plugin keeps
+    image.thumbnail((24, 24))
+    assert len(pillow_opens) == opened_at  # neither the draft nor thumbnail opened the file
+    with PILImage.open(path) as pillow:
+        assert pillow.draft("L", (20, 12)) is None
+        pillow.thumbnail((24, 24))
+        assert_image_equal(image.to_pil(), pillow)

@@ -266,6 +266,8 @@ class Geometry:
         node = self._peek_node()  # a draft is no use of the image: Pillow's loads nothing
         if self._used or not undecoded_file(node) or "draft" in node.params:
             return cast("Image", self), None
+        if not node.params.get("drafts"):  # the plugin keeps Image.draft, which does nothing
+            return cast("Image", self), None
         kept = node.params.get("kept_header")
         moved = None if kept is None else kept.take()  # Image.open's parse, if not used yet
         parsed = None if moved is None else moved.image

@@ -231,6 +231,8 @@ def open_node(
         }
         if _palette_applied_at_load(header):
             params["loads_in_another_mode"] = True
+        if type(header).draft is not PILImage.Image.draft:  # Pillow's JPEG and MPO plugins
+            params["drafts"] = True
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation
