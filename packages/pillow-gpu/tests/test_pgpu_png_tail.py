@@ -21,6 +21,7 @@ from pillow_gpu._png_tail import (
     LATE_ORIENTATION,
     LATE_TRANSPARENCY,
     late_metadata,
+    late_metadata_in,
     loaded_info,
 )
 from pillow_gpu._testing import (
@@ -79,6 +80,10 @@ def test_late_metadata_names_what_follows_the_pixels(case: str, tmp_path: Path) 
     path = tmp_path / "late.png"
     path.write_bytes(data)
     assert late_metadata(str(path), None) == expected
+    with path.open("rb") as stream:  # a file open elsewhere: walked from its start, kept
+        stream.seek(33)
+        assert late_metadata_in(stream) == expected
+        assert stream.tell() == 33
     leaf = Image.open(path).node
     assert leaf.params["late"] == expected
     with PILImage.open(path) as opened:  # Pillow still opens and decodes the file alike

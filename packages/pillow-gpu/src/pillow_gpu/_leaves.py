@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import IO, Any, Literal, cast
 
 from PIL import Image as PILImage
+from PIL import ImageFile
 
 from pillow_gpu._cpu import with_palette_of
 from pillow_gpu._graph import Node, failed_leaf
@@ -27,7 +28,7 @@ from pillow_gpu._load_info import loaded_info, tiff_orientation
 from pillow_gpu._opened_file import OpenedFile, opened_file
 from pillow_gpu._palette_inside import keeps_palette_inside
 from pillow_gpu._pillow_memory import stored_snapshot
-from pillow_gpu._png_tail import late_metadata
+from pillow_gpu._png_tail import late_metadata, late_metadata_in
 from pillow_gpu._tiff_tags import TiffDirectories, header_directories
 
 __all__ = ["frame_node", "new_node", "open_node", "pil_node", "stray_palette_bearer"]
@@ -220,7 +221,11 @@ def open_node(
                 header.load()
         # A PNG's metadata after its pixels, which Pillow applies only while loading
         # (pillow_gpu._png_tail): kept with the leaf for exif_transpose and the planner.
-        late = late_metadata(path, data) if header.format == "PNG" else ()
+        png = header.format == "PNG"
+        if png and isinstance(header, ImageFile.ImageFile) and header.fp is not None:
+            late = late_metadata_in(header.fp)  # the file Pillow has open, walked again
+        else:
+            late = late_metadata(path, data) if png else ()
         params: dict[str, Any] = {
             "path": path,
             "data": data,

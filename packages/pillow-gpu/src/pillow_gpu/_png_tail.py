@@ -38,6 +38,7 @@ __all__ = [
     "MAX_CHUNKS",
     "keys_set_by_load",
     "late_metadata",
+    "late_metadata_in",
     "loaded_info",
 ]
 
@@ -102,6 +103,18 @@ def late_metadata(path: str | bytes | None, data: bytes | None) -> tuple[str, ..
         return ()
     with open(path, "rb") as stream:
         return _walk(stream, os.fstat(stream.fileno()).st_size)
+
+
+def late_metadata_in(stream: IO[bytes]) -> tuple[str, ...]:
+    """:func:`late_metadata` of the PNG file open in ``stream`` (from its start: Pillow's
+    header's own file), leaving the stream's position where it was."""
+    position = stream.tell()
+    try:
+        size = stream.seek(0, os.SEEK_END)
+        stream.seek(0)
+        return _walk(stream, size)
+    finally:
+        stream.seek(position)
 
 
 def loaded_info(
