@@ -1,5 +1,5 @@
-"""An opened JPEG's first draft and decode go on from the header ``Image.open`` parsed
-(pillow_gpu._kept_header): no second parse of the file, Pillow's pixels and info. A file
+"""An opened JPEG's or PNG's first draft and decode go on from the header ``Image.open``
+parsed (pillow_gpu._kept_header): no second parse of the file, Pillow's pixels and info. A file
 written over, replaced or removed in between is opened afresh, as before; a decode that
 failed parses again at the next use, as before."""
 
@@ -9,13 +9,15 @@ import io
 import os
 import pickle
 import threading
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image as PILImage
-from PIL import ImageFile
+from PIL import ImageFile, PngImagePlugin
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import Image, ImageOps
 from pillow_gpu._kept_header import KeptHeader
@@ -24,17 +26,28 @@ from pillow_gpu.errors import DecodeError
 from pillow_gpu.executor import GpuBatchExecutor
 from pillow_gpu.gpu import evaluate
 
-#: (mode, save options) of the JPEGs written: baseline, grey, CMYK, progressive, 4:4:4,
-#: oriented with an ICC profile.
+#: (format, mode, save options) of the files written. JPEG: baseline, grey, CMYK, progressive,
+#: 4:4:4, oriented with an ICC profile; PNG: RGB, RGBA, grey, 16-bit grey, a palette with a
+#: transparent index, oriented by an eXIf chunk with text before the pixels.
 _EXIF6 = PILImage.Exif()
 _EXIF6[0x0112] = 6
-VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "RGB": ("RGB", {"quality": 90}),
-    "L": ("L", {"quality": 85}),
-    "CMYK": ("CMYK", {"quality": 90}),
-    "progressive": ("RGB", {"quality": 80, "progressive": True}),
-    "444": ("RGB", {"quality": 95, "subsampling": 0}),
-    "oriented-icc": ("RGB", {"quality": 90, "exif": _EXIF6.tobytes(), "icc_profile": b"\0" * 64}),
+VARIANTS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "RGB": ("JPEG", "RGB", {"quality": 90}),
+    "L": ("JPEG", "L", {"quality": 85}),
+    "CMYK": ("JPEG", "CMYK", {"quality": 90}),
+    "progressive": ("JPEG", "RGB", {"quality": 80, "progressive": True}),
+    "444": ("JPEG", "RGB", {"quality": 95, "subsampling": 0}),
+    "oriented-icc": (
+        "JPEG",
+        "RGB",
+        {"quality": 90, "exif": _EXIF6.tobytes(), "icc_profile": b"\0" * 64},
+    ),
+    "png-RGB": ("PNG", "RGB", {}),
+    "png-RGBA": ("PNG", "RGBA", {"compress_level": 1}),
+    "png-L": ("PNG", "L", {}),
+    "png-I;16": ("PNG", "I;16", {}),
+    "png-P-transparent": ("PNG", "P", {"transparency": 3}),
+    "png-oriented-text": ("PNG", "RGB", {"exif": _EXIF6.tobytes(), "pnginfo": "text"}),
 }
 
 
@@ -59,8 +72,20 @@ CHAINS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 
 
 def _jpeg(path: Path, variant: str, seed: int = 0, size: tuple[int, int] = (83, 61)) -> Path:
-    mode, options = VARIANTS[variant]
-    make_image(mode, size, seed=seed).save(path, "JPEG", **options)
+    """``path`` written as ``variant`` (a JPEG or PNG of :data:`VARIANTS`)."""
+    fmt, mode, options = VARIANTS[variant]
+    if options.get("pnginfo") == "text":
+        text = PngImagePlugin.PngInfo()
+        text.add_text("Software", "a scanner")
+        options = {**options, "pnginfo": text}
+    if mode == "I;16":  # every 16-bit value
+        values = np.random.default_rng(seed).integers(0, 1 << 16, size[::-1], dtype=np.uint16)
+        image = PILImage.fromarray(values)
+    else:
+        image = make_image(mode, size, seed=seed)
+    if mode == "P":
+        image = image.convert("L").convert("P")
+    image.save(path, fmt, **options)
     return path
 
 
@@ -88,7 +113,7 @@ def _opened(path: Path, source: str) -> Image.Image:
 def test_an_opened_jpeg_is_parsed_once_and_equals_pillow(
     tmp_path: Path, pillow_opens: list[Any], variant: str, chain: str, source: str
 ) -> None:
-    path = _jpeg(tmp_path / "photo.jpg", variant)
+    path = _jpeg(tmp_path / "image", variant)
     lazy_chain, pillow_chain = CHAINS[chain]
     image = _opened(path, source)
     opened_at = len(pillow_opens)
@@ -199,16 +224,53 @@ def test_a_kept_header_is_handed_out_once_across_threads(tmp_path: Path) -> None
     assert kept.armed(str(path), None) is None
 
 
-@pytest.mark.parametrize("fmt", ["PNG", "GIF", "MPO", "TIFF"])
-def test_only_pillows_jpeg_plugin_is_kept(tmp_path: Path, fmt: str) -> None:
-    path = tmp_path / f"image.{fmt.lower()}"
-    if fmt == "MPO":
+def _late_text_png(path: Path) -> None:
+    """A PNG with a text chunk after its pixels (Pillow reads it while loading)."""
+    buffer = io.BytesIO()
+    make_image("RGB", (32, 24)).save(buffer, "PNG")
+    data = buffer.getvalue()
+    end = data.rindex(b"IEND") - 4
+    text = b"tEXtComment\0after the pixels"
+    chunk = len(text[4:]).to_bytes(4, "big") + text + zlib.crc32(text).to_bytes(4, "big")
+    path.write_bytes(data[:end] + chunk + data[end:])
+
+
+def _written(path: Path, kind: str) -> None:
+    if kind == "MPO":
         frames = [make_image("RGB", (32, 24), seed=seed) for seed in range(2)]
         frames[0].save(path, "MPO", save_all=True, append_images=frames[1:])
+    elif kind == "APNG":
+        frames = [make_image("RGB", (32, 24), seed=seed) for seed in range(2)]
+        frames[0].save(path, "PNG", save_all=True, append_images=frames[1:])
+    elif kind == "PNG-late-text":
+        _late_text_png(path)
     else:
-        make_image("P" if fmt == "GIF" else "RGB", (32, 24)).save(path, fmt)
-    with PILImage.open(path) as header:
-        assert KeptHeader.of(header, None) is None
+        make_image("P" if kind == "GIF" else "RGB", (32, 24)).save(path, kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "kept"),
+    [
+        ("JPEG", True),
+        ("PNG", True),
+        ("PNG-late-text", False),  # its header was read on past the pixels at open
+        ("APNG", False),
+        ("MPO", False),
+        ("GIF", False),
+        ("TIFF", False),
+        ("WEBP", False),
+    ],
+)
+def test_what_is_kept(tmp_path: Path, pillow_opens: list[Any], kind: str, kept: bool) -> None:
+    path = tmp_path / "image"
+    _written(path, kind)
+    image = Image.open(path)
+    assert ("kept_header" in image.node.params) is kept
+    opened_at = len(pillow_opens)
+    pixels = image.convert("RGBA").to_pil()
+    assert len(pillow_opens) == opened_at + (not kept)
+    with PILImage.open(path) as pillow:
+        assert_image_equal(pixels, pillow.convert("RGBA"))
 
 
 def test_a_kept_header_crosses_no_process_boundary(tmp_path: Path) -> None:

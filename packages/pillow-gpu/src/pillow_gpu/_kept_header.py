@@ -1,17 +1,21 @@
-"""The Pillow image ``Image.open`` parsed a JPEG's header into, kept for the leaf's first load.
+"""The Pillow image ``Image.open`` parsed a JPEG's or PNG's header into, kept for the leaf's
+first load.
 
 A lazy image holds no open file: ``Image.open`` reads the header with Pillow and closes the
 file, and the file is opened again where its pixels are first needed. For a small photo that
 second parse of the markers (and a third, where ``thumbnail`` asked Pillow's ``draft``) cost
 about a tenth of the whole open-thumbnail-decode. :class:`KeptHeader` keeps the parsed image,
 its file closed, so that the first ``draft`` and the decode go on from it with the file opened
-again instead of parsing anew: Pillow's JPEG plugin reads the pixels only through ``fp``, from
-the offset its header parse found, and ``draft`` changes only its tile, size and mode.
+again instead of parsing anew. Pillow's JPEG plugin reads the pixels only through ``fp``, from
+the offset its header parse found, and ``draft`` changes only its tile, size and mode; its PNG
+plugin reads them through ``fp``, the same file as ``_fp`` and its chunk stream's ``fp``, from
+the data's offset on, chunk after chunk.
 
 A kept header is handed out once (a later decode parses again) and only while the file is the
 one that was parsed (same device, inode, size and modification time), so a file written over
-or replaced meanwhile is opened afresh, as it was before. Only Pillow's own JPEG plugin class
-is kept (not MPO, whose frames are read through another file object).
+or replaced meanwhile is opened afresh, as it was before. Only Pillow's own JPEG and PNG plugin
+classes are kept: not MPO, whose frames are read through another file object, nor an animated
+PNG (its frames are sought), nor a header read on past its pixels (a PNG's chunks after them).
 """
 
 from __future__ import annotations
@@ -19,10 +23,10 @@ from __future__ import annotations
 import io
 import os
 import threading
-from typing import Any
+from typing import IO, Any, TypeGuard
 
 from PIL import Image as PILImage
-from PIL import ImageFile, JpegImagePlugin
+from PIL import ImageFile, JpegImagePlugin, PngImagePlugin
 
 __all__ = ["KeptHeader"]
 
@@ -32,6 +36,31 @@ _Stamp = tuple[int, int, int, int]
 
 def _stamp(result: os.stat_result) -> _Stamp:
     return (result.st_dev, result.st_ino, result.st_size, result.st_mtime_ns)
+
+
+def _keepable(header: PILImage.Image) -> TypeGuard[ImageFile.ImageFile]:
+    """Whether ``header`` is a parsed, unloaded image of Pillow's JPEG plugin, or of its PNG
+    plugin and no animation."""
+    if type(header) is JpegImagePlugin.JpegImageFile:
+        return len(header.tile) == 1 and not header.decoderconfig
+    if type(header) is PngImagePlugin.PngImageFile:
+        png = header.png
+        return (
+            len(header.tile) == 1
+            and png is not None
+            and png.fp is header.fp
+            and getattr(png, "im_n_frames", None) is None  # not an APNG
+        )
+    return False
+
+
+def _rearm(image: ImageFile.ImageFile, fp: IO[bytes]) -> None:
+    """Give ``image`` the file ``fp`` where it read its header from."""
+    image.fp = fp
+    if isinstance(image, PngImagePlugin.PngImageFile):
+        image._fp = fp  # the file the PNG plugin seeks frames in
+        assert image.png is not None  # kept unloaded (_keepable)
+        image.png.fp = fp  # its chunk stream, which the load reads on through
 
 
 class KeptHeader:
@@ -49,16 +78,17 @@ class KeptHeader:
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, header: PILImage.Image, exif_at_open: Any) -> KeptHeader | None:
+    def of(
+        cls, header: PILImage.Image, exif_at_open: Any, *, read_on: bool = False
+    ) -> KeptHeader | None:
         """A keeper of ``header`` (just opened by ``PIL.Image.open``, its file still open),
-        or None where its plugin is not one whose load reads only ``fp``.
+        or None where its plugin is not one whose load reads only ``fp``, or where the caller
+        read on through it (``read_on``).
 
         ``exif_at_open`` is the ``_exif`` the header had straight after ``Image.open``: what
         the caller read since (``getexif()``) is put back, so the kept image is what a new
         ``Image.open`` gives."""
-        if type(header) is not JpegImagePlugin.JpegImageFile:
-            return None
-        if len(header.tile) != 1 or header.decoderconfig or header.fp is None:
+        if read_on or not _keepable(header) or header.fp is None:
             return None
         stamp = None
         if header._exclusive_fp:  # opened from a path: its file's identity
@@ -91,7 +121,7 @@ class KeptHeader:
         if image is None:
             return None
         if data is not None:
-            image.fp = io.BytesIO(data)
+            _rearm(image, io.BytesIO(data))
             image._exclusive_fp = False
             return image
         if path is None or self._stamp is None:
@@ -107,7 +137,7 @@ class KeptHeader:
         if not same:
             fp.close()
             return None
-        image.fp = fp
+        _rearm(image, fp)
         image._exclusive_fp = True
         return image
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import IO, Any, Literal, cast
 
 from PIL import Image as PILImage
-from PIL import ImageFile
+from PIL import ImageFile, PngImagePlugin
 
 from pillow_gpu._cpu import with_palette_of
 from pillow_gpu._graph import Node, failed_leaf
@@ -137,16 +137,22 @@ def _orientation_read_at_open(header: PILImage.Image) -> tuple[Any] | None:
     return (header.getexif().get(ORIENTATION, 1),)
 
 
-def _exif_only_from_info(header: PILImage.Image, exif_at_open: Any) -> bool:
+def _exif_only_from_info(header: PILImage.Image, exif_at_open: Any, late: tuple[str, ...]) -> bool:
     """True where Pillow's ``getexif()`` of the opened ``header`` reads nothing but its
     ``info`` (Pillow's own ``Image.getexif``, no EXIF parsed while opening, no TIFF tags), so
     that ``ImageOps.exif_transpose`` finds the orientation in the ``info`` as it stands,
-    edits included, without opening the file again."""
+    edits included, without opening the file again. A PNG's ``getexif`` loads the file first
+    where the info has no ``exif``, which adds nothing where no chunk follows the pixels
+    (``late`` empty)."""
+    getexif = type(header).getexif
+    plain = getexif is PILImage.Image.getexif or (
+        getexif is PngImagePlugin.PngImageFile.getexif and not late
+    )
     return (
-        exif_at_open is None
+        plain
+        and exif_at_open is None
         and header.format not in _PLACEHOLDER_MODES
         and not hasattr(header, "tag_v2")
-        and type(header).getexif is PILImage.Image.getexif
     )
 
 
@@ -241,7 +247,7 @@ def open_node(
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation
-        elif _exif_only_from_info(header, exif_at_open):
+        elif _exif_only_from_info(header, exif_at_open, late):
             params["exif_from_info"] = True
         if header.format == "TIFF":  # what its load turns by (pillow_gpu._load_info)
             params["load_orientation"] = tiff_orientation(header)
@@ -257,7 +263,9 @@ def open_node(
         if loaded is not None:
             params["header_info"] = info  # a copy already
             info = loaded
-        kept = KeptHeader.of(header, exif_at_open)  # the first draft or decode goes on from it
+        # The first draft or decode goes on from the header (a PNG's read on past its pixels
+        # by loaded_info is not kept).
+        kept = KeptHeader.of(header, exif_at_open, read_on=bool(late))
         if kept is not None:
             params["kept_header"] = kept
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
