@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
+from PIL import PngImagePlugin
 from pillow_gpu import Image, ImageOps
 from pillow_gpu._testing import assert_image_equal, make_image
 
@@ -112,3 +113,39 @@ def test_the_result_s_exif_is_the_one_pillow_s_result_keeps(
         found.append(result.info)
     assert found[2:] == found[:2]
     assert ORIENTATION not in found[0][0]
+
+
+#: name: save options of PNGs whose metadata all precedes the pixels (Pillow's writer puts
+#: eXIf and text there)
+PNGS: dict[str, dict[str, Any]] = {
+    "exif-6": {"exif": _exif(6)},
+    "exif-5-and-xmp-8": {"exif": _exif(5), "pnginfo": "xmp-8"},
+    "xmp-only-8": {"pnginfo": "xmp-8"},
+    "none": {},
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+@pytest.mark.parametrize("name", list(PNGS), ids=list(PNGS))
+def test_exif_transpose_of_an_opened_png_equals_pillow(
+    tmp_path: Path, opens: list[str], name: str, edit: str
+) -> None:
+    options = dict(PNGS[name])
+    if options.get("pnginfo") == "xmp-8":
+        text = PngImagePlugin.PngInfo()
+        text.add_itxt("XML:com.adobe.xmp", _xmp(8).decode())
+        options["pnginfo"] = text
+    path = tmp_path / f"{name}.png"
+    make_image("RGB", (23, 11), seed=3).save(path, **options)
+    with PILImage.open(path) as opened:
+        EDITS[edit](opened.info)
+        expected = PILImageOps.exif_transpose(opened)  # Pillow's PNG getexif loads first
+    handle = Image.open(path)
+    EDITS[edit](handle.info)
+    opens.clear()
+    result = ImageOps.exif_transpose(handle)
+    assert not opens  # nothing follows the pixels: the info answers, as the load would
+    assert result.size == expected.size
+    assert result.info == expected.info
+    assert_image_equal(result.to_pil(), expected)
+    assert not opens
