@@ -114,6 +114,53 @@ def test_appended_opened_files_give_every_frame(
     assert _frames(written[1]) == 6
 
 
+def _stands_alike(ours: Any, pillows: PILImage.Image) -> None:
+    """The lazy handle ``ours`` stands at Pillow's image's frame, with its mode and pixels."""
+    assert (ours.tell(), ours.mode, ours.size) == (pillows.tell(), pillows.mode, pillows.size)
+    assert ours.convert("RGBA").to_pil().tobytes() == pillows.convert("RGBA").tobytes()
+
+
+@pytest.mark.parametrize("save_all", [False, True], ids=["plain", "save_all"])
+@pytest.mark.parametrize("target", ["GIF", "PNG", "WEBP", "TIFF", "AVIF", "PDF"])
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_a_saved_file_stands_where_pillows_writer_leaves_it(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str, target: str, save_all: bool
+) -> None:
+    # Pillow's writers seek the image they are given through its frames and leave it at the
+    # last one (GIF, PNG, PDF), where it was (WebP, TIFF), or at the first frame AVIF's check
+    # of the modes stopped at (with or without save_all).
+    path = _animation(tmp_path, name)
+    images, raised = [], []
+    for module in (PILImage, Image):
+        image = opened(module, path)
+        image.seek(1)
+        try:
+            image.save(io.BytesIO(), target, save_all=save_all)
+        except Exception as error:  # an APNG Pillow cannot seek back in: its SyntaxError
+            raised.append(type(error))
+        images.append(image)
+    assert len(raised) in (0, 2), raised
+    assert len(set(raised)) <= 1, raised  # the same error on both sides
+    if not raised:
+        _stands_alike(images[1], images[0])
+
+
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_appended_opened_files_stand_where_pillows_writer_leaves_them(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str
+) -> None:
+    path = _animation(tmp_path, name)
+    other = _animation(tmp_path, "anim.gif" if name != "anim.gif" else "anim.webp")
+    appended = []
+    for module in (PILImage, Image):
+        image, more = opened(module, other), opened(module, path)
+        image.seek(1)
+        _written(image, "GIF", append_images=[more])
+        appended.append((image, more))
+    for ours, pillows in zip(appended[1], appended[0], strict=True):
+        _stands_alike(ours, pillows)
+
+
 @pytest.mark.parametrize("name", list(ANIMATIONS))
 def test_saving_over_the_opened_file_keeps_every_frame(
     opened: Callable[[Any, Path], Any], tmp_path: Path, name: str

@@ -5,9 +5,11 @@ file included (``save_all``).
 Pillow's ``save(..., save_all=True)`` (or with ``append_images``, for a format that writes
 several frames) hands the image to its plugin's multi-frame writer, which walks the image's own
 frames (``ImageSequence.Iterator``, seeking the image) and then those of each appended image;
-its AVIF writer walks them even without ``save_all``. A lazy image is one frame, so an opened
-file of several frames (an animated GIF, WebP, PNG or AVIF, a multi-page TIFF, an MPO) would be
-written as its current frame alone.
+its AVIF writer walks them even without ``save_all`` (and then writes the first frame). The
+writers leave the image at the frame where their walk ends, and ``save`` leaves each opened
+file it was given there too. A lazy image is one frame, so an opened file of several frames
+(an animated GIF, WebP, PNG or AVIF, a multi-page TIFF, an MPO) would be written as its
+current frame alone.
 
 For such a file the writer gets a Pillow image of it instead (:func:`every_frame`), standing as
 Pillow's opened image would: read from the file's bytes (the file being written may be that
@@ -201,17 +203,29 @@ class Saving:
         tiff = target == "TIFF"
         try:
             with contextlib.ExitStack() as files:
+                walked: list[tuple[Image, PILImage.Image, int]] = []  # (handle, given, frame)
+
+                def given(image: Image) -> PILImage.Image:
+                    pillows = given_to_save(image, every=every, tiff=tiff, files=files)
+                    walked.append((image, pillows, pillows.tell()))
+                    return pillows
+
                 frames = params.get("append_images")
                 if frames is not None:
                     params["append_images"] = [
-                        given_to_save(cast("Image", frame), every=every, tiff=tiff, files=files)
-                        if isinstance(frame, Saving)
-                        else frame
+                        given(cast("Image", frame)) if isinstance(frame, Saving) else frame
                         for frame in frames
                     ]
-                given = given_to_save(cast("Image", self), every=every, tiff=tiff, files=files)
-                refuse_crashing_save(given, target, params)
-                given.save(fp, format, **params)
+                mine = given(cast("Image", self))
+                refuse_crashing_save(mine, target, params)
+                mine.save(fp, format, **params)
+                # Pillow's writers walk the frames of the images they are given (seeking them)
+                # and leave them where the walk ends: the last frame (GIF, PNG, PDF), where
+                # it started (WebP, TIFF), or where AVIF's check of the modes stopped. Each
+                # opened file saved stands there now, as Pillow's image would.
+                for image, pillows, before in walked:
+                    if pillows.tell() != before:
+                        image.seek(pillows.tell())
         finally:
             if self._encoderinfo is None:  # Pillow's save leaves its image one
                 self._encoderinfo = {}  # type: ignore[misc]  # the slot is Image's
