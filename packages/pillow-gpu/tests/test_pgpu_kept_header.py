@@ -71,7 +71,7 @@ CHAINS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 }
 
 
-def _jpeg(path: Path, variant: str, seed: int = 0, size: tuple[int, int] = (83, 61)) -> Path:
+def _variant(path: Path, variant: str, seed: int = 0, size: tuple[int, int] = (83, 61)) -> Path:
     """``path`` written as ``variant`` (a JPEG or PNG of :data:`VARIANTS`)."""
     fmt, mode, options = VARIANTS[variant]
     if options.get("pnginfo") == "text":
@@ -110,10 +110,10 @@ def _opened(path: Path, source: str) -> Image.Image:
 @pytest.mark.parametrize("source", ["path", "file-object"])
 @pytest.mark.parametrize("chain", sorted(CHAINS))
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_an_opened_jpeg_is_parsed_once_and_equals_pillow(
+def test_an_opened_file_is_parsed_once_and_equals_pillow(
     tmp_path: Path, pillow_opens: list[Any], variant: str, chain: str, source: str
 ) -> None:
-    path = _jpeg(tmp_path / "image", variant)
+    path = _variant(tmp_path / "image", variant)
     lazy_chain, pillow_chain = CHAINS[chain]
     image = _opened(path, source)
     opened_at = len(pillow_opens)
@@ -131,10 +131,10 @@ def test_an_opened_jpeg_is_parsed_once_and_equals_pillow(
 def test_a_file_written_over_after_open_is_parsed_again(
     tmp_path: Path, pillow_opens: list[Any]
 ) -> None:
-    path = _jpeg(tmp_path / "photo.jpg", "RGB", seed=1)
+    path = _variant(tmp_path / "photo.jpg", "RGB", seed=1)
     image = Image.open(path)
     before = path.stat().st_size
-    _jpeg(path, "444", seed=2)  # the same size in pixels, other bytes, another length
+    _variant(path, "444", seed=2)  # the same size in pixels, other bytes, another length
     assert path.stat().st_size != before
     opened_at = len(pillow_opens)
     pixels = image.to_pil()
@@ -146,9 +146,9 @@ def test_a_file_written_over_after_open_is_parsed_again(
 def test_a_file_replaced_after_open_is_parsed_again(
     tmp_path: Path, pillow_opens: list[Any]
 ) -> None:
-    path = _jpeg(tmp_path / "photo.jpg", "RGB", seed=1)
+    path = _variant(tmp_path / "photo.jpg", "RGB", seed=1)
     image = Image.open(path)
-    os.replace(_jpeg(tmp_path / "other.jpg", "RGB", seed=3), path)  # another inode
+    os.replace(_variant(tmp_path / "other.jpg", "RGB", seed=3), path)  # another inode
     opened_at = len(pillow_opens)
     pixels = image.to_pil()
     assert len(pillow_opens) == opened_at + 1
@@ -157,7 +157,7 @@ def test_a_file_replaced_after_open_is_parsed_again(
 
 
 def test_a_file_removed_after_open_fails_its_decode_as_before(tmp_path: Path, device: Any) -> None:
-    path = _jpeg(tmp_path / "photo.jpg", "RGB")
+    path = _variant(tmp_path / "photo.jpg", "RGB")
     image = Image.open(path)
     path.unlink()
     with pytest.raises(FileNotFoundError):
@@ -169,7 +169,7 @@ def test_a_file_removed_after_open_fails_its_decode_as_before(tmp_path: Path, de
 def test_a_truncated_jpeg_fails_each_use_and_loads_cut_where_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    whole = _jpeg(tmp_path / "whole.jpg", "RGB", size=(160, 120)).read_bytes()
+    whole = _variant(tmp_path / "whole.jpg", "RGB", size=(160, 120)).read_bytes()
     path = tmp_path / "cut.jpg"
     path.write_bytes(whole[: len(whole) * 2 // 3])
     image = Image.open(path)
@@ -188,7 +188,7 @@ def test_a_truncated_jpeg_fails_each_use_and_loads_cut_where_allowed(
 def test_decode_threads_sharing_one_opened_jpeg_all_get_pillows_pixels(
     tmp_path: Path, device: Any
 ) -> None:
-    path = _jpeg(tmp_path / "photo.jpg", "progressive")
+    path = _variant(tmp_path / "photo.jpg", "progressive")
     image = Image.open(path)
     jobs = [(index, ImageOps.invert(image.rotate(90 * index))) for index in range(8)]
     with GpuBatchExecutor(decode_threads=3) as executor:
@@ -199,7 +199,7 @@ def test_decode_threads_sharing_one_opened_jpeg_all_get_pillows_pixels(
 
 
 def test_a_kept_header_is_handed_out_once_across_threads(tmp_path: Path) -> None:
-    path = _jpeg(tmp_path / "photo.jpg", "RGB")
+    path = _variant(tmp_path / "photo.jpg", "RGB")
     with PILImage.open(path) as header:
         kept = KeptHeader.of(header, header._exif)
     assert kept is not None
@@ -274,7 +274,7 @@ def test_what_is_kept(tmp_path: Path, pillow_opens: list[Any], kind: str, kept: 
 
 
 def test_a_kept_header_crosses_no_process_boundary(tmp_path: Path) -> None:
-    path = _jpeg(tmp_path / "photo.jpg", "RGB")
+    path = _variant(tmp_path / "photo.jpg", "RGB")
     with PILImage.open(path) as header:
         kept = KeptHeader.of(header, None)
     assert kept is not None
