@@ -100,24 +100,28 @@ def test_every_frame_is_written_as_pillow_writes_it(
         assert _frames(written[1]) == 3
 
 
-@pytest.mark.parametrize("name", list(ANIMATIONS))
-def test_appended_opened_files_give_every_frame(
-    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str
-) -> None:
-    path = _animation(tmp_path, name)
-    other = _animation(tmp_path, "anim.gif" if name != "anim.gif" else "anim.png")
-    written = [
-        _written(opened(module, path), "GIF", append_images=[opened(module, other)])
-        for module in (PILImage, Image)
-    ]
-    assert written[1] == written[0]
-    assert _frames(written[1]) == 6
-
-
 def _stands_alike(ours: Any, pillows: PILImage.Image) -> None:
     """The lazy handle ``ours`` stands at Pillow's image's frame, with its mode and pixels."""
     assert (ours.tell(), ours.mode, ours.size) == (pillows.tell(), pillows.mode, pillows.size)
     assert ours.convert("RGBA").to_pil().tobytes() == pillows.convert("RGBA").tobytes()
+
+
+@pytest.mark.parametrize("name", list(ANIMATIONS))
+def test_appended_opened_files_give_every_frame(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str
+) -> None:
+    # ... and each file, the appended one too, stands where Pillow's writer leaves it after.
+    path = _animation(tmp_path, name)
+    other = _animation(tmp_path, "anim.gif" if name != "anim.gif" else "anim.png")
+    written, images = [], []
+    for module in (PILImage, Image):
+        image, more = opened(module, path), opened(module, other)
+        written.append(_written(image, "GIF", append_images=[more]))
+        images.append((image, more))
+    assert written[1] == written[0]
+    assert _frames(written[1]) == 6
+    for ours, pillows in zip(images[1], images[0], strict=True):
+        _stands_alike(ours, pillows)
 
 
 @pytest.mark.parametrize("save_all", [False, True], ids=["plain", "save_all"])
@@ -143,22 +147,6 @@ def test_a_saved_file_stands_where_pillows_writer_leaves_it(
     assert len(set(raised)) <= 1, raised  # the same error on both sides
     if not raised:
         _stands_alike(images[1], images[0])
-
-
-@pytest.mark.parametrize("name", list(ANIMATIONS))
-def test_appended_opened_files_stand_where_pillows_writer_leaves_them(
-    opened: Callable[[Any, Path], Any], tmp_path: Path, name: str
-) -> None:
-    path = _animation(tmp_path, name)
-    other = _animation(tmp_path, "anim.gif" if name != "anim.gif" else "anim.webp")
-    appended = []
-    for module in (PILImage, Image):
-        image, more = opened(module, other), opened(module, path)
-        image.seek(1)
-        _written(image, "GIF", append_images=[more])
-        appended.append((image, more))
-    for ours, pillows in zip(appended[1], appended[0], strict=True):
-        _stands_alike(ours, pillows)
 
 
 @pytest.mark.parametrize("name", list(ANIMATIONS))
