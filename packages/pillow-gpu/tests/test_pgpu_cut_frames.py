@@ -124,7 +124,7 @@ def test_executor_fails_only_the_job_of_a_frame_that_fails(kind: str) -> None:
         warnings.simplefilter("ignore")
         try:
             for frame in ImageSequence.Iterator(Image.open(io.BytesIO(cut))):
-                frames.append(frame)
+                frames.append(frame.copy())  # the image itself moves on to the next frame
         except OSError:  # Pillow's seek past the frame that fails loads it first
             pass
     jobs = [(index, frame.resize((12, 8))) for index, frame in enumerate(frames)]

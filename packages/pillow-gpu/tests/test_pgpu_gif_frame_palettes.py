@@ -43,9 +43,9 @@ FRAMES: dict[str, tuple[Callable[[Path], Any], Callable[[Path], Any]]] = {
         lambda path: _sought(Image.open(path)),
     ),
     "iterator": (
-        # Pillow's iterator yields one image, sought along: its frame 1 is an index's.
+        # The iterator gives its image sought to the frame, in both libraries.
         lambda path: PILImageSequence.Iterator(_pillows(path))[1],
-        lambda path: list(ImageSequence.Iterator(Image.open(path)))[1],
+        lambda path: ImageSequence.Iterator(Image.open(path))[1],
     ),
     "from_pil": (
         lambda path: _sought(_pillows(path)),

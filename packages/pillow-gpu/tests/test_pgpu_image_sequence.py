@@ -1,10 +1,11 @@
 """Frames of animated and multi-page files (``pillow_gpu.ImageSequence``) against Pillow.
 
 Files are written by Pillow's encoders: an animated GIF (per-frame palettes, a transparent
-index, disposal), an animated PNG, a three-page TIFF and a single-frame PNG. Every frame read
-lazily must equal Pillow's frame (mode, bytes, palette, info); each thumbnailed on the GPU
-must equal Pillow's thumbnail of that frame; and an animation saved from lazy frames must be
-byte-identical to the one Pillow saves from its own.
+index, disposal), an animated PNG, a three-page TIFF, a single-frame PNG and a JPEG. Every
+frame read lazily must equal Pillow's frame (mode, bytes, palette, info); the iterator gives
+the image itself sought to each frame, as Pillow's (in-place edits in the loop included);
+each frame thumbnailed on the GPU must equal Pillow's thumbnail of that frame; and an
+animation saved from lazy frames must be byte-identical to the one Pillow saves from its own.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def test_frames_are_pillows(tmp_path: Path, name: str) -> None:
     path = _write(tmp_path, name)
     expected = _pillow_frames(path)
     lazy = Image.open(path)
-    frames = list(ImageSequence.Iterator(lazy))
+    frames = [frame.copy() for frame in ImageSequence.Iterator(lazy)]
     assert len(frames) == len(expected) == lazy.n_frames
     assert lazy.is_animated == (len(expected) > 1)
     assert len(expected) == (1 if name == "still.png" else 3 if name == "pages.tif" else 4)
@@ -80,9 +81,70 @@ def test_frames_are_pillows(tmp_path: Path, name: str) -> None:
         assert isinstance(frame, Image.Image)
         _same(frame.to_pil(), want)
     last = len(expected) - 1
-    _same(ImageSequence.Iterator(lazy)[last].to_pil(), expected[last])
+    assert lazy.tell() == last  # Pillow's iterator leaves its image at the last frame
+    _same(lazy.to_pil(), expected[last])
+    assert ImageSequence.Iterator(lazy)[0] is lazy
+    assert lazy.tell() == 0
+    _same(lazy.to_pil(), expected[0])
     with pytest.raises(IndexError, match="end of sequence"):
         ImageSequence.Iterator(lazy)[len(expected)]
+
+
+def _loop(module: Any, sequence: Any, path: Path, body: Callable[[Any], Any]) -> list[Any]:
+    """``body(frame)`` of every frame ``sequence.Iterator`` gives (Pillow's or ours), then
+    where the image stands: its frame, mode, size and bytes. An error ends the loop and is
+    one of the results (Pillow's APNG reader cannot read a frame on after one was resized)."""
+    results: list[Any] = []
+    with module.open(path) as image:
+        try:
+            for frame in sequence.Iterator(image):
+                results.append(body(frame))
+            results.append((image.tell(), image.mode, image.size, image.tobytes()))
+        except Exception as error:
+            results.append((type(error).__name__, str(error)))
+    return results
+
+
+def _each_frame_is_the_image(frame: Any) -> Any:
+    return frame.tell(), frame.mode, frame.size, frame.tobytes(), frame.getpalette()
+
+
+def _thumbnailed_in_place(frame: Any) -> Any:
+    frame.thumbnail((16, 16))
+    return frame.mode, frame.size, frame.tobytes()
+
+
+@pytest.mark.parametrize("body", [_each_frame_is_the_image, _thumbnailed_in_place])
+@pytest.mark.parametrize("name", [*FILES, "photo.jpg"])
+def test_each_step_is_the_image_sought_there(
+    tmp_path: Path, name: str, body: Callable[[Any], Any]
+) -> None:
+    """Pillow's iterator seeks its image and gives the image itself: an in-place edit of a
+    frame edits the image (a JPEG's thumbnail drafts its decode), the next frame is read from
+    there, and the image stands at the last frame afterwards."""
+    if name == "photo.jpg":
+        path = tmp_path / name
+        make_image("RGB", (120, 90), seed=3).save(path, quality=90)
+    else:
+        path = _write(tmp_path, name)
+    expected = _loop(PILImage, PILImageSequence, path, body)
+    assert _loop(Image, ImageSequence, path, body) == expected
+
+
+@pytest.mark.parametrize("name", ["anim.gif", "anim.png", "pages.tif"])
+def test_a_loop_left_early_leaves_the_image_at_that_frame(tmp_path: Path, name: str) -> None:
+    path = _write(tmp_path, name)
+    expected = _pillow_frames(path)
+    lazy = Image.open(path)
+    for index, frame in enumerate(ImageSequence.Iterator(lazy)):
+        assert frame is lazy
+        if index == 1:
+            break
+    assert lazy.tell() == 1
+    _same(lazy.to_pil(), expected[1])
+    restarted = ImageSequence.Iterator(lazy)  # a new loop starts at the first frame again
+    _same(next(restarted).to_pil(), expected[0])
+    assert lazy.tell() == 0
 
 
 def _thumbnail(image: Any) -> Any:
@@ -98,6 +160,21 @@ def test_every_frame_thumbnailed_on_the_gpu(tmp_path: Path, name: str) -> None:
     frames = ImageSequence.all_frames(Image.open(path), _thumbnail)
     with GpuBatchExecutor() as executor:
         results = {r.input_key: r.image for r in executor.run(enumerate(frames))}
+    assert sorted(results) == list(range(len(expected)))
+    for index, want in enumerate(expected):
+        _same(results[index], want)
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("name", FILES)
+def test_the_iterator_s_steps_run_as_jobs_of_their_frames(tmp_path: Path, name: str) -> None:
+    """The executor takes each step's graph when it reads the input, so the frames of one
+    image, sought along, run as jobs of their own frames."""
+    path = _write(tmp_path, name)
+    expected = _pillow_frames(path)
+    with GpuBatchExecutor() as executor:
+        steps = enumerate(ImageSequence.Iterator(Image.open(path)))
+        results = {r.input_key: r.image for r in executor.run(steps)}
     assert sorted(results) == list(range(len(expected)))
     for index, want in enumerate(expected):
         _same(results[index], want)
@@ -126,7 +203,7 @@ def test_an_image_that_is_not_a_file_is_one_frame() -> None:
     assert ImageSequence.all_frames([lazy, lazy]) == [lazy, lazy]
 
 
-def test_a_loop_left_early_closes_its_file(tmp_path: Path) -> None:
+def test_a_loop_left_early_holds_no_open_file(tmp_path: Path) -> None:
     """filterwarnings=error: a file left open would fail this test as a ResourceWarning."""
     path = _write(tmp_path, "anim.gif")
     with warnings.catch_warnings():
@@ -134,10 +211,6 @@ def test_a_loop_left_early_closes_its_file(tmp_path: Path) -> None:
         for index, _frame in enumerate(ImageSequence.Iterator(Image.open(path))):
             if index == 1:
                 break
-        gc.collect()
-        frames = ImageSequence.Iterator(Image.open(path))
-        next(frames)
-        frames.close()
         gc.collect()
 
 

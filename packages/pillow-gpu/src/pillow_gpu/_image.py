@@ -83,7 +83,6 @@ class Image(
         "_graph",
         "_info",
         "_info_base",
-        "_iterated",
         "_palette",
         "_tags",
         "_used",
@@ -118,9 +117,6 @@ class Image(
         # Whether an operation or an evaluation has used the handle since it was made, where
         # Pillow's image loads (an opened PNG's ``text`` is then what that load read).
         self._used = False
-        # (node, info) of a frame ImageSequence yielded: what Pillow's image of that frame
-        # showed before loading it, the handle's info while it points at node, unused.
-        self._iterated: tuple[Node, Mapping[str, Any]] | None = None
 
     @property
     def _node(self) -> Node:
@@ -287,14 +283,10 @@ class Image(
         return node.info if header is None else header
 
     def _sought_header(self) -> Mapping[str, Any] | None:
-        """The info Pillow's image showed right after the seek (or as ImageSequence gave the
-        frame), while the handle is still that frame and unused (Pillow has not loaded it);
-        else None."""
+        """The info Pillow's image showed right after the seek, while the handle is still
+        that frame and unused (Pillow has not loaded it); else None."""
         if self._used:
             return None
-        iterated = self._iterated
-        if iterated is not None and self._graph is iterated[0]:
-            return iterated[1]
         frame = self._frame
         if frame is None or self._graph is not frame.frame:
             return None

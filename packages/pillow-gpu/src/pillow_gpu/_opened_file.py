@@ -57,6 +57,9 @@ class OpenedFile(NamedTuple):
     #: The file's frame count once counted (``{"n_frames": n}``), kept as Pillow's image
     #: keeps its own: counting walks a GIF's or TIFF's frames.
     counted: dict[str, int] | None = None
+    #: The file's first frame, where Pillow's iterator starts (1 for PSD, whose frame 0 is
+    #: the merged image it does not seek to; 0 for the rest).
+    min_frame: int = 0
 
 
 #: What a copy or an operation's result keeps: no file.
@@ -72,7 +75,8 @@ def opened_file(header: PILImage.Image, path: str | bytes | None, data: bytes | 
         keep = (JpegImagePlugin.get_sampling(header), dict(quantization))
     mimetype = header.get_format_mimetype() if isinstance(header, ImageFile.ImageFile) else None
     source = {"path": path, "data": data}
-    return OpenedFile(header.format, header.format_description, keep, mimetype, source, {})
+    first = int(getattr(header, "_min_frame", 0))
+    return OpenedFile(header.format, header.format_description, keep, mimetype, source, {}, first)
 
 
 #: Formats whose Pillow image has the legacy ``_getexif()`` (JPEG's, MPO's, PNG's, WebP's).

@@ -12,16 +12,13 @@ edits included; the orientation leaves ``tag_v2`` at the handle's first use, whe
 image loads (:func:`loaded`, called with :mod:`pillow_gpu._handed_exif`'s end of following),
 and ``save`` gives Pillow's encoder an image that carries them (:func:`carry`,
 :func:`pillow_gpu._save_all.given_to_save`), so a TIFF saved from an opened TIFF keeps Pillow's
-tags. A frame :mod:`pillow_gpu.ImageSequence` yields keeps a copy of its frame's
-(:func:`frame_directories`) and that frame's ``Exif`` (:func:`frame_exif`): Pillow's iterator
-yields the file's image itself, standing at that frame. A copy or an operation's result has
-none, as in Pillow.
+tags. :mod:`pillow_gpu.ImageSequence` seeks the handle, as Pillow's iterator seeks its image.
+A copy or an operation's result has none, as in Pillow.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -38,8 +35,6 @@ __all__ = [
     "TiffDirectories",
     "TiffTags",
     "carry",
-    "frame_directories",
-    "frame_exif",
     "header_directories",
     "loaded",
     "read_groups",
@@ -59,21 +54,6 @@ def header_directories(header: PILImage.Image) -> TiffDirectories | None:
     return tags, legacy
 
 
-def frame_directories(frame: PILImage.Image) -> TiffDirectories | None:
-    """A copy of the directories of the frame Pillow's TIFF image ``frame`` stands at (its
-    next ``seek`` reloads them in place), or None where it is no TIFF."""
-    tags = header_directories(frame)
-    if tags is None:
-        return None
-    # Its own tag dicts (the load deletes the orientation, the caller may edit), sharing the
-    # values: Pillow stores tags as numbers, strings, bytes and tuples of them.
-    current = copy.copy(tags[0])
-    for name, value in vars(current).items():
-        if type(value) is dict:
-            setattr(current, name, dict(value))
-    return current, ImageFileDirectory_v1.from_v2(current)
-
-
 def read_groups(exif: PILImage.Exif) -> None:
     """Read a TIFF's sub-IFDs (EXIF, GPS, ...) before the header's file closes, as Pillow's
     TIFF plugin does before closing its own; ``tobytes()`` and ``get_ifd`` read them later."""
@@ -81,18 +61,6 @@ def read_groups(exif: PILImage.Exif) -> None:
         if tag in exif:
             with contextlib.suppress(Exception):  # Pillow raises when it is read, if ever
                 exif.get_ifd(tag)
-
-
-def frame_exif(frame: PILImage.Image) -> PILImage.Exif | None:
-    """The ``Exif`` of the frame Pillow's TIFF image ``frame`` stands at, as ``getexif()``
-    gives it before the frame loads, taken from the image (its next ``seek`` reloads the one it
-    holds), or None where it is no TIFF."""
-    if header_directories(frame) is None:
-        return None
-    exif = frame.getexif()
-    read_groups(exif)
-    frame._exif = None  # the frame's load and the next seek read their own
-    return exif
 
 
 def loaded(tags: TiffDirectories | None) -> None:

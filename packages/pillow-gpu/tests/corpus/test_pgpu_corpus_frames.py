@@ -69,17 +69,15 @@ def _pillow_frames(path: Path) -> list[Any]:
 def _lazy_frames(path: Path) -> tuple[list[Any], list[Image.Image]]:
     found: list[Any] = []
     frames: list[Image.Image] = []
-    sequence = ImageSequence.Iterator(Image.open(path))
     try:
-        for index, frame in enumerate(sequence):
+        for index, frame in enumerate(ImageSequence.Iterator(Image.open(path))):
             if index == MAX_FRAMES:
                 break
-            found.append(_state(frame.to_pil()))
-            frames.append(frame)
+            copy = frame.copy()  # the image itself moves on to the next frame, as Pillow's
+            found.append(_state(copy.to_pil()))
+            frames.append(copy)
     except Exception as error:  # the exception type is the answer
         found.append(type(error))
-    finally:
-        sequence.close()
     return found, frames
 
 

@@ -157,9 +157,11 @@ def frame_graphs(
     source: str | Path | IO[bytes],
     stopped: list[tuple[str, Exception]],
 ) -> Iterator[tuple[int, Image.Image]]:
-    """``(frame number, build(frame))`` for every frame of the file ``source`` (a path or an
-    open binary stream), each decoded when it is reached; ``build`` records a frame's graph (a
-    chain's ``apply``). A frame that cannot be decoded or recorded ends them, with ``(stage,
+    """``(frame number, build(copy of the frame))`` for every frame of the file ``source`` (a
+    path or an open binary stream), each decoded when it is reached; ``build`` records a
+    frame's graph (a chain's ``apply``) on a copy, as ``apply_pil`` runs on Pillow's copy of
+    each frame (an in-place step such as ``thumbnail`` then leaves the opened file as it is
+    for the next frame). A frame that cannot be decoded or recorded ends them, with ``(stage,
     error)`` appended to ``stopped``."""
     try:
         frames = iter(ImageSequence.Iterator(Image.open(source)))
@@ -180,7 +182,7 @@ def frame_graphs(
             stopped.append(("frames-decode", failure))
             return
         try:
-            graph = build(frame)
+            graph = build(frame.copy())
         except Exception as error:  # a refusal at record time, or Pillow's own error
             stopped.append(("record", error))
             return
