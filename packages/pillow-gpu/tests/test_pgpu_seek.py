@@ -386,6 +386,45 @@ def test_other_images_have_one_frame(tmp_path: Path) -> None:
         PILImage.new("RGB", (4, 4)).seek(1)  # as Pillow's
 
 
+def _frame_answers(module: Any, sequence: Any, path: Path) -> list[Any]:
+    """``tell``, ``n_frames``, ``is_animated``, ``seek(0)``, ``seek(1)`` and the frames an
+    ``ImageSequence.Iterator`` loop reaches, of ``path`` opened and then deleted."""
+    image = module.open(path)
+    path.unlink()
+    answers: list[Any] = []
+    calls = [
+        image.tell,
+        lambda: getattr(image, "n_frames", 1),
+        lambda: getattr(image, "is_animated", False),
+        lambda: image.seek(0),
+        lambda: image.seek(1),
+        lambda: [frame.size for frame in sequence.Iterator(image)],
+    ]
+    for call in calls:
+        try:
+            answers.append(call())
+        except Exception as error:  # the type is the answer
+            answers.append(type(error).__name__)
+    image.close()
+    return answers
+
+
+@pytest.mark.parametrize("name", ["photo.jpg", "scan.bmp", "icon.tga", "page.pcx"])
+def test_a_file_whose_plugin_seeks_nothing_answers_without_its_file(
+    tmp_path: Path, name: str
+) -> None:
+    """Pillow's image of a JPEG (or BMP, TGA, PCX) is one frame whatever the file holds now:
+    its frame queries, seeks and iterator read nothing, so a file deleted (or replaced) after
+    the open changes no answer; they opened the file again before."""
+    expected, actual = tmp_path / "pillow" / name, tmp_path / "lazy" / name
+    for path in (expected, actual):
+        path.parent.mkdir()
+        make_image("RGB", (24, 18), seed=5).save(path)
+    answers = _frame_answers(PILImage, PILImageSequence, expected)
+    assert answers == [0, 1, False, None, "EOFError", [(24, 18)]]
+    assert _frame_answers(Image, ImageSequence, actual) == answers
+
+
 def test_image_sequence_after_a_seek_iterates_the_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "anim.webp")
     lazy = Image.open(path)

@@ -60,6 +60,10 @@ class OpenedFile(NamedTuple):
     #: The file's first frame, where Pillow's iterator starts (1 for PSD, whose frame 0 is
     #: the merged image it does not seek to; 0 for the rest).
     min_frame: int = 0
+    #: Whether the file's plugin seeks among frames (has its own ``seek``); one that does not
+    #: (JPEG, BMP, ...) is one frame to Pillow: ``tell()`` 0, ``seek(0)`` nothing, any other
+    #: frame an EOFError, whatever the file holds now.
+    seeks: bool = False
 
 
 #: What a copy or an operation's result keeps: no file.
@@ -76,7 +80,10 @@ def opened_file(header: PILImage.Image, path: str | bytes | None, data: bytes | 
     mimetype = header.get_format_mimetype() if isinstance(header, ImageFile.ImageFile) else None
     source = {"path": path, "data": data}
     first = int(getattr(header, "_min_frame", 0))
-    return OpenedFile(header.format, header.format_description, keep, mimetype, source, {}, first)
+    seeks = type(header).seek is not PILImage.Image.seek
+    return OpenedFile(
+        header.format, header.format_description, keep, mimetype, source, {}, first, seeks
+    )
 
 
 #: Formats whose Pillow image has the legacy ``_getexif()`` (JPEG's, MPO's, PNG's, WebP's).

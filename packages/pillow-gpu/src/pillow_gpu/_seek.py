@@ -101,13 +101,14 @@ class Seekable:
     def _read(self, read: Callable[[PILImage.Image], int], default: int) -> int:
         """``read`` of the reader of a sought file (Pillow keeps what it counted), else of
         the file's header opened now (an opened file edited in place included); ``default``
-        for an image that is no file (a copy, as Pillow's copy is a plain image)."""
+        for an image that is no file (a copy, as Pillow's copy is a plain image) or a file
+        whose plugin has no frames to seek (Pillow's image answers without its file)."""
         if self._frame is not None:
             return read(self._frame.image)
         # An opened file edited in place is still that file, as Pillow's image is; a copy
         # (or an operation's result) is none, though its node may be the file's.
         params = self._file_format.source
-        if params is None:
+        if params is None or not self._file_format.seeks:
             return default
         with _cpu.open_encoded(params) as header:
             return read(header)
@@ -134,8 +135,8 @@ class Seekable:
 
     def seek(self, frame: int) -> None:
         """``PIL.Image.Image.seek``: make this handle frame ``frame`` of its opened file."""
-        if self._frame is None and self._file_format.source is None:
-            _seek_one_frame(frame)  # no file
+        if self._frame is None and not self._file_format.seeks:
+            _seek_one_frame(frame)  # no file, or one whose plugin has no frames to seek
             return
         used = self._used  # before this seek applies a handed palette below (no use of it)
         file = self._file()
