@@ -18,6 +18,7 @@ import pytest
 from PIL import Image as PILImage
 from PIL import ImageSequence as PILImageSequence
 from pillow_gpu import Image, ImageSequence
+from pillow_gpu._testing import make_image
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -147,6 +148,36 @@ def test_a_saved_file_stands_where_pillows_writer_leaves_it(
     assert len(set(raised)) <= 1, raised  # the same error on both sides
     if not raised:
         _stands_alike(images[1], images[0])
+
+
+#: Edits of a transparent GIF's ``info`` before it is saved.
+INFO_EDITS: dict[str, Callable[[Any], None]] = {
+    "cleared": lambda image: image.info.clear(),
+    "transparency-deleted": lambda image: image.info.pop("transparency"),
+    "transparency-changed": lambda image: image.info.update(transparency=5),
+}
+
+
+@pytest.mark.parametrize("target", ["GIF", "PNG"])
+@pytest.mark.parametrize("edit", list(INFO_EDITS))
+def test_a_saved_file_stands_as_pillow_s_after_its_writer_s_walks(
+    opened: Callable[[Any, Path], Any], tmp_path: Path, edit: str, target: str
+) -> None:
+    """Pillow's GIF and PNG writers walk the frames twice (the modes, then the frames), and a
+    GIF's rewind between the walks puts frame 0's transparency back into ``info``: the frame
+    the image then stands at is read from that, not from the edited ``info`` (found by random
+    graphs in batches: a transparent GIF's ``info`` cleared, saved as an APNG, then used)."""
+    path = tmp_path / "transparent.gif"
+    frames = [make_image("RGB", (14, 10), seed).quantize(12) for seed in range(3)]
+    frames[0].save(path, save_all=True, append_images=frames[1:], transparency=0, disposal=2)
+    images = []
+    for module in (PILImage, Image):
+        image = opened(module, path)
+        INFO_EDITS[edit](image)
+        image.save(io.BytesIO(), target, save_all=True)
+        images.append(image)
+    _stands_alike(images[1], images[0])
+    assert images[1].info == images[0].info
 
 
 @pytest.mark.parametrize("name", list(ANIMATIONS))

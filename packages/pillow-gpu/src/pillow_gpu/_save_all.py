@@ -22,7 +22,6 @@ frames of the same image.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, cast
@@ -62,21 +61,19 @@ def writes_every_frame(fp: Any, format: str | None, params: dict[str, Any]) -> b
     return bool(save_all or (save_all is None and params.get("append_images")))
 
 
-def given_to_save(
-    image: Image, *, every: bool, tiff: bool, files: contextlib.ExitStack
-) -> PILImage.Image:
+def given_to_save(image: Image, *, every: bool, tiff: bool) -> PILImage.Image:
     """The Pillow image ``save`` hands Pillow's writer for the lazy ``image``: Pillow's image of
-    its file where the writer walks ``every`` frame (:func:`every_frame`, closed with
-    ``files``), else the completed result; either carrying what Pillow's writers read from the
-    image itself: the ``encoderinfo`` set on it, and an opened TIFF's tag directories where
-    it is written as a ``tiff`` (:mod:`pillow_gpu._tiff_tags`)."""
+    its file where the writer walks ``every`` frame (:func:`every_frame`), else the completed
+    result; either carrying what Pillow's writers read from the image itself: the
+    ``encoderinfo`` set on it, and an opened TIFF's tag directories where it is written as a
+    ``tiff`` (:mod:`pillow_gpu._tiff_tags`)."""
     encoderinfo = image._encoderinfo
     if every or loads_in_another_mode(image._peek_node()):
         opened = every_frame(image)
         if opened is not None:
             if encoderinfo is not None:
                 opened.encoderinfo = encoderinfo
-            return files.enter_context(opened)
+            return opened
     result = _cpu.evaluate(image._node)
     tags = image._tags if tiff else None
     if tags is None and encoderinfo is None:
@@ -89,12 +86,12 @@ def given_to_save(
     return carrier
 
 
-def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
+def every_frame(image: Image) -> PILImage.Image | None:
     """A Pillow image of ``image``'s file standing as Pillow's opened image would, for a
-    multi-frame writer (see the module docstring) or to walk its frames (not ``writing``), or
-    None where ``image`` is no opened file of several frames (its current pixels are all
-    Pillow's image would have) that Pillow's image can seek in. The caller closes the
-    returned image."""
+    multi-frame writer (see the module docstring) or to seek on from an edited frame, read
+    from the file's whole bytes (it holds no file handle: the file written may be this one),
+    or None where ``image`` is no opened file of several frames (its current pixels are all
+    Pillow's image would have) that Pillow's image can seek in."""
     source = image._file_format.source
     if source is None:
         return None
@@ -109,8 +106,7 @@ def every_frame(image: Image, *, writing: bool = True) -> PILImage.Image | None:
     # always: a writer's seek(0) on a plain image in that state drops its pixels.
     if single and _seeks_to_its_frames(source) and not loads_in_another_mode(image._peek_node()):
         return None
-    # Read whole first where writing: the file written may be this one.
-    opened = _cpu.open_whole(source) if writing else _cpu.open_encoded(source)
+    opened = _cpu.open_whole(source)
     try:
         _stand_as(opened, image)
     except BaseException:
@@ -202,30 +198,31 @@ class Saving:
         target = saved_format(fp, format)
         tiff = target == "TIFF"
         try:
-            with contextlib.ExitStack() as files:
-                walked: list[tuple[Image, PILImage.Image, int]] = []  # (handle, given, frame)
+            # (handle, the image given for it, its frame and palette object before the save)
+            walked: list[tuple[Image, PILImage.Image, int, Any]] = []
 
-                def given(image: Image) -> PILImage.Image:
-                    pillows = given_to_save(image, every=every, tiff=tiff, files=files)
-                    walked.append((image, pillows, pillows.tell()))
-                    return pillows
+            def given(image: Image) -> PILImage.Image:
+                pillows = given_to_save(image, every=every, tiff=tiff)
+                walked.append((image, pillows, pillows.tell(), pillows.palette))
+                return pillows
 
-                frames = params.get("append_images")
-                if frames is not None:
-                    params["append_images"] = [
-                        given(cast("Image", frame)) if isinstance(frame, Saving) else frame
-                        for frame in frames
-                    ]
-                mine = given(cast("Image", self))
-                refuse_crashing_save(mine, target, params)
-                mine.save(fp, format, **params)
-                # Pillow's writers walk the frames of the images they are given (seeking them)
-                # and leave them where the walk ends: the last frame (GIF, PNG, PDF), where
-                # it started (WebP, TIFF), or where AVIF's check of the modes stopped. Each
-                # opened file saved stands there now, as Pillow's image would.
-                for image, pillows, before in walked:
-                    if pillows.tell() != before:
-                        image.seek(pillows.tell())
+            frames = params.get("append_images")
+            if frames is not None:
+                params["append_images"] = [
+                    given(cast("Image", frame)) if isinstance(frame, Saving) else frame
+                    for frame in frames
+                ]
+            mine = given(cast("Image", self))
+            refuse_crashing_save(mine, target, params)
+            mine.save(fp, format, **params)
+            # Pillow's writers walk the frames of the images they are given (seeking them)
+            # and leave them where the walk ends: the last frame (GIF, PNG, PDF), where it
+            # started (WebP, TIFF), or where AVIF's check of the modes stopped. Each opened
+            # file saved stands there now, as Pillow's image would: the image its writer
+            # walked becomes its reader.
+            for image, pillows, before, palette in walked:
+                if pillows.tell() != before:
+                    image._stand_as_walked(pillows, palette)
         finally:
             if self._encoderinfo is None:  # Pillow's save leaves its image one
                 self._encoderinfo = {}  # type: ignore[misc]  # the slot is Image's

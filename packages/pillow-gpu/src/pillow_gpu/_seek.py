@@ -157,7 +157,6 @@ class Seekable:
             _ = self._node
         fresh = reader is None
         reader = self._lend(reader or _Reader(file))
-        tags = self._tags
         before, palette = reader.image.tell(), reader.image.palette
         try:
             reader.image.seek(frame)  # Pillow's checks, errors and frame logic
@@ -178,6 +177,21 @@ class Seekable:
             reader.image.seek(frame)
         if reader.image.tell() == before:
             return  # Pillow read nothing: the current frame stays as it is (not loaded)
+        self._stand_on(reader, palette)
+
+    def _stand_as_walked(self, image: PILImage.Image, palette: Any) -> None:
+        """Stand where ``image``, Pillow's image of this handle's file that a writer walked
+        (``save``), stands now, as Pillow's writer leaves Pillow's own image: ``image`` becomes
+        the reader, with all the walk left in it (a GIF's rewind puts the first frame's
+        transparency back into ``info`` before the next frame is read, so a second walk reads
+        the frames after it as a plain seek from an edited ``info`` would not). ``palette``
+        is the palette object ``image`` held before the walk."""
+        file = self._file()
+        self._stand_on(_Reader(file if file.op == "open" else first_leaf(file), image), palette)
+
+    def _stand_on(self, reader: _Reader, palette: Any) -> None:
+        """Make the frame ``reader`` was just sought to the handle's, not loaded yet (Pillow
+        loads it at its first use); ``palette`` is the reader's palette object before."""
         read = getattr(reader.image, "_text", None)  # what the frames before it read (a dict
         reader.text = None if read is None else dict(read)  # the next loads add to in place)
         self._used = False  # type: ignore[misc]  # Pillow's image has not loaded this frame
@@ -188,7 +202,7 @@ class Seekable:
         self._frame = reader  # type: ignore[misc]  # the slot is Image's
         self._node = reader.frame
         self._exif_watch = None  # type: ignore[misc]  # loaded (by Pillow's reader)
-        if tags is not None:  # tag_v2 the same object, tag a new one
+        if self._tags is not None:  # tag_v2 the same object, tag a new one
             self._tags = header_directories(reader.image)
         self._follow_palette(palette)
 
