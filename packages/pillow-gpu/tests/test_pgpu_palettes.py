@@ -7,6 +7,7 @@ conversion after it. ``quantize`` runs with Pillow and is refused on the GPU wit
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable
 from typing import Any
@@ -581,3 +582,47 @@ def test_the_palette_of_a_pa_result_is_pillow_s(operation: str) -> None:
     lazy = PA_OPERATIONS[operation](Image.from_pil(source), ImageFilter)
     assert lazy.getpalette() == expected.getpalette()
     assert_image_equal(lazy.to_pil(), expected)
+
+
+def _transparent_palette_file(tmp_path: Any, kind: str) -> Any:
+    """A P file whose index 0 is transparent: a GIF (an int) or a PNG (tRNS bytes)."""
+    image = PILImage.fromarray(_RNG.integers(0, 6, (9, 13), dtype=np.uint8), "P")
+    image.putpalette(list(_RNG.integers(0, 256, 18)))
+    path = tmp_path / f"transparent.{kind}"
+    options = {"transparency": 0} if kind == "gif" else {"transparency": bytes([0, 128, 255])}
+    image.save(path, **options)
+    return path
+
+
+#: What a user does to the opened image after copying it: Pillow's convert to LA, PA or RGBA
+#: (and a writer's, WebP's and AVIF's, of a P image with transparency) writes that
+#: transparency into the image's own C palette, never into the copy's.
+PALETTE_WRITERS: dict[str, Callable[[Any], Any]] = {
+    "convert-RGBA": lambda image: image.convert("RGBA").tobytes(),
+    "convert-LA": lambda image: image.convert("LA").tobytes(),
+    "convert-PA": lambda image: image.convert("PA").tobytes(),
+    "save-WEBP": lambda image: image.save(io.BytesIO(), "WEBP", lossless=True),
+    "save-AVIF": lambda image: image.save(io.BytesIO(), "AVIF"),
+}
+
+
+@pytest.mark.parametrize("writer", list(PALETTE_WRITERS))
+@pytest.mark.parametrize("kind", ["gif", "png"])
+def test_a_copy_keeps_its_palette_when_its_source_s_is_written_into(
+    tmp_path: Any, kind: str, writer: str
+) -> None:
+    """The CPU route ran Pillow's convert on the cached pixels a copy shares, so the copy's
+    palette got the transparency too (found by random graphs in batches, seed 3,008,501: a
+    GIF's bands merged back, saved as WebP, its copy's entries compared); and a save's
+    writer changes the palette of the image saved, as Pillow's does."""
+    path = _transparent_palette_file(tmp_path, kind)
+    found = []
+    for module in (PILImage, Image):
+        with module.open(path) as image:
+            image.load()
+            copy = image.copy()
+            PALETTE_WRITERS[writer](image)
+            found.append((copy.getpalette("RGBA"), copy.convert("RGBA").tobytes()))
+            if writer.startswith("save"):
+                found.append(image.getpalette("RGBA"))
+    assert found[len(found) // 2 :] == found[: len(found) // 2]

@@ -6,8 +6,9 @@ at the frame the loop last reached (the last one, where it ran to its end), and 
 edit of a frame (``frame.thumbnail(...)``) edits the image, whose next frame is then read as
 Pillow's image reads it from there. A frame is the opened file's own until it is used, so a
 JPEG's ``thumbnail`` in the loop drafts its decode as Pillow's does. Seeks are the image's own
-(:mod:`pillow_gpu._seek`): Pillow's frame logic, each frame decoded at its first use (frames
-passed over never are), its ``info`` until then what Pillow's image shows before loading it.
+(:mod:`pillow_gpu._seek`): Pillow's frame logic, each frame decoded at its first use or where
+Pillow's reader loads it (its GIF and APNG readers load the current frame before reading the
+next), its ``info`` until then what Pillow's image shows before loading it.
 
 To keep frames, keep copies, as with Pillow: ``[frame.copy() for frame in Iterator(im)]``
 (:func:`all_frames` does this), each ready to be thumbnailed or filtered on the GPU; save an

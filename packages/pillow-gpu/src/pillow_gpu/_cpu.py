@@ -170,6 +170,26 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
     return image if node.op == "pil" else node.cache.put(image)
 
 
+#: Targets whose conversion from P writes the source's ``info["transparency"]`` into the
+#: source's own C palette (Pillow's ``convert`` calls ``putpalettealpha`` on it).
+_PALETTE_ALPHA_TARGETS = frozenset({"LA", "PA", "RGBA"})
+
+
+def _convert(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
+    """Pillow's ``convert``, on a copy of the input's C image where Pillow's would write into
+    its palette: the input is a completed node's cached image, which other graphs and handles
+    share (a copy made before the conversion, another thread's evaluation), and which Pillow's
+    own copy of the source would never see changed."""
+    source = images[0]
+    if (
+        source.mode == "P"
+        and params["mode"] in _PALETTE_ALPHA_TARGETS
+        and "transparency" in source.info
+    ):
+        source = with_palette_of(source._new(source.im.copy()), source)
+    return source.convert(params["mode"], params.get("matrix"), **convert_options(params))
+
+
 def _paste(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
     out = images[0].copy()
     out.paste(images[1], params["box"], images[2] if len(images) > 2 else None)
@@ -258,7 +278,7 @@ _OPS: dict[str, _Op] = {
     "fill_masked": _fill_masked,
     "alpha_composite": lambda ims, p: PILImage.alpha_composite(ims[0], ims[1]),
     "putpixel": _putpixel,
-    "convert": lambda ims, p: ims[0].convert(p["mode"], p.get("matrix"), **convert_options(p)),
+    "convert": _convert,
     "getchannel": lambda ims, p: ims[0].getchannel(p["channel"]),
     "merge": lambda ims, p: PILImage.merge(p["mode"], ims),
     "putalpha": _putalpha,

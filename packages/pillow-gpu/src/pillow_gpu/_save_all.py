@@ -31,9 +31,10 @@ from PIL import Image as PILImage
 from pillow_gpu import _cpu
 from pillow_gpu._crashing_saves import refuse_crashing_save
 from pillow_gpu._graph import first_leaf
-from pillow_gpu._leaves import loads_in_another_mode
+from pillow_gpu._leaves import loads_in_another_mode, pil_node
 from pillow_gpu._not_recorded import missing_attribute
 from pillow_gpu._opened_file import OpenedFile, kept_save_params, saved_format
+from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._tiff_tags import carry
 
 if TYPE_CHECKING:
@@ -61,29 +62,50 @@ def writes_every_frame(fp: Any, format: str | None, params: dict[str, Any]) -> b
     return bool(save_all or (save_all is None and params.get("append_images")))
 
 
-def given_to_save(image: Image, *, every: bool, tiff: bool) -> PILImage.Image:
-    """The Pillow image ``save`` hands Pillow's writer for the lazy ``image``: Pillow's image of
-    its file where the writer walks ``every`` frame (:func:`every_frame`), else the completed
-    result; either carrying what Pillow's writers read from the image itself: the
+def given_to_save(
+    image: Image, *, every: bool, tiff: bool
+) -> tuple[PILImage.Image, PILImage.Image | None]:
+    """(the Pillow image ``save`` hands Pillow's writer for the lazy ``image``, the completed
+    result it stands for or None): Pillow's image of its file where the writer walks
+    ``every`` frame (:func:`every_frame`; no result), else the completed result or a carrier
+    of it; either carrying what Pillow's writers read from the image itself: the
     ``encoderinfo`` set on it, and an opened TIFF's tag directories where it is written as a
-    ``tiff`` (:mod:`pillow_gpu._tiff_tags`)."""
+    ``tiff`` (:mod:`pillow_gpu._tiff_tags`).
+
+    A P or PA result goes in a carrier with its own C image: a writer that converts it to
+    RGBA writes the transparency into its palette (Pillow's ``convert`` does that to its
+    source), which must reach this handle alone, not the cached result other handles share
+    (:meth:`Saving.save`)."""
     encoderinfo = image._encoderinfo
     if every or loads_in_another_mode(image._peek_node()):
         opened = every_frame(image)
         if opened is not None:
             if encoderinfo is not None:
                 opened.encoderinfo = encoderinfo
-            return opened
+            return opened, None
     result = _cpu.evaluate(image._node)
     tags = image._tags if tiff else None
-    if tags is None and encoderinfo is None:
-        return result
-    carrier = result._new(result.im)  # the same pixels, info and palette; its own attributes
+    indexed = result.mode in ("P", "PA")
+    if tags is None and encoderinfo is None and not indexed:
+        return result, result
+    # The same pixels, info and palette (a palette object outside P too); its own attributes.
+    carrier = _cpu.with_palette_of(result._new(result.im.copy() if indexed else result.im), result)
     if tags is not None:
         carry(carrier, tags)
     if encoderinfo is not None:
         carrier.encoderinfo = encoderinfo
-    return carrier
+    return carrier, result
+
+
+def _palette_changed(given: PILImage.Image, result: PILImage.Image | None) -> bool:
+    """Whether the writer changed the C palette of ``given``, the P or PA carrier of
+    ``result``."""
+    if result is None or given.mode not in ("P", "PA"):
+        return False
+    before, after = PaletteState.of(result), PaletteState.of(given)
+    if before is None or after is None:
+        return before is not after
+    return (before.mode, before.entries) != (after.mode, after.entries)
 
 
 def every_frame(image: Image) -> PILImage.Image | None:
@@ -198,12 +220,13 @@ class Saving:
         target = saved_format(fp, format)
         tiff = target == "TIFF"
         try:
-            # (handle, the image given for it, its frame and palette object before the save)
-            walked: list[tuple[Image, PILImage.Image, int, Any]] = []
+            # (handle, the image given for it, the result it stands for, its frame and
+            # palette object before the save)
+            walked: list[tuple[Image, PILImage.Image, PILImage.Image | None, int, Any]] = []
 
             def given(image: Image) -> PILImage.Image:
-                pillows = given_to_save(image, every=every, tiff=tiff)
-                walked.append((image, pillows, pillows.tell(), pillows.palette))
+                pillows, result = given_to_save(image, every=every, tiff=tiff)
+                walked.append((image, pillows, result, pillows.tell(), pillows.palette))
                 return pillows
 
             frames = params.get("append_images")
@@ -219,10 +242,13 @@ class Saving:
             # and leave them where the walk ends: the last frame (GIF, PNG, PDF), where it
             # started (WebP, TIFF), or where AVIF's check of the modes stopped. Each opened
             # file saved stands there now, as Pillow's image would: the image its writer
-            # walked becomes its reader.
-            for image, pillows, before, palette in walked:
-                if pillows.tell() != before:
+            # walked becomes its reader. A palette the writer changed (its conversion to RGBA
+            # wrote the transparency in) is this handle's now, as Pillow's image keeps it.
+            for image, pillows, result, before, palette in walked:
+                if result is None and pillows.tell() != before:
                     image._stand_as_walked(pillows, palette)
+                elif result is not pillows and _palette_changed(pillows, result):
+                    image._node = pil_node(pillows)
         finally:
             if self._encoderinfo is None:  # Pillow's save leaves its image one
                 self._encoderinfo = {}  # type: ignore[misc]  # the slot is Image's
