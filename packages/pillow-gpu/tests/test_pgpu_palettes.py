@@ -594,13 +594,24 @@ def _transparent_palette_file(tmp_path: Any, kind: str) -> Any:
     return path
 
 
+def _pasted_into(mode: str, image: Any) -> bytes:
+    """``image`` pasted onto a new image of ``mode`` (Pillow's paste converts it first)."""
+    module = Image if isinstance(image, Image.Image) else PILImage
+    canvas = module.new(mode, image.size)
+    canvas.paste(image, (0, 0))
+    return bytes(canvas.tobytes())
+
+
 #: What a user does to the opened image after copying it: Pillow's convert to LA, PA or RGBA
-#: (and a writer's, WebP's and AVIF's, of a P image with transparency) writes that
-#: transparency into the image's own C palette, never into the copy's.
+#: (a paste onto such an image converts too, and so do WebP's and AVIF's writers of a P image
+#: with transparency) writes that transparency into the image's own C palette, never into
+#: the copy's.
 PALETTE_WRITERS: dict[str, Callable[[Any], Any]] = {
     "convert-RGBA": lambda image: image.convert("RGBA").tobytes(),
     "convert-LA": lambda image: image.convert("LA").tobytes(),
     "convert-PA": lambda image: image.convert("PA").tobytes(),
+    "paste-into-RGBA": lambda image: _pasted_into("RGBA", image),
+    "paste-into-LA": lambda image: _pasted_into("LA", image),
     "save-WEBP": lambda image: image.save(io.BytesIO(), "WEBP", lossless=True),
     "save-AVIF": lambda image: image.save(io.BytesIO(), "AVIF"),
 }

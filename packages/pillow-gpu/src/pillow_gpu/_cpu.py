@@ -175,24 +175,26 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
 _PALETTE_ALPHA_TARGETS = frozenset({"LA", "PA", "RGBA"})
 
 
+def _unshared_palette(image: PILImage.Image, target: str) -> PILImage.Image:
+    """``image``, or a copy of it with its own C image where Pillow's conversion of it to
+    ``target`` would write into its palette. An operation's input is a completed node's
+    cached image, which other graphs and handles share (a copy made before, another
+    thread's evaluation): Pillow's copy of the source would never see that change."""
+    if image.mode == "P" and target in _PALETTE_ALPHA_TARGETS and "transparency" in image.info:
+        return with_palette_of(image._new(image.im.copy()), image)
+    return image
+
+
 def _convert(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
-    """Pillow's ``convert``, on a copy of the input's C image where Pillow's would write into
-    its palette: the input is a completed node's cached image, which other graphs and handles
-    share (a copy made before the conversion, another thread's evaluation), and which Pillow's
-    own copy of the source would never see changed."""
-    source = images[0]
-    if (
-        source.mode == "P"
-        and params["mode"] in _PALETTE_ALPHA_TARGETS
-        and "transparency" in source.info
-    ):
-        source = with_palette_of(source._new(source.im.copy()), source)
+    source = _unshared_palette(images[0], params["mode"])
     return source.convert(params["mode"], params.get("matrix"), **convert_options(params))
 
 
 def _paste(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
     out = images[0].copy()
-    out.paste(images[1], params["box"], images[2] if len(images) > 2 else None)
+    # Pillow's paste converts a source of another mode to the target's with its convert.
+    source = _unshared_palette(images[1], out.mode)
+    out.paste(source, params["box"], images[2] if len(images) > 2 else None)
     return out
 
 
