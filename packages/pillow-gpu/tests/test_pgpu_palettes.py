@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -624,8 +625,9 @@ def test_a_copy_keeps_its_palette_when_its_source_s_is_written_into(
 ) -> None:
     """The CPU route ran Pillow's convert on the cached pixels a copy shares, so the copy's
     palette got the transparency too (found by random graphs in batches, seed 3,008,501: a
-    GIF's bands merged back, saved as WebP, its copy's entries compared); and a save's
-    writer changes the palette of the image saved, as Pillow's does."""
+    GIF's bands merged back, saved as WebP, its copy's entries compared); the image
+    converted or saved gets it in its own palette, as Pillow's does (not the source of a
+    paste: left)."""
     path = _transparent_palette_file(tmp_path, kind)
     found = []
     for module in (PILImage, Image):
@@ -634,6 +636,33 @@ def test_a_copy_keeps_its_palette_when_its_source_s_is_written_into(
             copy = image.copy()
             PALETTE_WRITERS[writer](image)
             found.append((copy.getpalette("RGBA"), copy.convert("RGBA").tobytes()))
-            if writer.startswith("save"):
+            if not writer.startswith("paste"):  # Pillow's paste writes into its source's
                 found.append(image.getpalette("RGBA"))
     assert found[len(found) // 2 :] == found[: len(found) // 2]
+
+
+@pytest.mark.parametrize("route", ["cpu", "gpu"])
+@pytest.mark.parametrize("target", ["RGBA", "LA", "PA", "RGB"])
+@pytest.mark.parametrize("kind", ["gif", "png"])
+def test_a_convert_writes_the_transparency_into_the_image_s_palette_as_pillow_s(
+    tmp_path: Any, kind: str, target: str, route: str
+) -> None:
+    """Pillow's convert of a P image to LA, PA or RGBA writes the image's transparency into
+    its own palette: what follows reads it, a later conversion after the ``transparency``
+    key is deleted included, and a result that carries the palette (found by random graphs
+    in batches, seeds 2,944,742 and 3,010,177). Recorded on the image converted, before any
+    pixel is read; on the GPU its indices pass unchanged."""
+    path = _transparent_palette_file(tmp_path, kind)
+    found = []
+    for module in (PILImage, Image):
+        with module.open(path) as image, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow's warning for bytes converted to RGB
+            image.convert(target)
+            palette = image.getpalette("RGBA")
+            del image.info["transparency"]
+            later, turned = image.convert("RGBA"), image.transpose(PILImage.Transpose.ROTATE_90)
+            if module is Image:
+                done = evaluate if route == "gpu" else (lambda lazy: lazy.to_pil())
+                later, turned = done(later), done(turned)
+            found.append((palette, later.tobytes(), turned.getpalette("RGBA"), turned.tobytes()))
+    assert found[1] == found[0]

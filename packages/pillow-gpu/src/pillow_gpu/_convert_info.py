@@ -16,7 +16,13 @@ from typing import Any, cast
 from PIL import Image as PILImage
 from PIL import ImageOps, ImagePalette
 
-from pillow_gpu._cpu import convert_options, decode_leaf, put_palette, with_palette_of
+from pillow_gpu._cpu import (
+    convert_options,
+    decode_leaf,
+    palette_alpha,
+    put_palette,
+    with_palette_of,
+)
 from pillow_gpu._graph import Node
 from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._probes import _probe_image
@@ -65,6 +71,8 @@ def _palette_probe(node: Node, size: tuple[int, int]) -> PILImage.Image | None:
         return None
     if node.op == "putpalette":  # the recorded palette, on L's values or P's indices
         return put_palette(source, node.params["data"], node.params["rawmode"])
+    if node.op == "palette_alpha":  # what a convert wrote into its P source's palette
+        return palette_alpha(source, node.params["transparency"])
     if node.op == "convert":  # Pillow's fixed palettes (WEB, grayscale) need no pixels
         if not fixed_palette(node):  # a quantizer's palette depends on every pixel
             return None

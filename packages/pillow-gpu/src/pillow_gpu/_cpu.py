@@ -175,7 +175,7 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
 _PALETTE_ALPHA_TARGETS = frozenset({"LA", "PA", "RGBA"})
 
 
-def _unshared_palette(image: PILImage.Image, target: str) -> PILImage.Image:
+def unshared_palette(image: PILImage.Image, target: str) -> PILImage.Image:
     """``image``, or a copy of it with its own C image where Pillow's conversion of it to
     ``target`` would write into its palette. An operation's input is a completed node's
     cached image, which other graphs and handles share (a copy made before, another
@@ -185,15 +185,27 @@ def _unshared_palette(image: PILImage.Image, target: str) -> PILImage.Image:
     return image
 
 
+def palette_alpha(image: PILImage.Image, transparency: int | bytes) -> PILImage.Image:
+    """A copy of P ``image`` with ``transparency`` written into its C palette, as Pillow's
+    ``convert`` to LA, PA or RGBA writes its source's ``info["transparency"]`` there
+    (``putpalettealpha``, or ``putpalettealphas`` for bytes)."""
+    copy = with_palette_of(image.copy(), image)
+    if isinstance(transparency, bytes):
+        copy.im.putpalettealphas(transparency)
+    else:
+        copy.im.putpalettealpha(transparency, 0)
+    return copy
+
+
 def _convert(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
-    source = _unshared_palette(images[0], params["mode"])
+    source = unshared_palette(images[0], params["mode"])
     return source.convert(params["mode"], params.get("matrix"), **convert_options(params))
 
 
 def _paste(images: list[PILImage.Image], params: Mapping[str, Any]) -> PILImage.Image:
     out = images[0].copy()
     # Pillow's paste converts a source of another mode to the target's with its convert.
-    source = _unshared_palette(images[1], out.mode)
+    source = unshared_palette(images[1], out.mode)
     out.paste(source, params["box"], images[2] if len(images) > 2 else None)
     return out
 
@@ -288,6 +300,7 @@ _OPS: dict[str, _Op] = {
     "blend": lambda ims, p: PILImage.blend(ims[0], ims[1], p["alpha"]),
     "filter": lambda ims, p: ims[0].filter(p["filter"]),
     "putpalette": lambda ims, p: put_palette(ims[0], p["data"], p["rawmode"]),
+    "palette_alpha": lambda ims, p: palette_alpha(ims[0], p["transparency"]),
     "quantize": lambda ims, p: quantized(ims[0], p),
 }
 

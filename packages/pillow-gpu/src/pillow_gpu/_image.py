@@ -525,9 +525,23 @@ class Image(
         if info is None:
             # Pillow's conversion now, as Pillow converts (the result's info depends on the
             # pixels); the operations after it go to the GPU again.
-            converted = _cpu.evaluate(self._node).convert(mode, matrix, dither, palette, colors)
-            return Image(pil_node(converted))
-        return self._derive("convert", params, mode=target, info=info)
+            source = _cpu.unshared_palette(_cpu.evaluate(self._node), target)
+            result = Image(pil_node(source.convert(mode, matrix, dither, palette, colors)))
+        else:
+            result = self._derive("convert", params, mode=target, info=info)
+        self._write_palette_alpha(target)
+        return result
+
+    def _write_palette_alpha(self, target: str) -> None:
+        """What Pillow's ``convert`` of a P image to LA, PA or RGBA does to the image itself:
+        its ``info["transparency"]`` written into its own palette (recorded in place)."""
+        source = self._node
+        transparency = source.info.get("transparency")
+        if source.mode != "P" or target not in ("LA", "PA", "RGBA"):
+            return
+        if not isinstance(transparency, (int, bytes)):
+            return  # none: nothing written (another type: Pillow's convert raised already)
+        self._node = self._derive("palette_alpha", {"transparency": transparency})._node
 
     def getchannel(self, channel: int | str) -> Image:
         """Record ``PIL.Image.Image.getchannel``: an L image of one band; of a one-band image

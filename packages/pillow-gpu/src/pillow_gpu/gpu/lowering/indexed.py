@@ -117,8 +117,9 @@ INDEX_POINTWISE = ("point", "point_mode", "invert")
 #: ``Image.filter`` on the stored byte, as Pillow's single-band filters run: 1 with the kernel,
 #: rank and mode filters, P with ModeFilter (``lowering.filters`` checks which).
 INDEX_FILTERS = ("filter",)
-#: ``putpalette``: a P image's new palette (its indices kept), or an L image made P.
-INDEX_PALETTES = ("putpalette",)
+#: ``putpalette``: a P image's new palette (its indices kept), or an L image made P;
+#: ``palette_alpha``: the transparency a ``convert`` wrote into its P source's palette.
+INDEX_PALETTES = ("putpalette", "palette_alpha")
 #: Everything that may read or produce a P or 1 image on the GPU.
 INDEX_OPERATIONS = ("convert", *INDEX_COPIES, *INDEX_POINTWISE, *INDEX_FILTERS, *INDEX_PALETTES)
 #: ImageChops of two 1 images (the logical ones and the arithmetic ones Pillow also runs on
@@ -497,9 +498,23 @@ def _put_palette(program: Program, node: Node, ins: Inputs) -> int:
     )
 
 
-LOWERINGS: Mapping[str, Lowering] = {"putpalette": _put_palette}
+def _palette_alpha(program: Program, node: Node, ins: Inputs) -> int:
+    """The transparency Pillow's ``convert`` of a P image to LA, PA or RGBA writes into the
+    image's own palette: the indices kept (no dispatch), the palette ``_convert_info``'s."""
+    return ins[0][0]
+
+
+LOWERINGS: Mapping[str, Lowering] = {"putpalette": _put_palette, "palette_alpha": _palette_alpha}
 
 ROUTES = (
+    Route(
+        operation="a P image after its convert to LA, PA or RGBA",
+        modes=("P",),
+        kernel="none",
+        contexts="Pillow's convert writes the image's info['transparency'] into its own "
+        "palette (putpalettealpha): recorded on the image converted, its indices kept, the "
+        "palette's alpha read by what follows (getpalette('RGBA'), a later convert)",
+    ),
     Route(
         operation="putpalette (L made P, P's palette replaced)",
         modes=("L", "P"),
