@@ -31,8 +31,17 @@ from PIL import ImageEnhance as PILImageEnhance
 from PIL import ImageFilter as PILImageFilter
 from PIL import ImageMath as PILImageMath
 from PIL import ImageOps as PILImageOps
+from PIL import ImageSequence as PILImageSequence
 from PIL import ImageTransform as PILImageTransform
-from pillow_gpu import Image, ImageChops, ImageEnhance, ImageFilter, ImageMath, ImageOps
+from pillow_gpu import (
+    Image,
+    ImageChops,
+    ImageEnhance,
+    ImageFilter,
+    ImageMath,
+    ImageOps,
+    ImageSequence,
+)
 from pillow_gpu._crashing_saves import refuse_crashing_save
 from pillow_gpu._palette_state import PaletteState
 from pillow_gpu._testing import make_image, undated_info
@@ -494,6 +503,12 @@ def _apply_arguments(ours: bool, image: Any, step: Step) -> Any:
     if kind == "seek":  # in place, on an opened file (any other image: frame 0 only)
         image.seek(value)
         return image
+    if kind == "iterate":  # Pillow's loop idiom: the image sought to frame after frame
+        sequence = ImageSequence if ours else PILImageSequence
+        for index, _frame in enumerate(sequence.Iterator(image)):
+            if index == value:
+                break
+        return image
     if kind in ("save", "save_options"):  # written to memory and opened again
         image_format, options = (value, {}) if kind == "save" else value
         saved = io.BytesIO()
@@ -735,7 +750,9 @@ def file_outcome(path: Path, seed: int) -> str:
 
 def file_steps(path: Path, seed: int) -> list[Step]:
     """The steps ``seed`` draws for the file at ``path``: one to three, after one or two seeks
-    in a third of the graphs on a file of several frames."""
+    in a third of the graphs on a file of several frames; a quarter of the others on such a
+    file start with an ``ImageSequence.Iterator`` loop, left at a frame or run to its end
+    (drawn apart, so the seeds without it draw what they drew before it was added)."""
     rng = random.Random(seed)
     steps = _steps(rng)
     frames = _frames(path)
@@ -743,6 +760,10 @@ def file_steps(path: Path, seed: int) -> list[Step]:
         steps.insert(0, ("seek", rng.randint(1, min(frames - 1, 4))))
         if rng.random() < 1 / 2:  # another frame first, passed over without a use
             steps.insert(0, ("seek", rng.randint(0, min(frames - 1, 4))))
+    elif frames > 1 and not any(kind == "seek" for kind, _ in steps):
+        loop = random.Random(f"iterate {seed}")
+        if loop.random() < 1 / 4:
+            steps.insert(0, ("iterate", loop.choice([0, 1, 2, frames + 1])))
     return steps
 
 
