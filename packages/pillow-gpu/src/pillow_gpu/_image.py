@@ -446,6 +446,8 @@ class Image(
         A colour fills the region (non-palette modes; palette modes raise ``Unsupported``).
         Errors are Pillow's and leave this image unchanged.
         """
+        if isinstance(im, Image):  # Pillow's paste converts the source with its convert first
+            im._write_palette_alpha(self.mode)
         self._node = self._pasted(im, box, mask)._node
 
     def _pasted(self, im: Any, box: Any = None, mask: Any = None) -> Image:
@@ -533,8 +535,9 @@ class Image(
         return result
 
     def _write_palette_alpha(self, target: str) -> None:
-        """What Pillow's ``convert`` of a P image to LA, PA or RGBA does to the image itself:
-        its ``info["transparency"]`` written into its own palette (recorded in place)."""
+        """What Pillow's ``convert`` of a P image to LA, PA or RGBA does to the image itself
+        (also where ``paste`` onto such an image converts it): its ``info["transparency"]``
+        written into its own palette (recorded in place)."""
         source = self._node
         transparency = source.info.get("transparency")
         if source.mode != "P" or target not in ("LA", "PA", "RGBA"):
