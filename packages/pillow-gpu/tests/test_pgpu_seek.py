@@ -480,3 +480,33 @@ def test_a_sought_frame_of_a_file_without_a_palette_has_none() -> None:
         turned = image.rotate(90)
         answers.append((image.mode, turned.has_transparency_data, turned.getpalette()))
     assert answers[1] == answers[0]
+
+
+@pytest.mark.parametrize(
+    ("before", "call"),
+    [("opened", "thumbnail"), ("opened", "draft"), ("saved-as-tiff", "thumbnail")],
+)
+@pytest.mark.parametrize("frame", [0, 1, 2])
+def test_a_sought_mpo_frame_drafts_as_pillow_s(
+    tmp_path: Path, frame: int, call: str, before: str
+) -> None:
+    """An MPO's frames are JPEGs: Pillow's image sought to one (not loaded yet) drafts its
+    decode for ``thumbnail`` and ``draft``, also after a writer walked its frames and came
+    back; ours decoded the frame whole (other pixels) and, after the walk, lacked the
+    ``mpoffset`` its re-read header gives. (A ``draft`` to another mode after such a walk is
+    left out: Pillow's image keeps the walk's last frame's pixels beside the drafted mode.)"""
+    path = tmp_path / "camera.mpo"
+    frames = [make_image("RGB", (96, 64), seed) for seed in range(3)]
+    frames[0].save(path, "MPO", save_all=True, append_images=frames[1:])
+    found = []
+    for module in (PILImage, Image):
+        with module.open(path) as image:
+            if before == "saved-as-tiff":
+                image.save(io.BytesIO(), "TIFF", save_all=True)
+            image.seek(frame)
+            if call == "thumbnail":
+                answer = image.thumbnail((20, 20))
+            else:
+                answer = image.draft("L", (30, 20))
+            found.append((answer, image.mode, image.size, sorted(image.info), image.tobytes()))
+    assert found[1] == found[0]

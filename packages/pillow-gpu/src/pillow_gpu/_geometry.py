@@ -41,6 +41,8 @@ class Geometry:
     _derive: Callable[..., Image]  # Image._derive(op, params, *, mode, size, extra, info)
     _handle: Callable[[Node], Image]
     _peek_node: Callable[[], Node]
+    _unloaded_frame_reader: Callable[[], Any]  # pillow_gpu._seek: a sought frame not loaded
+    _draft_frame: Callable[..., Any]  # pillow_gpu._seek: Pillow's draft of that frame
     copy: Callable[[], Image]
     crop: Callable[..., Image]
     transpose: Callable[[int], Image]
@@ -238,7 +240,8 @@ class Geometry:
         box = None
         if reducing_gap is not None:
             drafted, box = self._draft((int(size[0] * reducing_gap), int(size[1] * reducing_gap)))
-            self._node = drafted._node
+            if drafted is not self:
+                self._node = drafted._node
         if self.size != final_size:
             resized = self.resize(final_size, resample, box=box, reducing_gap=reducing_gap)
             self._node = resized._node
@@ -263,6 +266,8 @@ class Geometry:
         """(a handle on the drafted leaf, Pillow's answer), or (self, None) where it cannot:
         Pillow's draft acts only before the image's first load, which any use of the handle
         (an operation, a copy, an evaluation) stands for."""
+        if self._unloaded_frame_reader() is not None:  # a sought frame, not loaded yet
+            return cast("Image", self), self._draft_frame(mode, size)
         node = self._peek_node()  # a draft is no use of the image: Pillow's loads nothing
         if self._used or not undecoded_file(node) or "draft" in node.params:
             return cast("Image", self), None

@@ -220,13 +220,13 @@ class Saving:
         target = saved_format(fp, format)
         tiff = target == "TIFF"
         try:
-            # (handle, the image given for it, the result it stands for, its frame and
-            # palette object before the save)
-            walked: list[tuple[Image, PILImage.Image, PILImage.Image | None, int, Any]] = []
+            # (handle, the image given for it, the result it stands for, its palette object
+            # before the save)
+            walked: list[tuple[Image, PILImage.Image, PILImage.Image | None, Any]] = []
 
             def given(image: Image) -> PILImage.Image:
                 pillows, result = given_to_save(image, every=every, tiff=tiff)
-                walked.append((image, pillows, result, pillows.tell(), pillows.palette))
+                walked.append((image, pillows, result, pillows.palette))
                 return pillows
 
             frames = params.get("append_images")
@@ -242,10 +242,12 @@ class Saving:
             # and leave them where the walk ends: the last frame (GIF, PNG, PDF), where it
             # started (WebP, TIFF), or where AVIF's check of the modes stopped. Each opened
             # file saved stands there now, as Pillow's image would: the image its writer
-            # walked becomes its reader. A palette the writer changed (its conversion to RGBA
-            # wrote the transparency in) is this handle's now, as Pillow's image keeps it.
-            for image, pillows, result, before, palette in walked:
-                if result is None and pillows.tell() != before:
+            # walked becomes its reader, with what the walk left in it (where it came back to
+            # its frame too: an MPO's re-read header, a GIF's rewind). A palette the writer
+            # changed (its conversion to RGBA wrote the transparency in) is this handle's
+            # now, as Pillow's image keeps it.
+            for image, pillows, result, palette in walked:
+                if result is None:
                     image._stand_as_walked(pillows, palette)
                 elif result is not pillows and _palette_changed(pillows, result):
                     image._node = pil_node(pillows)

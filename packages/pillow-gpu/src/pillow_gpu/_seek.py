@@ -221,6 +221,19 @@ class Seekable:
             return None
         return reader
 
+    def _draft_frame(
+        self, mode: str | None, size: tuple[int, int] | None
+    ) -> tuple[str, tuple[int, int, float, float]] | None:
+        """Pillow's ``draft`` of the sought frame it has not loaded yet (an MPO's: its frames
+        are JPEGs): the reader's decoder is configured, and the handle stands on the frame
+        as drafted (mode and size), to load it so at its first use; Pillow's answer."""
+        reader = cast("_Reader", self._frame)
+        answer: tuple[str, tuple[int, int, float, float]] | None = reader.image.draft(mode, size)
+        if answer is not None:
+            reader.frame = _unloaded_frame(reader.image, cast("dict[str, Any]", reader.header))
+            self._node = reader.frame
+        return answer
+
     def _load_frame(self) -> Node:
         """The sought frame loaded, at its first use (an operation, an evaluation,
         ``getpalette()``), as Pillow's image loads it: the reader is lent the handle's ``info``
