@@ -175,12 +175,22 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
 _PALETTE_ALPHA_TARGETS = frozenset({"LA", "PA", "RGBA"})
 
 
+def written_palette_alpha(mode: str, info: Mapping[Any, Any], target: str) -> int | bytes | None:
+    """The transparency Pillow's ``convert`` of an image of ``mode`` and ``info`` to
+    ``target`` writes into that image's own C palette (a P image's ``info["transparency"]``,
+    for LA, PA and RGBA), else None (another type of it: Pillow's convert raises first)."""
+    transparency = info.get("transparency")
+    if mode != "P" or target not in _PALETTE_ALPHA_TARGETS:
+        return None
+    return transparency if isinstance(transparency, (int, bytes)) else None
+
+
 def unshared_palette(image: PILImage.Image, target: str) -> PILImage.Image:
     """``image``, or a copy of it with its own C image where Pillow's conversion of it to
     ``target`` would write into its palette. An operation's input is a completed node's
     cached image, which other graphs and handles share (a copy made before, another
     thread's evaluation): Pillow's copy of the source would never see that change."""
-    if image.mode == "P" and target in _PALETTE_ALPHA_TARGETS and "transparency" in image.info:
+    if written_palette_alpha(image.mode, image.info, target) is not None:
         return with_palette_of(image._new(image.im.copy()), image)
     return image
 

@@ -147,18 +147,15 @@ def check_fill(
         )
     if mask is not None and isinstance(color, (str, int, float, tuple)):
         return color  # replayed as given: Pillow's ink for an int differs from its pixel's
-    if isinstance(color, int) and mode not in _WIDE_FILLS:
-        # An int is Pillow's packed ink, the same for Image.new: its high byte is a padded
-        # mode's fourth byte (RGB, LAB, YCbCr, HSV), which LAB's conversion to RGBA reads as
-        # alpha, and which the pixel Pillow reports back does not carry.
+    stored = probe.getpixel((0, 0))
+    if isinstance(color, int) and PILImage.new(mode, (1, 1), color).getpixel((0, 0)) == stored:
+        # An int is Pillow's packed ink, and Image.new of it packs it the same way: its high
+        # byte is a padded mode's fourth byte (RGB, LAB, YCbCr, HSV), which LAB's conversion
+        # to RGBA reads as alpha, and which the pixel Pillow reports back does not carry.
         return color
     # The stored value Pillow's fill wrote (a 16-bit fill stores its low byte in both bytes,
-    # 300 -> 0x2C2C); Image.new of it stores the same pixel.
-    return probe.getpixel((0, 0))
-
-
-#: Modes whose fill of an int stores another value than ``Image.new`` of it.
-_WIDE_FILLS = frozenset({"I;16", "I;16L", "I;16B", "I;16N", "I", "F"})
+    # 300 -> 0x2C2C, where Image.new of 300 stores 300); Image.new of it stores that pixel.
+    return stored
 
 
 def fill_region(

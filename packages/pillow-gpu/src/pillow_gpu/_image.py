@@ -539,12 +539,9 @@ class Image(
         (also where ``paste`` onto such an image converts it): its ``info["transparency"]``
         written into its own palette (recorded in place)."""
         source = self._node
-        transparency = source.info.get("transparency")
-        if source.mode != "P" or target not in ("LA", "PA", "RGBA"):
-            return
-        if not isinstance(transparency, (int, bytes)):
-            return  # none: nothing written (another type: Pillow's convert raised already)
-        self._node = self._derive("palette_alpha", {"transparency": transparency})._node
+        transparency = _cpu.written_palette_alpha(source.mode, source.info, target)
+        if transparency is not None:
+            self._node = self._derive("palette_alpha", {"transparency": transparency})._node
 
     def getchannel(self, channel: int | str) -> Image:
         """Record ``PIL.Image.Image.getchannel``: an L image of one band; of a one-band image
