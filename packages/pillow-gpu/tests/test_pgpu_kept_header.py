@@ -1,5 +1,6 @@
-"""An opened JPEG's or PNG's first draft and decode go on from the header ``Image.open``
-parsed (pillow_gpu._kept_header): no second parse of the file, Pillow's pixels and info. A file
+"""An opened JPEG's, PNG's, BMP's, TGA's or other plain file's first draft and decode go on
+from the header ``Image.open`` parsed (pillow_gpu._kept_header): no second parse of the file,
+Pillow's pixels and info (a PNG's chunks after its pixels included). A file
 written over, replaced or removed in between is opened afresh, as before; a decode that
 failed parses again at the next use, as before."""
 
@@ -28,7 +29,9 @@ from pillow_gpu.gpu import evaluate
 
 #: (format, mode, save options) of the files written. JPEG: baseline, grey, CMYK, progressive,
 #: 4:4:4, oriented with an ICC profile; PNG: RGB, RGBA, grey, 16-bit grey, a palette with a
-#: transparent index, oriented by an eXIf chunk with text before the pixels.
+#: transparent index, oriented by an eXIf chunk with text before the pixels, and with text
+#: and the eXIf chunk after them (as ImageMagick writes its dates); the plain plugins' files
+#: Pillow writes (BMP, TGA raw and run-length, PPM and PGM, SGI, PCX, DDS, QOI).
 _EXIF6 = PILImage.Exif()
 _EXIF6[0x0112] = 6
 VARIANTS: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -48,6 +51,30 @@ VARIANTS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "png-I;16": ("PNG", "I;16", {}),
     "png-P-transparent": ("PNG", "P", {"transparency": 3}),
     "png-oriented-text": ("PNG", "RGB", {"exif": _EXIF6.tobytes(), "pnginfo": "text"}),
+    "png-late-text-exif": ("PNG", "RGBA", {"late": "text-exif"}),
+    "bmp-RGB": ("BMP", "RGB", {}),
+    "bmp-P": ("BMP", "P", {}),
+    "bmp-1": ("BMP", "1", {}),
+    "tga-RGBA-rle": ("TGA", "RGBA", {"compression": "tga_rle"}),
+    "tga-L-bottom-up": ("TGA", "L", {"orientation": -1}),
+    "ppm-RGB": ("PPM", "RGB", {}),
+    "pgm-I;16": ("PPM", "I;16", {}),
+    "sgi-RGB": ("SGI", "RGB", {}),
+    "pcx-P": ("PCX", "P", {}),
+    "dds-RGBA": ("DDS", "RGBA", {}),
+    "qoi-RGBA": ("QOI", "RGBA", {}),
+    "gif-P": ("GIF", "P", {}),
+    "gif-P-transparent": ("GIF", "P", {"transparency": 5}),
+    "gif-L-colour-table": ("GIF", "L", {"include_color_table": True}),
+    "gif-animated": ("GIF", "P", {"frames": 3}),
+    "tiff-RGB": ("TIFF", "RGB", {}),
+    "tiff-lzw-L": ("TIFF", "L", {"compression": "tiff_lzw"}),
+    "tiff-deflate-RGBA": ("TIFF", "RGBA", {"compression": "tiff_adobe_deflate"}),
+    "tiff-jpeg-RGB": ("TIFF", "RGB", {"compression": "jpeg"}),
+    "tiff-I;16": ("TIFF", "I;16", {}),
+    "tiff-CMYK-packbits": ("TIFF", "CMYK", {"compression": "packbits"}),
+    "tiff-oriented": ("TIFF", "RGB", {"tiffinfo": {0x0112: 6}}),
+    "tiff-pages": ("TIFF", "RGB", {"frames": 3}),
 }
 
 
@@ -74,10 +101,12 @@ CHAINS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 def _variant(path: Path, variant: str, seed: int = 0, size: tuple[int, int] = (83, 61)) -> Path:
     """``path`` written as ``variant`` (a JPEG or PNG of :data:`VARIANTS`)."""
     fmt, mode, options = VARIANTS[variant]
+    options = dict(options)
     if options.get("pnginfo") == "text":
         text = PngImagePlugin.PngInfo()
         text.add_text("Software", "a scanner")
         options = {**options, "pnginfo": text}
+    late = options.pop("late", None)
     if mode == "I;16":  # every 16-bit value
         values = np.random.default_rng(seed).integers(0, 1 << 16, size[::-1], dtype=np.uint16)
         image = PILImage.fromarray(values)
@@ -85,8 +114,26 @@ def _variant(path: Path, variant: str, seed: int = 0, size: tuple[int, int] = (8
         image = make_image(mode, size, seed=seed)
     if mode == "P":
         image = image.convert("L").convert("P")
+    frames = options.pop("frames", 1)
+    if frames > 1:  # an animation: its first frame is what the opened file shows
+        others = [make_image(mode, size, seed=seed + n) for n in range(1, frames)]
+        others = [other.quantize() if mode == "P" else other for other in others]
+        options = {**options, "save_all": True, "append_images": others}
     image.save(path, fmt, **options)
+    if late is not None:  # text and an eXIf chunk after the pixels
+        _after_pixels(path, [b"tEXtdate:create\0" + b"2026-12-07", b"eXIf" + _EXIF6.tobytes()])
     return path
+
+
+def _after_pixels(path: Path, chunks: list[bytes]) -> None:
+    """Put ``chunks`` (type and data each) before the PNG ``path``'s IEND chunk."""
+    data = path.read_bytes()
+    end = data.rindex(b"IEND") - 4
+    written = b"".join(
+        len(chunk[4:]).to_bytes(4, "big") + chunk + zlib.crc32(chunk).to_bytes(4, "big")
+        for chunk in chunks
+    )
+    path.write_bytes(data[:end] + written + data[end:])
 
 
 @pytest.fixture
@@ -116,10 +163,15 @@ def test_an_opened_file_is_parsed_once_and_equals_pillow(
     path = _variant(tmp_path / "image", variant)
     lazy_chain, pillow_chain = CHAINS[chain]
     image = _opened(path, source)
+    with PILImage.open(path) as pillow:
+        assert image.info == pillow.info  # the header's, before any use
     opened_at = len(pillow_opens)
     result = lazy_chain(image)
     pixels = result.to_pil()
-    assert len(pillow_opens) == opened_at, "the file was parsed again after Image.open"
+    # exif_transpose of a TIFF reads the orientation as Pillow's getexif does, from the
+    # file's directory (pillow_gpu.ImageOps._opened_orientation): that parse is no decode's.
+    asked = chain == "exif_transpose" and VARIANTS[variant][0] == "TIFF"
+    assert len(pillow_opens) == opened_at + asked, "the file was parsed again after Image.open"
     with PILImage.open(path) as pillow:
         expected = pillow_chain(pillow)
         expected.load()
@@ -226,19 +278,20 @@ def test_a_kept_header_is_handed_out_once_across_threads(tmp_path: Path) -> None
 
 def _late_text_png(path: Path) -> None:
     """A PNG with a text chunk after its pixels (Pillow reads it while loading)."""
-    buffer = io.BytesIO()
-    make_image("RGB", (32, 24)).save(buffer, "PNG")
-    data = buffer.getvalue()
-    end = data.rindex(b"IEND") - 4
-    text = b"tEXtComment\0after the pixels"
-    chunk = len(text[4:]).to_bytes(4, "big") + text + zlib.crc32(text).to_bytes(4, "big")
-    path.write_bytes(data[:end] + chunk + data[end:])
+    make_image("RGB", (32, 24)).save(path, "PNG")
+    _after_pixels(path, [b"tEXtComment\0after the pixels"])
 
 
 def _written(path: Path, kind: str) -> None:
     if kind == "MPO":
         frames = [make_image("RGB", (32, 24), seed=seed) for seed in range(2)]
         frames[0].save(path, "MPO", save_all=True, append_images=frames[1:])
+    elif kind == "GIF-animated":
+        frames = [make_image("P", (32, 24), seed=seed) for seed in range(3)]
+        frames[0].save(path, "GIF", save_all=True, append_images=frames[1:])
+    elif kind == "TIFF-pages":
+        frames = [make_image("RGB", (32, 24), seed=seed) for seed in range(3)]
+        frames[0].save(path, "TIFF", save_all=True, append_images=frames[1:])
     elif kind == "APNG":
         frames = [make_image("RGB", (32, 24), seed=seed) for seed in range(2)]
         frames[0].save(path, "PNG", save_all=True, append_images=frames[1:])
@@ -253,11 +306,16 @@ def _written(path: Path, kind: str) -> None:
     [
         ("JPEG", True),
         ("PNG", True),
-        ("PNG-late-text", False),  # its header was read on past the pixels at open
+        ("PNG-late-text", True),  # a copy of its header read on past the pixels at open
+        ("BMP", True),
+        ("TGA", True),
+        ("PPM", True),
+        ("GIF", True),
+        ("GIF-animated", True),  # its first frame
+        ("TIFF", True),
+        ("TIFF-pages", True),  # its first frame
         ("APNG", False),
         ("MPO", False),
-        ("GIF", False),
-        ("TIFF", False),
         ("WEBP", False),
     ],
 )

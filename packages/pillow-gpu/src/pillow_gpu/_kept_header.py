@@ -1,21 +1,34 @@
-"""The Pillow image ``Image.open`` parsed a JPEG's or PNG's header into, kept for the leaf's
-first load.
+"""The Pillow image ``Image.open`` parsed a file's header into, kept for the leaf's first load.
 
 A lazy image holds no open file: ``Image.open`` reads the header with Pillow and closes the
-file, and the file is opened again where its pixels are first needed. For a small photo that
-second parse of the markers (and a third, where ``thumbnail`` asked Pillow's ``draft``) cost
-about a tenth of the whole open-thumbnail-decode. :class:`KeptHeader` keeps the parsed image,
-its file closed, so that the first ``draft`` and the decode go on from it with the file opened
-again instead of parsing anew. Pillow's JPEG plugin reads the pixels only through ``fp``, from
-the offset its header parse found, and ``draft`` changes only its tile, size and mode; its PNG
-plugin reads them through ``fp``, the same file as ``_fp`` and its chunk stream's ``fp``, from
-the data's offset on, chunk after chunk.
+file, and the file is opened again where its pixels are first needed. For a small file that
+second parse of the header (and a third, where ``thumbnail`` asked Pillow's ``draft``) cost
+as much as Pillow's whole open: a tenth of a small photo's open-thumbnail-decode, half of a
+small BMP's or PPM's open-load. :class:`KeptHeader` keeps the parsed image, its file closed,
+so that the first ``draft`` and the decode go on from it with the file opened again instead
+of parsing anew.
+
+Kept are the plugins whose load reads the pixels only through ``fp`` (or the plugin's other
+names for that file), from the offsets their header parse put in the tile or from where it
+left the file:
+
+* Pillow's JPEG plugin (``draft`` changes only its tile, size and mode);
+* its PNG plugin where the file is no animation (its frames are sought): it reads through
+  ``fp``, the same file as ``_fp`` and its chunk stream's ``fp``, from the data's offset on,
+  chunk after chunk. The chunks after the pixels that ``Image.open`` reads on through
+  (:func:`pillow_gpu._png_tail.loaded_info`) are read by a copy of the header;
+* its GIF plugin, for the first frame (``Image.open`` parses the file's header and the first
+  frame's; a sought frame is read by a reader of its own, :mod:`pillow_gpu._seek`);
+* the plugins that keep ``ImageFile.load`` as it is (:data:`_PLAIN_PLUGINS`: BMP, PPM, TGA,
+  SGI, PCX, DDS, QOI and the like), which keep no other file object.
+
+Not MPO, whose frames are read through another file object, nor the plugins with loads of
+their own (TIFF, WebP, AVIF, ...), nor FTEX, whose header parse reads the pixels into a buffer
+of its own.
 
 A kept header is handed out once (a later decode parses again) and only while the file is the
 one that was parsed (same device, inode, size and modification time), so a file written over
-or replaced meanwhile is opened afresh, as it was before. Only Pillow's own JPEG and PNG plugin
-classes are kept: not MPO, whose frames are read through another file object, nor an animated
-PNG (its frames are sought), nor a header read on past its pixels (a PNG's chunks after them).
+or replaced meanwhile is opened afresh, as it was before.
 """
 
 from __future__ import annotations
@@ -25,8 +38,8 @@ import os
 import threading
 from typing import IO, Any, TypeGuard
 
+from PIL import GifImagePlugin, ImageFile, JpegImagePlugin, PngImagePlugin, TiffImagePlugin
 from PIL import Image as PILImage
-from PIL import ImageFile, JpegImagePlugin, PngImagePlugin
 
 __all__ = ["KeptHeader"]
 
@@ -38,11 +51,45 @@ def _stamp(result: os.stat_result) -> _Stamp:
     return (result.st_dev, result.st_ino, result.st_size, result.st_mtime_ns)
 
 
+#: Pillow's plugins (module, class) whose image loads by ``ImageFile.load`` through ``fp``
+#: alone (TGA's ``load_end`` only flips what was read), and keeps no other file object.
+_PLAIN_PLUGINS = frozenset(
+    (f"PIL.{module}ImagePlugin", f"{name}ImageFile")
+    for module, name in (
+        ("Blp", "Blp"),
+        ("Bmp", "Bmp"),
+        ("Bmp", "Dib"),
+        ("Dds", "Dds"),
+        ("Fits", "Fits"),
+        ("Imt", "Imt"),
+        ("McIdas", "McIdas"),
+        ("Msp", "Msp"),
+        ("Pcx", "Pcx"),
+        ("Pixar", "Pixar"),
+        ("Ppm", "Ppm"),
+        ("Qoi", "Qoi"),
+        ("Sgi", "Sgi"),
+        ("Sun", "Sun"),
+        ("Tga", "Tga"),
+        ("Xbm", "Xbm"),
+        ("XVThumb", "XVThumb"),
+    )
+)
+
+
 def _keepable(header: PILImage.Image) -> TypeGuard[ImageFile.ImageFile]:
-    """Whether ``header`` is a parsed, unloaded image of Pillow's JPEG plugin, or of its PNG
-    plugin and no animation."""
+    """Whether ``header`` is a parsed, unloaded image of Pillow's JPEG plugin, of its PNG
+    plugin and no animation, of its GIF plugin at the first frame, or of one of
+    :data:`_PLAIN_PLUGINS`."""
+    kind = type(header)
+    if (kind.__module__, kind.__qualname__) in _PLAIN_PLUGINS:
+        return isinstance(header, ImageFile.ImageFile) and bool(header.tile)
     if type(header) is JpegImagePlugin.JpegImageFile:
         return len(header.tile) == 1 and not header.decoderconfig
+    if type(header) is GifImagePlugin.GifImageFile:  # its first frame, as Image.open leaves it
+        return len(header.tile) == 1 and header.tell() == 0
+    if type(header) is TiffImagePlugin.TiffImageFile:  # its first frame, as Image.open leaves it
+        return bool(header.tile) and header.tell() == 0
     if type(header) is PngImagePlugin.PngImageFile:
         png = header.png
         return (
@@ -54,11 +101,23 @@ def _keepable(header: PILImage.Image) -> TypeGuard[ImageFile.ImageFile]:
     return False
 
 
-def _rearm(image: ImageFile.ImageFile, fp: IO[bytes]) -> None:
-    """Give ``image`` the file ``fp`` where it read its header from."""
+#: The attributes in which Pillow's plugins keep their file besides ``fp`` (PNG's and GIF's
+#: ``_fp``, where they seek frames).
+_FILE_ALIASES = ("_fp", "_TiffImageFile__fp")
+
+
+def _rearm(
+    image: ImageFile.ImageFile, fp: IO[bytes], position: int, aliases: tuple[str, ...]
+) -> None:
+    """Give ``image`` the file ``fp`` where it read its header from, standing where the header
+    parse left it (a DDS load reads on from there: its plugin's ``load_seek`` does not seek),
+    also as the attributes named ``aliases`` (:data:`_FILE_ALIASES`)."""
+    if position:
+        fp.seek(position)
     image.fp = fp
+    for name in aliases:
+        setattr(image, name, fp)
     if isinstance(image, PngImagePlugin.PngImageFile):
-        image._fp = fp  # the file the PNG plugin seeks frames in
         assert image.png is not None  # kept unloaded (_keepable)
         image.png.fp = fp  # its chunk stream, which the load reads on through
 
@@ -70,41 +129,52 @@ class KeptHeader:
     image out (its file closed), :meth:`armed` opens the file for it to load.
     """
 
-    __slots__ = ("_image", "_lock", "_stamp")
+    __slots__ = ("_aliases", "_image", "_lock", "_position", "_stamp")
 
-    def __init__(self, image: ImageFile.ImageFile | None, stamp: _Stamp | None) -> None:
+    def __init__(
+        self,
+        image: ImageFile.ImageFile | None,
+        stamp: _Stamp | None,
+        position: int = 0,
+        aliases: tuple[str, ...] = (),
+    ) -> None:
         self._image = image
         self._stamp = stamp
+        self._position = position  # where the header parse left the file
+        self._aliases = aliases  # the image's other attributes holding its file
         self._lock = threading.Lock()
 
     @classmethod
-    def of(
-        cls, header: PILImage.Image, exif_at_open: Any, *, read_on: bool = False
-    ) -> KeptHeader | None:
-        """A keeper of ``header`` (just opened by ``PIL.Image.open``, its file still open),
-        or None where its plugin is not one whose load reads only ``fp``, or where the caller
-        read on through it (``read_on``).
+    def of(cls, header: PILImage.Image, exif_at_open: Any) -> KeptHeader | None:
+        """A keeper of ``header`` (just opened by ``PIL.Image.open``, its file still open, not
+        read on through), or None where its plugin is not one whose load reads only ``fp``.
 
         ``exif_at_open`` is the ``_exif`` the header had straight after ``Image.open``: what
         the caller read since (``getexif()``) is put back, so the kept image is what a new
         ``Image.open`` gives."""
-        if read_on or not _keepable(header) or header.fp is None:
+        if not _keepable(header) or header.fp is None:
             return None
+        fp = header.fp
         stamp = None
-        if header._exclusive_fp:  # opened from a path: its file's identity
-            try:
-                stamp = _stamp(os.fstat(header.fp.fileno()))
-            except (OSError, AttributeError, io.UnsupportedOperation):
-                return None
+        try:
+            # Where the load reads on from, for a plugin whose load_seek does not seek.
+            position = fp.tell() if hasattr(header, "load_seek") else 0
+            if header._exclusive_fp:  # opened from a path: its file's identity
+                stamp = _stamp(os.fstat(fp.fileno()))
+        except (OSError, AttributeError, io.UnsupportedOperation):
+            return None
         header._exif = exif_at_open
-        return cls(header, stamp)
+        aliases = tuple(name for name in _FILE_ALIASES if getattr(header, name, None) is fp)
+        return cls(header, stamp, position, aliases)
 
     def take(self) -> KeptHeader | None:
         """This keeper's image moved into a new keeper (None where it was handed out
         already): the caller now owns it, and this one is empty."""
         with self._lock:
             image, self._image = self._image, None
-        return None if image is None else KeptHeader(image, self._stamp)
+        return (
+            None if image is None else KeptHeader(image, self._stamp, self._position, self._aliases)
+        )
 
     @property
     def image(self) -> ImageFile.ImageFile | None:
@@ -121,7 +191,7 @@ class KeptHeader:
         if image is None:
             return None
         if data is not None:
-            _rearm(image, io.BytesIO(data))
+            _rearm(image, io.BytesIO(data), self._position, self._aliases)
             image._exclusive_fp = False
             return image
         if path is None or self._stamp is None:
@@ -137,7 +207,7 @@ class KeptHeader:
         if not same:
             fp.close()
             return None
-        _rearm(image, fp)
+        _rearm(image, fp, self._position, self._aliases)
         image._exclusive_fp = True
         return image
 

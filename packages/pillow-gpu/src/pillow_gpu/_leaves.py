@@ -263,9 +263,8 @@ def open_node(
         if loaded is not None:
             params["header_info"] = info  # a copy already
             info = loaded
-        # The first draft or decode goes on from the header (a PNG's read on past its pixels
-        # by loaded_info is not kept).
-        kept = KeptHeader.of(header, exif_at_open, read_on=bool(late))
+        # The first draft or decode goes on from the header.
+        kept = KeptHeader.of(header, exif_at_open)
         if kept is not None:
             params["kept_header"] = kept
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)

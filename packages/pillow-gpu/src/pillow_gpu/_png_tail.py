@@ -29,7 +29,7 @@ import warnings
 from typing import IO, Any, cast
 
 from PIL import Image as PILImage
-from PIL import ImageFile
+from PIL import ImageFile, PngImagePlugin
 
 __all__ = [
     "LATE_INFO",
@@ -129,13 +129,16 @@ def loaded_info(
     next frame's control chunk, as Pillow's load does. None where Pillow cannot read those
     chunks: its own load raises then, and so does the leaf's decode.
 
-    ``opened``: Pillow's image of that file, opened and not loaded, read on instead of opening
-    the file again (its ``info`` and file position change; nothing else is left of use).
+    ``opened``: Pillow's image of that file, opened and not loaded, whose copy reads on
+    instead of opening the file again (only the position of the file it has open changes: it
+    can still load, from its data's offset, as :mod:`pillow_gpu._kept_header` loads it).
     """
     try:
         with warnings.catch_warnings():  # the header was opened once already, warnings and all
             warnings.simplefilter("ignore")
             if opened is not None:
+                if isinstance(opened, PngImagePlugin.PngImageFile):
+                    opened = _reading_copy(opened)
                 return _read_to_end(opened)
             source: Any = path if data is None else io.BytesIO(data)
             with PILImage.open(source, formats=["PNG"]) as again:
@@ -161,6 +164,31 @@ def keys_set_by_load(path: str | bytes | None, data: bytes | None) -> frozenset[
     except Exception:
         return frozenset()
     return frozenset(found or ())
+
+
+def _reading_copy(image: PngImagePlugin.PngImageFile) -> PngImagePlugin.PngImageFile:
+    """A copy of the opened, unloaded PNG ``image`` that reads on through the file ``image``
+    has open while ``image`` stays as it is: its own chunk stream, ``info`` and text (the
+    dicts ``load_end``'s chunk handlers write into), private chunks, tile list and palette
+    (which ``load_prepare`` of a P image realises and marks clean). Pillow's own ``copy()``
+    loads the pixels."""
+    copy = object.__new__(type(image))
+    copy.__dict__.update(image.__dict__)
+    copy.tile = list(image.tile)
+    if image.palette is not None:
+        copy.palette = image.palette.copy()
+    png = image.png
+    if png is not None:
+        stream = object.__new__(type(png))
+        stream.__dict__.update(png.__dict__)
+        stream.queue = None if png.queue is None else list(png.queue)
+        stream.im_info = dict(png.im_info)
+        stream.im_text = dict(png.im_text)
+        copy.png = stream
+        # One dict, as Pillow's _open leaves them.
+        copy.info = stream.im_info if image.info is png.im_info else dict(image.info)
+        copy.private_chunks = list(image.private_chunks)
+    return copy
 
 
 def _read_to_end(image: ImageFile.ImageFile) -> dict[str, Any] | None:
