@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PIL.PngImagePlugin import iTXt
+from PIL.TiffImagePlugin import IFDRational
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps, QueueFull
 from pillow_gpu.errors import Limit, Unsupported
 from pillow_gpu.executor import MAX_JOB_ID, BatchError, BatchLimit, BatchUnsupported
@@ -344,3 +346,32 @@ def test_metadata_snapshot_is_independent(make_executor: Factory) -> None:
         assert result.image.info["meta"] == {"list": [1, 2], "bytes": b"ab", "pair": (1.5, None)}
     first.image.info["meta"]["list"].append(3)
     assert second.image.info["meta"]["list"] == [1, 2]
+
+
+def test_each_result_owns_pillows_metadata_values(make_executor: Factory) -> None:
+    rational = IFDRational(300, 1)
+    text = iTXt("a caption", "en", "Caption")
+    info: dict[str, object] = {
+        "dpi": (rational, IFDRational(72, 1)),
+        "text": text,
+        "set": frozenset({1, 2}),
+        "nested": {"values": [rational, b"raw"]},
+    }
+    lazy = _with_info(info)
+    executor = make_executor()
+    executor.submit(lazy)
+    executor.submit(lazy)
+    first, second = executor.join()
+    for result in (first, second):
+        assert result.image.info == info
+        dpi = result.image.info["dpi"]
+        assert [type(value) for value in dpi] == [IFDRational, IFDRational]
+        assert dpi[0] is not rational
+        copied = result.image.info["text"]
+        assert type(copied) is iTXt
+        assert (str(copied), copied.lang, copied.tkey) == ("a caption", "en", "Caption")
+        assert copied is not text
+    assert first.image.info["dpi"][0] is not second.image.info["dpi"][0]
+    assert first.image.info["text"] is not second.image.info["text"]
+    first.image.info["nested"]["values"].append(3)
+    assert second.image.info["nested"]["values"] == [rational, b"raw"]

@@ -358,8 +358,13 @@ class GpuBatchExecutor(WorkQueues):
             raise TypeError(msg)
         job_id = self._ids.take()
         try:
-            plan = plan_cached(node, limits=self._shared.limits, max_work=self.max_submission_work)
             info = snapshot_info(node.info)
+            plan = plan_cached(
+                node,
+                limits=self._shared.limits,
+                max_work=self.max_submission_work,
+                metadata_nbytes=info.nbytes,
+            )
         except GpuError as error:
             raise for_job(error, job_id, key) from error
         except MemoryError:

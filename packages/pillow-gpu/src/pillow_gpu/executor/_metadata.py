@@ -42,11 +42,11 @@ class InfoSnapshot:
     nbytes: int
 
     def copy(self) -> dict[str, Any]:
-        """An independent copy for one result."""
+        """An independent copy for one result (of values validated already: no walk checks
+        or charges them again)."""
         if not self.value:
             return {}
-        copied, _ = _copy(self.value, depth=1, path=("info",))
-        return copied
+        return cast("dict[str, Any]", _duplicate(self.value))
 
 
 def _where(path: tuple[object, ...]) -> str:
@@ -136,6 +136,21 @@ def _copy(value: Any, *, depth: int, path: tuple[object, ...]) -> tuple[Any, int
     if kind is list:
         return items, nbytes
     return kind(items), nbytes  # tuple, set, frozenset: members are validated copies
+
+
+def _duplicate(value: Any) -> Any:
+    """A copy of a snapshot's validated ``value`` owning its every mutable part: containers,
+    and Pillow's values rebuilt from their parts (immutable scalars are shared)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _duplicate(item) for key, item in value.items()}
+    if kind in _CONTAINERS:
+        return kind([_duplicate(item) for item in value])
+    if kind is IFDRational:
+        return _ifd_rational(value, ())[0]
+    if kind is iTXt:
+        return _itxt(value, ())[0]
+    return value
 
 
 #: The snapshot of every empty ``info`` (shared: a snapshot is never changed, and each result

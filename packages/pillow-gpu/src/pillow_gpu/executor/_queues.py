@@ -188,7 +188,10 @@ class WorkQueues:
         job.release_plan()
         try:
             job.plan = plan_cached(
-                root, limits=self._shared.limits, max_work=self.max_submission_work
+                root,
+                limits=self._shared.limits,
+                max_work=self.max_submission_work,
+                metadata_nbytes=job.info.nbytes,
             )
         except GpuError as error:
             self._credits.give(job.admitted)

@@ -235,7 +235,9 @@ class _Entry:
     nbytes: int
 
 
-def _metadata_nbytes(root: Node) -> int:
+def _metadata_nbytes(root: Node, known: int | None = None) -> int:
+    if known is not None:  # the caller's snapshot of root.info charged this already
+        return known
     if not root.info:
         return _EMPTY_INFO_NBYTES
     from pillow_gpu.executor._metadata import info_nbytes  # the executor imports the planner
@@ -243,7 +245,9 @@ def _metadata_nbytes(root: Node) -> int:
     return info_nbytes(root.info)
 
 
-def _variable_host_bytes(root: Node, uploads: list[Node]) -> int:
+def _variable_host_bytes(
+    root: Node, uploads: list[Node], metadata_nbytes: int | None = None
+) -> int:
     """The part of ``host_bytes`` that differs between graphs of one shape: an undecoded
     file's encoded bytes and the root's metadata (every other part of a leaf's count,
     ``_leaf_host_bytes``, follows from its operation, mode, size and completion, all keyed)."""
@@ -251,7 +255,7 @@ def _variable_host_bytes(root: Node, uploads: list[Node]) -> int:
     for node in uploads:
         if node.op == "open":
             encoded += _leaf_host_bytes(node)
-    return encoded + _metadata_nbytes(root)
+    return encoded + _metadata_nbytes(root, metadata_nbytes)
 
 
 class PlanCache:
@@ -291,8 +295,13 @@ class PlanCache:
         *,
         limits: DeviceLimits | None = None,
         max_work: int = MAX_SUBMISSION_WORK,
+        metadata_nbytes: int | None = None,
     ) -> Plan:
-        """``plan_graph(image, limits=limits, max_work=max_work)``, lowering each shape once."""
+        """``plan_graph(image, limits=limits, max_work=max_work)``, lowering each shape once.
+
+        ``metadata_nbytes``: what the executor's snapshot of the root's ``info`` charged
+        (``pillow_gpu.executor._metadata.snapshot_info``), so that a stored shape's plan
+        does not walk the ``info`` again for the same count."""
         root: Node = getattr(image, "node", image)
         cacheable = (
             isinstance(root, Node)
@@ -323,7 +332,8 @@ class PlanCache:
                         for buffer, node in zip(entry.upload_buffers, uploads, strict=True)
                     ]
                 ),
-                host_bytes=entry.fixed_host_bytes + _variable_host_bytes(root, uploads),
+                host_bytes=entry.fixed_host_bytes
+                + _variable_host_bytes(root, uploads, metadata_nbytes),
             )
         plan = plan_graph(root, limits=limits, max_work=max_work)  # refusals are never stored
         self._store(key, shape, plan)
@@ -375,8 +385,15 @@ SHARED_PLAN_CACHE = PlanCache()
 
 
 def plan_cached(
-    image: Any, *, limits: DeviceLimits | None = None, max_work: int = MAX_SUBMISSION_WORK
+    image: Any,
+    *,
+    limits: DeviceLimits | None = None,
+    max_work: int = MAX_SUBMISSION_WORK,
+    metadata_nbytes: int | None = None,
 ) -> Plan:
     """Exactly what :func:`~pillow_gpu.gpu._planner.plan_graph` returns (or raises), with
-    graphs of a shape planned before reusing its lowered program (:data:`SHARED_PLAN_CACHE`)."""
-    return SHARED_PLAN_CACHE.plan(image, limits=limits, max_work=max_work)
+    graphs of a shape planned before reusing its lowered program (:data:`SHARED_PLAN_CACHE`;
+    ``metadata_nbytes`` as :meth:`PlanCache.plan` takes it)."""
+    return SHARED_PLAN_CACHE.plan(
+        image, limits=limits, max_work=max_work, metadata_nbytes=metadata_nbytes
+    )
