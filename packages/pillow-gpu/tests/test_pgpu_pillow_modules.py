@@ -79,28 +79,42 @@ def test_max_image_pixels_none_turns_the_check_off(png_file: Path) -> None:
     assert "MAX_IMAGE_PIXELS" in dir(Image)
 
 
+def _limited_use(image: Any, use: str, ops: Any) -> Any:
+    """``use`` of an opened ``image`` (``ops``: the ImageOps module of its library)."""
+    if use == "copy":
+        return image.copy()
+    if use == "exif_transpose":
+        return ops.exif_transpose(image)
+    if use == "convert":
+        return image.convert("L")
+    image.load()
+    return image
+
+
 @pytest.mark.usefixtures("pixel_limit")
 @pytest.mark.parametrize("use", ["copy", "exif_transpose", "convert", "load"])
-def test_a_limit_lowered_after_open_is_not_checked_again(tmp_path: Path, use: str) -> None:
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "BMP", "PPM", "TIFF"])
+def test_a_limit_lowered_after_open_is_not_checked_again(
+    tmp_path: Path, fmt: str, use: str
+) -> None:
     # Pillow checks the size against MAX_IMAGE_PIXELS in open only (and in crop): copying,
-    # converting or loading an opened image later raises nothing and warns nothing.
-    path = tmp_path / "photo.jpg"
-    make_image("RGB", (64, 48)).save(path, quality=90)
+    # converting or loading an opened image later raises nothing and warns nothing, but
+    # where its plugin's load checks again (TIFF), which raises the same error here.
+    path = tmp_path / f"image.{fmt.lower()}"
+    make_image("P" if fmt == "GIF" else "RGB", (64, 48)).save(path, fmt)
     ours = Image.open(path)
     with PILImage.open(path) as theirs, warnings.catch_warnings():
         Image.MAX_IMAGE_PIXELS = 1000  # 64 x 48 = 3,072 pixels: over twice the limit
         warnings.simplefilter("error")
-        if use == "copy":
-            result, expected = ours.copy(), theirs.copy()
-        elif use == "exif_transpose":
-            result, expected = ImageOps.exif_transpose(ours), PILImageOps.exif_transpose(theirs)
-        elif use == "convert":
-            result, expected = ours.convert("L"), theirs.convert("L")
-        else:
-            ours.load()
-            theirs.load()
-            result, expected = ours, theirs
-        assert_image_equal(result.to_pil(), expected)
+        try:
+            expected = _limited_use(theirs, use, PILImageOps)
+            expected.load()
+        except PILImage.DecompressionBombError:
+            with pytest.raises(PILImage.DecompressionBombError):
+                _limited_use(ours, use, ImageOps).to_pil()
+            assert fmt == "TIFF"
+            return
+        assert_image_equal(_limited_use(ours, use, ImageOps).to_pil(), expected)
 
 
 def test_warn_possible_formats_is_pillows(tmp_path: Path) -> None:
