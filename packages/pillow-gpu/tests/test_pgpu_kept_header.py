@@ -168,16 +168,37 @@ def test_an_opened_file_is_parsed_once_and_equals_pillow(
     opened_at = len(pillow_opens)
     result = lazy_chain(image)
     pixels = result.to_pil()
-    # exif_transpose of a TIFF reads the orientation as Pillow's getexif does, from the
-    # file's directory (pillow_gpu.ImageOps._opened_orientation): that parse is no decode's.
-    asked = chain == "exif_transpose" and VARIANTS[variant][0] == "TIFF"
-    assert len(pillow_opens) == opened_at + asked, "the file was parsed again after Image.open"
+    assert len(pillow_opens) == opened_at, "the file was parsed again after Image.open"
     with PILImage.open(path) as pillow:
         expected = pillow_chain(pillow)
         expected.load()
         assert_image_equal(pixels, expected)
         assert result.info == expected.info
         assert image.info == pillow.info  # the handle after its first use
+
+
+@pytest.mark.parametrize("source", ["path", "file-object"])
+@pytest.mark.parametrize("variant", sorted(name for name in VARIANTS if name.startswith("tiff")))
+def test_a_tiffs_exif_is_read_from_its_kept_header_which_then_decodes(
+    tmp_path: Path, pillow_opens: list[Any], variant: str, source: str
+) -> None:
+    # getexif() and exif_transpose read the file's EXIF directory through the header
+    # Image.open kept, lent and kept again for the decode: no parse of the file after the open.
+    path = _variant(tmp_path / "image", variant)
+    image = _opened(path, source)
+    opened_at = len(pillow_opens)
+    exif = dict(image.getexif())
+    result = ImageOps.exif_transpose(image)
+    again = dict(image.getexif())
+    pixels = result.to_pil()
+    assert len(pillow_opens) == opened_at, "the file was parsed again after Image.open"
+    with PILImage.open(path) as pillow:
+        assert exif == dict(pillow.getexif())
+        expected = PILImageOps.exif_transpose(pillow)
+        expected.load()
+        assert again == dict(pillow.getexif())
+        assert_image_equal(pixels, expected)
+        assert result.info == expected.info
 
 
 def test_a_file_written_over_after_open_is_parsed_again(

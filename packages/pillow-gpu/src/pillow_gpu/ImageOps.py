@@ -215,14 +215,14 @@ def _opened_orientation(image: Image) -> tuple[Any, bool, bool, dict[str, Any] |
         edited = edited_header(node)
         info = edited if edited is not None else node.params.get("header_info", node.info)
         return info_probe(info).getexif().get(ORIENTATION, 1), False, False, None
-    with _cpu.open_edited(node) as header:  # the info Pillow's getexif reads, edits included
+    with _cpu.opened_for_query(node) as header:  # the info Pillow's getexif reads, edited
         is_tiff = hasattr(header, "tag_v2")
         own = type(header).getexif is not PILImage.Image.getexif
         if own and not is_tiff and "exif" not in header.info:
             return _loaded_orientation(header) if late else None  # getexif loads, as Pillow's
         orientation = header.getexif().get(ORIENTATION, 1)  # the IFD is read, not pixels
         swaps = orientation in (5, 6, 7, 8)  # a quarter turn: width and height swap
-        tagged = getattr(header, "tag_v2", {}).get(ORIENTATION)  # what sized the header
+        tagged = node.params.get("orientation_tag")  # what sized the header
         return orientation, is_tiff, is_tiff and swaps and tagged not in (5, 6, 7, 8), None
 
 

@@ -7,8 +7,9 @@ never replays the work.
 
 from __future__ import annotations
 
+import contextlib
 import io
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
 
 from PIL import Image as PILImage
@@ -27,6 +28,7 @@ __all__ = [
     "open_edited",
     "open_encoded",
     "open_whole",
+    "opened_for_query",
     "put_palette",
     "quantized",
     "same_mode_copy",
@@ -66,7 +68,7 @@ def open_edited(node: Node, *, to_load: bool = False) -> PILImage.Image:
     ``to_load``: the image is loaded next, so the header ``Image.open`` parsed may serve,
     where the leaf kept it (:mod:`pillow_gpu._kept_header`)."""
     kept = node.params.get("kept_header") if to_load else None
-    opened = None if kept is None else kept.armed(node.params["path"], node.params["data"])
+    opened = None if kept is None else kept.armed(*_source(node))
     if opened is None:
         opened = open_encoded(node.params)
     edited = edited_header(node)
@@ -74,6 +76,31 @@ def open_edited(node: Node, *, to_load: bool = False) -> PILImage.Image:
         opened.info.clear()
         opened.info.update(edited)
     return opened
+
+
+@contextlib.contextmanager
+def opened_for_query(node: Node) -> Iterator[PILImage.Image]:
+    """:func:`open_edited` of ``node`` for a query that reads no pixels (its EXIF directory),
+    closed afterwards: the header ``Image.open`` parsed where the leaf keeps it and it can be
+    lent (:meth:`~pillow_gpu._kept_header.KeptHeader.lent`; it stays kept for the decode), else
+    a new parse of the file."""
+    kept = node.params.get("kept_header")
+    lending = contextlib.nullcontext() if kept is None else kept.lent(*_source(node))
+    with lending as lent:
+        opened = open_encoded(node.params) if lent is None else lent
+        try:
+            edited = edited_header(node)
+            if edited is not None:
+                opened.info.clear()
+                opened.info.update(edited)
+            yield opened
+        finally:
+            if lent is None:
+                opened.close()
+
+
+def _source(node: Node) -> tuple[str | bytes | None, bytes | None]:
+    return node.params["path"], node.params["data"]
 
 
 def _loaded(opened: PILImage.Image) -> PILImage.Image:

@@ -26,6 +26,9 @@ Not MPO, whose frames are read through another file object, nor the plugins with
 their own (TIFF, WebP, AVIF, ...), nor FTEX, whose header parse reads the pixels into a buffer
 of its own.
 
+A query that reads no pixels (a TIFF's EXIF directory, for ``getexif`` and
+``exif_transpose``) borrows the kept header and gives it back (:meth:`KeptHeader.lent`).
+
 A kept header is handed out once (a later decode parses again) and only while the file is the
 one that was parsed (same device, inode, size and modification time), so a file written over
 or replaced meanwhile is opened afresh, as it was before.
@@ -33,9 +36,11 @@ or replaced meanwhile is opened afresh, as it was before.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import threading
+from collections.abc import Iterator
 from typing import IO, Any, TypeGuard
 
 from PIL import GifImagePlugin, ImageFile, JpegImagePlugin, PngImagePlugin, TiffImagePlugin
@@ -180,6 +185,39 @@ class KeptHeader:
     def image(self) -> ImageFile.ImageFile | None:
         """The kept image (its file closed), None once handed out."""
         return self._image
+
+    @contextlib.contextmanager
+    def lent(
+        self, path: str | bytes | None, data: bytes | None
+    ) -> Iterator[ImageFile.ImageFile | None]:
+        """The kept image with its file opened again, for a query that reads no pixels (a
+        TIFF's EXIF directory), then kept again as it was: its file closed, its ``info``'s
+        contents and its ``_exif`` put back. None where :meth:`armed` gives none, and where
+        the image parsed an EXIF at open (a JPEG's ``_exif``, which the query would hand out
+        while the kept image holds it). An image the query loaded is not kept again."""
+        image = self._image
+        if image is None or image._exif is not None:
+            yield None
+            return
+        image = self.armed(path, data)
+        if image is None:
+            yield None
+            return
+        info = dict(image.info)
+        try:
+            yield image
+        finally:
+            fp = image.fp
+            if fp is not None:
+                fp.close()
+            image.fp = None
+            if image._im is None:  # not loaded: as Image.open left it
+                image.info.clear()
+                image.info.update(info)
+                image._exif = None
+                with self._lock:
+                    if self._image is None:
+                        self._image = image
 
     def armed(self, path: str | bytes | None, data: bytes | None) -> ImageFile.ImageFile | None:
         """The kept image with its file opened again (the one it was parsed from: ``path``,

@@ -251,6 +251,9 @@ def open_node(
             params["exif_from_info"] = True
         if header.format == "TIFF":  # what its load turns by (pillow_gpu._load_info)
             params["load_orientation"] = tiff_orientation(header)
+            # The file's own tag, which sized the header (the handle's directories, shared
+            # with a kept header, lose it where the handle is used: Pillow's load deletes it).
+            params["orientation_tag"] = getattr(header, "tag_v2", {}).get(ORIENTATION)
         info = cast("Mapping[str, Any]", dict(header.info))
         file_format = opened_file(header, path, data)
         # Almost every operation loads first, so the leaf's node carries the loaded info

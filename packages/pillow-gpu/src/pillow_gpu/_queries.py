@@ -191,12 +191,12 @@ class ImageQueries:
                 # answers (pillow_gpu._png_tail).
                 self._pixels()
                 return self._parsed_exif(self._probe())
-            header = _cpu.open_edited(node)  # the caller's edits of info included
+            opening: Any = _cpu.opened_for_query(node)  # the caller's edits of info included
         elif self._tags is not None and self._file_format.source is not None:
-            header = _cpu.open_encoded(self._file_format.source)  # a TIFF edited in place
+            opening = _cpu.open_encoded(self._file_format.source)  # a TIFF edited in place
         else:
             return self._parsed_exif(self._probe())
-        with header:
+        with opening as header:
             apply_orientation(node, header)
             exif = self._parsed_exif(header)
             if hasattr(header, "tag_v2"):
