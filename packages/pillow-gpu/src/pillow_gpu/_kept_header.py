@@ -17,14 +17,17 @@ left the file:
   ``fp``, the same file as ``_fp`` and its chunk stream's ``fp``, from the data's offset on,
   chunk after chunk. The chunks after the pixels that ``Image.open`` reads on through
   (:func:`pillow_gpu._png_tail.loaded_info`) are read by a copy of the header;
-* its GIF plugin, for the first frame (``Image.open`` parses the file's header and the first
-  frame's; a sought frame is read by a reader of its own, :mod:`pillow_gpu._seek`);
+* its GIF and TIFF plugins, for the first frame (``Image.open`` parses the file's header and
+  the first frame's; a sought frame is read by a reader of its own, :mod:`pillow_gpu._seek`).
+  Their files are ``_fp`` too, and the TIFF plugin's own name for it; a kept TIFF's tag
+  directories are the handle's, as Pillow's load works on its image's own;
 * the plugins that keep ``ImageFile.load`` as it is (:data:`_PLAIN_PLUGINS`: BMP, PPM, TGA,
   SGI, PCX, DDS, QOI and the like), which keep no other file object.
 
-Not MPO, whose frames are read through another file object, nor the plugins with loads of
-their own (TIFF, WebP, AVIF, ...), nor FTEX, whose header parse reads the pixels into a buffer
-of its own.
+Not MPO, whose frames are read through another file object, nor WebP and AVIF, whose header
+holds the whole file's data (a batch of handles recorded ahead would hold every file), nor
+the other plugins with loads or frames of their own (ICO, ICNS, PSD, ...), nor FTEX, whose
+header parse reads the pixels into a buffer of its own.
 
 A query that reads no pixels (a TIFF's EXIF directory, for ``getexif`` and
 ``exif_transpose``) borrows the kept header and gives it back (:meth:`KeptHeader.lent`).
@@ -84,7 +87,7 @@ _PLAIN_PLUGINS = frozenset(
 
 def _keepable(header: PILImage.Image) -> TypeGuard[ImageFile.ImageFile]:
     """Whether ``header`` is a parsed, unloaded image of Pillow's JPEG plugin, of its PNG
-    plugin and no animation, of its GIF plugin at the first frame, or of one of
+    plugin and no animation, of its GIF or TIFF plugin at the first frame, or of one of
     :data:`_PLAIN_PLUGINS`."""
     kind = type(header)
     if (kind.__module__, kind.__qualname__) in _PLAIN_PLUGINS:
@@ -106,8 +109,8 @@ def _keepable(header: PILImage.Image) -> TypeGuard[ImageFile.ImageFile]:
     return False
 
 
-#: The attributes in which Pillow's plugins keep their file besides ``fp`` (PNG's and GIF's
-#: ``_fp``, where they seek frames).
+#: The attributes in which Pillow's plugins keep their file besides ``fp`` (PNG's, GIF's and
+#: TIFF's ``_fp`` and the TIFF plugin's own, where they seek frames).
 _FILE_ALIASES = ("_fp", "_TiffImageFile__fp")
 
 
