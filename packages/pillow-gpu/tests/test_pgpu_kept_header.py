@@ -67,6 +67,8 @@ VARIANTS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "gif-P-transparent": ("GIF", "P", {"transparency": 5}),
     "gif-L-colour-table": ("GIF", "L", {"include_color_table": True}),
     "gif-animated": ("GIF", "P", {"frames": 3}),
+    "apng-RGBA": ("PNG", "RGBA", {"frames": 3}),
+    "apng-P-default-image": ("PNG", "P", {"frames": 2, "default_image": True}),
     "tiff-RGB": ("TIFF", "RGB", {}),
     "tiff-lzw-L": ("TIFF", "L", {"compression": "tiff_lzw"}),
     "tiff-deflate-RGBA": ("TIFF", "RGBA", {"compression": "tiff_adobe_deflate"}),
@@ -335,7 +337,7 @@ def _written(path: Path, kind: str) -> None:
         ("GIF-animated", True),  # its first frame
         ("TIFF", True),
         ("TIFF-pages", True),  # its first frame
-        ("APNG", False),
+        ("APNG", True),  # its first frame
         ("MPO", False),
         ("WEBP", False),
     ],

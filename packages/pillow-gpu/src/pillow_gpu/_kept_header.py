@@ -13,12 +13,13 @@ names for that file), from the offsets their header parse put in the tile or fro
 left the file:
 
 * Pillow's JPEG plugin (``draft`` changes only its tile, size and mode);
-* its PNG plugin where the file is no animation (its frames are sought): it reads through
-  ``fp``, the same file as ``_fp`` and its chunk stream's ``fp``, from the data's offset on,
-  chunk after chunk. The chunks after the pixels that ``Image.open`` reads on through
-  (:func:`pillow_gpu._png_tail.loaded_info`) are read by a copy of the header;
-* its GIF and TIFF plugins, for the first frame (``Image.open`` parses the file's header and
-  the first frame's; a sought frame is read by a reader of its own, :mod:`pillow_gpu._seek`).
+* its PNG plugin: it reads through ``fp``, the same file as ``_fp`` and its chunk stream's
+  ``fp``, from the data's offset on, chunk after chunk. The chunks after the pixels that
+  ``Image.open`` reads on through (:func:`pillow_gpu._png_tail.loaded_info`) are read by a
+  copy of the header;
+* its PNG (an APNG), GIF and TIFF plugins, for the first frame (``Image.open`` parses the
+  file's header and the first frame's; a sought frame is read by a reader of its own,
+  :mod:`pillow_gpu._seek`).
   Their files are ``_fp`` too, and the TIFF plugin's own name for it; a kept TIFF's tag
   directories are the handle's, as Pillow's load works on its image's own;
 * the plugins that keep ``ImageFile.load`` as it is (:data:`_PLAIN_PLUGINS`: BMP, PPM, TGA,
@@ -86,9 +87,8 @@ _PLAIN_PLUGINS = frozenset(
 
 
 def _keepable(header: PILImage.Image) -> TypeGuard[ImageFile.ImageFile]:
-    """Whether ``header`` is a parsed, unloaded image of Pillow's JPEG plugin, of its PNG
-    plugin and no animation, of its GIF or TIFF plugin at the first frame, or of one of
-    :data:`_PLAIN_PLUGINS`."""
+    """Whether ``header`` is a parsed, unloaded image of Pillow's JPEG plugin, of its PNG, GIF
+    or TIFF plugin at the first frame, or of one of :data:`_PLAIN_PLUGINS`."""
     kind = type(header)
     if (kind.__module__, kind.__qualname__) in _PLAIN_PLUGINS:
         return isinstance(header, ImageFile.ImageFile) and bool(header.tile)
@@ -104,7 +104,7 @@ def _keepable(header: PILImage.Image) -> TypeGuard[ImageFile.ImageFile]:
             len(header.tile) == 1
             and png is not None
             and png.fp is header.fp
-            and getattr(png, "im_n_frames", None) is None  # not an APNG
+            and header.tell() == 0  # an APNG's first frame, as Image.open leaves it
         )
     return False
 
