@@ -335,6 +335,48 @@ def _animated_with_text(path: Path) -> None:
     path.write_bytes(b"".join(parts))
 
 
+def _animation_with(path: Path, chunks: dict[int, bytes]) -> None:
+    """Three frames, ``chunks[n]`` put before the n-th frame control chunk (2 or 3: after the
+    first frame's data)."""
+    frames = [make_image("RGB", (6, 5), seed=seed) for seed in (1, 2, 3)]
+    written = io.BytesIO()
+    frames[0].save(written, "PNG", save_all=True, append_images=frames[1:], duration=40)
+    data, position, parts, controls = written.getvalue(), 8, [written.getvalue()[:8]], 0
+    while position < len(data):
+        (length,) = struct.unpack(">I", data[position : position + 4])
+        if data[position + 4 : position + 8] == b"fcTL":
+            controls += 1
+            parts.append(chunks.get(controls, b""))
+        parts.append(data[position : position + 12 + length])
+        position += 12 + length
+    path.write_bytes(b"".join(parts))
+
+
+@pytest.mark.parametrize(
+    ("frame", "late"),
+    [(2, ORIENTATION), (3, ())],
+    ids=["before-the-second-frame", "before-the-third-frame"],
+)
+def test_an_animation_is_walked_to_its_second_frame_where_pillows_load_stops(
+    tmp_path: Path, frame: int, late: tuple[str, ...]
+) -> None:
+    # Pillow's load of an animation's first frame reads the chunks after its data up to the
+    # next frame's control chunk: an orientation there turns it, one further on does not.
+    path = tmp_path / "anim.png"
+    _animation_with(path, {frame: _exif_chunk()})
+    with path.open("rb") as stream:
+        assert late_metadata_in(stream, animated=True) == late
+        assert late_metadata_in(stream) == ORIENTATION  # walked to the end: every chunk
+    lazy = Image.open(path)
+    assert lazy.node.params["late"] == late
+    with PILImage.open(path) as opened:
+        expected = PILImageOps.exif_transpose(opened)
+        assert (expected.size != opened.size) is (frame == 2)
+        result = ImageOps.exif_transpose(lazy)
+        assert_image_equal(result.to_pil(), expected)
+        assert result.info == expected.info
+
+
 def test_an_animated_png_s_loaded_info_is_its_first_frame_s(tmp_path: Path) -> None:
     path = tmp_path / "anim.png"
     _animated_with_text(path)

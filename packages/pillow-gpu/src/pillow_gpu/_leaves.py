@@ -229,7 +229,8 @@ def open_node(
         # (pillow_gpu._png_tail): kept with the leaf for exif_transpose and the planner.
         png = header.format == "PNG"
         if png and isinstance(header, ImageFile.ImageFile) and header.fp is not None:
-            late = late_metadata_in(header.fp)  # the file Pillow has open, walked again
+            # The file Pillow has open, walked again (an animation to its next frame).
+            late = late_metadata_in(header.fp, animated=bool(getattr(header, "is_animated", False)))
         else:
             late = late_metadata(path, data) if png else ()
         params: dict[str, Any] = {

@@ -59,7 +59,7 @@ _KEYWORD_BYTES = 80
 MAX_CHUNKS = 100_000
 
 
-def _walk(stream: IO[bytes], size: int) -> tuple[str, ...]:
+def _walk(stream: IO[bytes], size: int, animated: bool = False) -> tuple[str, ...]:
     if stream.read(8) != _SIGNATURE:
         return ()
     found: set[str] = set()
@@ -73,8 +73,8 @@ def _walk(stream: IO[bytes], size: int) -> tuple[str, ...]:
         if len(header) < 8:
             break
         length, kind = struct.unpack(">I4s", header)
-        if kind == b"IEND":
-            break
+        if kind == b"IEND" or (animated and seen_data and kind == b"fcTL"):
+            break  # an animation's next frame: where Pillow's load of the first stops
         if kind in (b"IDAT", b"fdAT"):
             seen_data = True
         elif seen_data:
@@ -105,14 +105,17 @@ def late_metadata(path: str | bytes | None, data: bytes | None) -> tuple[str, ..
         return _walk(stream, os.fstat(stream.fileno()).st_size)
 
 
-def late_metadata_in(stream: IO[bytes]) -> tuple[str, ...]:
+def late_metadata_in(stream: IO[bytes], *, animated: bool = False) -> tuple[str, ...]:
     """:func:`late_metadata` of the PNG file open in ``stream`` (from its start: Pillow's
-    header's own file), leaving the stream's position where it was."""
+    header's own file), leaving the stream's position where it was. ``animated``: Pillow's
+    image of it is (``is_animated``), so its load of the first frame stops at the next
+    frame's control chunk, and so does the walk (an APNG of many frames is not walked to its
+    end)."""
     position = stream.tell()
     try:
         size = stream.seek(0, os.SEEK_END)
         stream.seek(0)
-        return _walk(stream, size)
+        return _walk(stream, size, animated)
     finally:
         stream.seek(position)
 
