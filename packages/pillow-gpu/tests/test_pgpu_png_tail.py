@@ -317,24 +317,6 @@ def test_loaded_info_of_files_pillow_cannot_finish_is_none(tmp_path: Path) -> No
     assert lazy.node.info == lazy.info  # nothing loaded: the header's, as recorded before
 
 
-def _animated_with_text(path: Path) -> None:
-    """Three frames, a text chunk before the second frame and one before the third."""
-    frames = [make_image("RGB", (6, 5), seed=seed) for seed in (1, 2, 3)]
-    written = io.BytesIO()
-    frames[0].save(written, "PNG", save_all=True, append_images=frames[1:], duration=40)
-    data, position, parts, controls = written.getvalue(), 8, [written.getvalue()[:8]], 0
-    while position < len(data):
-        (length,) = struct.unpack(">I", data[position : position + 4])
-        kind = data[position + 4 : position + 8]
-        if kind == b"fcTL":
-            controls += 1
-            if controls > 1:
-                parts.append(_text(b"tEXt", b"before-frame-%d" % controls, b"text"))
-        parts.append(data[position : position + 12 + length])
-        position += 12 + length
-    path.write_bytes(b"".join(parts))
-
-
 def _animation_with(path: Path, chunks: dict[int, bytes]) -> None:
     """Three frames, ``chunks[n]`` put before the n-th frame control chunk (2 or 3: after the
     first frame's data)."""
@@ -350,6 +332,11 @@ def _animation_with(path: Path, chunks: dict[int, bytes]) -> None:
         parts.append(data[position : position + 12 + length])
         position += 12 + length
     path.write_bytes(b"".join(parts))
+
+
+def _animated_with_text(path: Path) -> None:
+    """Three frames, a text chunk before the second frame and one before the third."""
+    _animation_with(path, {n: _text(b"tEXt", b"before-frame-%d" % n, b"text") for n in (2, 3)})
 
 
 @pytest.mark.parametrize(
