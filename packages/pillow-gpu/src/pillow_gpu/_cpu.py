@@ -71,6 +71,11 @@ def open_edited(node: Node, *, to_load: bool = False) -> PILImage.Image:
     opened = None if kept is None else kept.armed(*_source(node))
     if opened is None:
         opened = open_encoded(node.params)
+    return _with_edits(opened, node)
+
+
+def _with_edits(opened: PILImage.Image, node: Node) -> PILImage.Image:
+    """``opened`` with the caller's edits of ``node``'s info made in place, if any."""
     edited = edited_header(node)
     if edited is not None:
         opened.info.clear()
@@ -89,11 +94,7 @@ def opened_for_query(node: Node) -> Iterator[PILImage.Image]:
     with lending as lent:
         opened = open_encoded(node.params) if lent is None else lent
         try:
-            edited = edited_header(node)
-            if edited is not None:
-                opened.info.clear()
-                opened.info.update(edited)
-            yield opened
+            yield _with_edits(opened, node)
         finally:
             if lent is None:
                 opened.close()
