@@ -37,6 +37,7 @@ from pillow_gpu._opened_file import (
     plugin_attribute,
 )
 from pillow_gpu._palettes import PaletteEdits, realized
+from pillow_gpu._pickling import pickled
 from pillow_gpu._pixel_edits import PixelEdits
 from pillow_gpu._probes import _check_crop, _probe, _probe_image, recorded_filter
 from pillow_gpu._queries import ImageQueries
@@ -188,12 +189,8 @@ class Image(
         return Image(self._node, self._file_format)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        msg = (
-            "why: a lazy image is an operation graph (leaf pixels, cached results), which has "
-            f"no pickled form; observed: {self!r}; fix: pickle image.to_pil(), or run graphs "
-            "on other machines with pillow_gpu.ray"
-        )
-        raise TypeError(msg)
+        # As Pillow pickles its image: the pixels and info now, never the graph.
+        return pickled(self)
 
     def __getattr__(self, name: str) -> Any:
         # Only names normal lookup did not find: the plain data Pillow's plugin keeps on its

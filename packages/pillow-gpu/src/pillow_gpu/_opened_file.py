@@ -64,6 +64,9 @@ class OpenedFile(NamedTuple):
     #: (JPEG, BMP, ...) is one frame to Pillow: ``tell()`` 0, ``seek(0)`` nothing, any other
     #: frame an EOFError, whatever the file holds now.
     seeks: bool = False
+    #: The ``filename`` of an image unpickled from an opened file's (``source`` is None then:
+    #: it reads no file), as Pillow's unpickled image keeps it (:mod:`pillow_gpu._pickling`).
+    filename: str | bytes | None = None
 
 
 #: What a copy or an operation's result keeps: no file.
@@ -186,10 +189,12 @@ class FileAttributes:
         """``ImageFile.filename``: the path ``open`` read (a ``str``, or ``bytes`` where it was
         given so; ``""`` for a file object). As in Pillow, only an opened file has one (not a
         copy or an operation's result)."""
-        source = self._file_format.source
-        if source is None:
+        opened = self._file_format
+        if opened.source is None:
+            if opened.filename is not None:  # unpickled from an opened file's image
+                return opened.filename
             raise missing_attribute(self, "filename")
-        return cast("str | bytes", source["path"] or "")
+        return cast("str | bytes", opened.source["path"] or "")
 
 
 _JPEG_DATA = frozenset({"app", "applist", "icclist", "layers", "layer", "bits"})
