@@ -469,7 +469,8 @@ def test_every_pillow_image_method_is_provided_or_listed() -> None:
     pillow = {name for name in dir(PILImage.Image) if not name.startswith("_")}
     lazy = {name for name in dir(Image.Image) if not name.startswith("_")}
     assert sorted(pillow - lazy - set(NOT_RECORDED)) == []
-    assert sorted(set(NOT_RECORDED) & lazy) == []  # the list stays honest
+    image = Image.new("L", (1, 1))  # the list stays honest: a lazy image has none of them
+    assert [name for name in NOT_RECORDED if hasattr(image, name)] == []
     assert sorted(NOT_RECORDED) == ["getim", "im", "readonly"]
 
 

@@ -26,7 +26,7 @@ from pillow_gpu._graph import Node, undecoded_file, whole_crop
 from pillow_gpu._handed_exif import NOTHING_HANDED, follow_orientation
 from pillow_gpu._info_edits import handed_out, relabelled, same_info, unloaded_header
 from pillow_gpu._leaves import loads_in_another_mode, new_node, pil_node, stray_palette_bearer
-from pillow_gpu._not_recorded import FILE_ONLY, NOT_RECORDED, missing_attribute
+from pillow_gpu._not_recorded import FILE_ONLY, NOT_RECORDED, Refused, missing_attribute
 from pillow_gpu._opened_file import (
     NO_DATA,
     NOT_A_FILE,
@@ -74,7 +74,11 @@ class Image(
     :class:`~pillow_gpu._queries.ImageQueries`.
     """
 
+    # ``__dict__`` and ``__weakref__``: code keeps its own attributes on an image and weak
+    # references to it, as on Pillow's.
     __slots__ = (
+        "__dict__",
+        "__weakref__",
         "_drawing",
         "_encoderinfo",
         "_exif",
@@ -88,6 +92,9 @@ class Image(
         "_tags",
         "_used",
     )
+
+    im = Refused()
+    readonly = Refused()
 
     def __init__(
         self,

@@ -7,7 +7,9 @@ the way to do it (any other name gets Python's usual message).
 
 from __future__ import annotations
 
-__all__ = ["FILE_ONLY", "NOT_RECORDED", "PILLOW_INTERNALS", "missing_attribute"]
+from typing import Any, NoReturn
+
+__all__ = ["FILE_ONLY", "NOT_RECORDED", "PILLOW_INTERNALS", "Refused", "missing_attribute"]
 
 #: Pillow's ``Image`` attributes a lazy image does not provide, and why.
 NOT_RECORDED = {
@@ -92,3 +94,21 @@ def missing_attribute(image: object, name: str) -> AttributeError:
         f"why: a lazy image records operations for the GPU, and Pillow's {name} {why}; "
         f"observed: {image!r}.{name}; fix: {_NOT_RECORDED_FIX.get(name, _TO_PIL)}"
     )
+
+
+class Refused:
+    """A name of :data:`NOT_RECORDED` (``im``, ``readonly``) on the lazy image's class: reading
+    it raises :func:`missing_attribute`'s error, and so does assigning it, which a lazy image's
+    own ``__dict__`` (where code keeps its attributes, as on Pillow's image) would otherwise
+    take silently, changing none of the pixels Pillow's assignment changes."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        raise missing_attribute(instance, self._name)
+
+    def __set__(self, instance: object, value: object) -> NoReturn:
+        raise missing_attribute(instance, self._name)

@@ -64,9 +64,14 @@ class OpenedFile(NamedTuple):
     #: (JPEG, BMP, ...) is one frame to Pillow: ``tell()`` 0, ``seek(0)`` nothing, any other
     #: frame an EOFError, whatever the file holds now.
     seeks: bool = False
-    #: The ``filename`` of an image unpickled from an opened file's (``source`` is None then:
-    #: it reads no file), as Pillow's unpickled image keeps it (:mod:`pillow_gpu._pickling`).
-    filename: str | bytes | None = None
+    #: ``(filename,)`` where code assigned ``image.filename``, or where the image was unpickled
+    #: from an opened file's (``source`` is None then: it reads no file), as Pillow's unpickled
+    #: image keeps it (:mod:`pillow_gpu._pickling`); None otherwise.
+    assigned_filename: tuple[str | bytes | None] | None = None
+    #: ``(format,)`` where code assigned ``image.format``; None otherwise. Pillow's ``format``
+    #: is plain data there: read back as assigned, while the plugin (``format`` above) still
+    #: decides what the image is and does.
+    assigned_format: tuple[str | None] | None = None
 
 
 #: What a copy or an operation's result keeps: no file.
@@ -123,8 +128,15 @@ class FileAttributes:
     @property
     def format(self) -> str | None:
         """The file format of an image made by ``open`` (kept by in-place edits, as in
-        Pillow), else None (a copy or an operation's result)."""
-        return self._file_format.format
+        Pillow), else None (a copy or an operation's result); what code assigned, if it did."""
+        opened = self._file_format
+        return opened.format if opened.assigned_format is None else opened.assigned_format[0]
+
+    @format.setter
+    def format(self, value: str | None) -> None:
+        # Plain data in Pillow too: read back, written by no save (its format comes from the
+        # call or the file name).
+        self._file_format = self._file_format._replace(assigned_format=(value,))  # type: ignore[misc]  # the slot is Image's
 
     @property
     def format_description(self) -> str | None:
@@ -185,16 +197,21 @@ class FileAttributes:
             return cast("dict[str, Any]", getattr(header, "text", {}))
 
     @property
-    def filename(self) -> str | bytes:
+    def filename(self) -> str | bytes | None:
         """``ImageFile.filename``: the path ``open`` read (a ``str``, or ``bytes`` where it was
         given so; ``""`` for a file object). As in Pillow, only an opened file has one (not a
-        copy or an operation's result)."""
+        copy or an operation's result), unless code assigned one."""
         opened = self._file_format
+        if opened.assigned_filename is not None:
+            return opened.assigned_filename[0]
         if opened.source is None:
-            if opened.filename is not None:  # unpickled from an opened file's image
-                return opened.filename
             raise missing_attribute(self, "filename")
         return cast("str | bytes", opened.source["path"] or "")
+
+    @filename.setter
+    def filename(self, value: str | bytes | None) -> None:
+        # Plain data in Pillow: read back, and pickled with an opened file's image.
+        self._file_format = self._file_format._replace(assigned_filename=(value,))  # type: ignore[misc]  # the slot is Image's
 
 
 _JPEG_DATA = frozenset({"app", "applist", "icclist", "layers", "layer", "bits"})

@@ -38,8 +38,9 @@ def pickled(image: Image) -> tuple[Callable[..., Image], tuple[Any, ...]]:
     ``format``, ``format_description`` and ``filename`` (None where ``image`` is no file)."""
     state = PILImage.Image.__getstate__(image.to_pil())
     opened = image._file_format
-    source = opened.source
-    filename = None if source is None else source["path"] or ""
+    # An opened file's image (Pillow's ImageFile) pickles its filename; its plugin's format and
+    # description come back with its class (an assigned format is the instance's: not pickled).
+    filename = None if opened.format is None else image.filename
     return unpickled, (state, opened.format, opened.format_description, filename)
 
 
@@ -53,5 +54,9 @@ def unpickled(
 
     restored = PILImage.Image.__new__(PILImage.Image)
     restored.__setstate__(state)
-    opened = NOT_A_FILE if format is None else OpenedFile(format, description, filename=filename)
+    opened = (
+        NOT_A_FILE
+        if format is None
+        else OpenedFile(format, description, assigned_filename=(filename,))
+    )
     return Image(pil_node(restored), opened)
