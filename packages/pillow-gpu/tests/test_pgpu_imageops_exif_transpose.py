@@ -1,7 +1,9 @@
-"""``ImageOps.exif_transpose`` of opened JPEGs: Pillow's result (pixels, size, ``info``), with
-no second open of the file: the orientation the JPEG plugin read while opening is taken from
-the open, one it did not read is read from the ``info`` as it stands (edits included), as
-Pillow's ``getexif`` reads it, and the pixels load from the header ``Image.open`` parsed."""
+"""``ImageOps.exif_transpose`` and ``getexif()`` of opened JPEGs, PNGs and WebPs: Pillow's
+result (pixels, size, ``info``) and ``Exif``, with no second open of the file: the EXIF the
+JPEG plugin parsed while opening is parsed again from what it read, as that parse went (edits
+of ``info`` made later change nothing, as in Pillow), one it did not parse is read from the
+``info`` as it stands (edits included), as Pillow's ``getexif`` reads it, and the pixels load
+from the header ``Image.open`` parsed."""
 
 from __future__ import annotations
 
@@ -149,3 +151,58 @@ def test_exif_transpose_of_an_opened_png_equals_pillow(
     assert result.info == expected.info
     assert_image_equal(result.to_pil(), expected)
     assert not opens
+
+
+def _exif_answers(exif: PILImage.Exif) -> list[Any]:
+    """What code reads from an ``Exif``: its tags in the order it iterates them, its two
+    sub-directories, the legacy merged dict and its bytes."""
+    return [
+        list(exif.items()),
+        dict(exif.get_ifd(0x8769)),
+        dict(exif.get_ifd(0x8825)),
+        exif._get_merged_dict(),
+        exif.tobytes(),
+    ]
+
+
+def _camera_exif(orientation: int) -> bytes:
+    exif = PILImage.Exif()
+    exif[ORIENTATION] = orientation
+    exif[0x0128] = 2  # ResolutionUnit: the JPEG plugin reads it (and XResolution) at open
+    exif[0x011A] = 240.0
+    exif.get_ifd(0x8769)[0x9003] = "2020:07:27 14:46:48"  # DateTimeOriginal
+    exif.get_ifd(0x8825)[0x0000] = b"\x02\x02\x00\x00"  # GPSVersionID
+    return exif.tobytes()
+
+
+#: name: (format, save options): files whose getexif() the open answers.
+GETEXIF_FILES: dict[str, tuple[str, dict[str, Any]]] = {
+    **{f"jpeg-{name}": ("JPEG", options) for name, (options, _) in JPEGS.items()},
+    "jpeg-camera-6": ("JPEG", {"exif": _camera_exif(6)}),
+    "jpeg-camera-and-dpi": ("JPEG", {"exif": _camera_exif(3), "dpi": (72, 72)}),
+    "png-camera-8": ("PNG", {"exif": _camera_exif(8)}),
+    "webp-camera-5": ("WEBP", {"exif": _camera_exif(5), "lossless": True}),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data:UserWarning")  # truncated-exif, both sides
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+@pytest.mark.parametrize("name", list(GETEXIF_FILES), ids=list(GETEXIF_FILES))
+def test_getexif_of_an_opened_file_equals_pillow_without_opening_it_again(
+    tmp_path: Path, opens: list[str], name: str, edit: str
+) -> None:
+    image_format, options = GETEXIF_FILES[name]
+    path = tmp_path / f"{name}.{image_format.lower()}"
+    make_image("RGB", (23, 11), seed=3).save(path, image_format, **options)
+    answers = []
+    for module in (PILImage, Image):
+        with module.open(path) as opened:
+            EDITS[edit](opened.info)
+            opens.clear()
+            try:
+                answers.append(_exif_answers(opened.getexif()))
+            except Exception as error:  # the exception type is the answer
+                answers.append([type(error).__name__])
+            if module is Image:
+                assert not opens  # the file is not parsed again for its EXIF
+    assert answers[1] == answers[0]

@@ -184,6 +184,19 @@ class KeptHeader:
             None if image is None else KeptHeader(image, self._stamp, self._position, self._aliases)
         )
 
+    def exif_parsed_at_open(self) -> PILImage.Exif | None:
+        """The ``Exif`` the kept image's plugin parsed while opening (a JPEG's, for the DPI),
+        moved to the caller, whose handle hands it out as Pillow's image hands out its own;
+        the kept image holds none afterwards (its load reads none). None where it parsed none,
+        or was handed out."""
+        with self._lock:
+            image = self._image
+            exif = None if image is None else image._exif
+            if image is None or exif is None or not exif._loaded:
+                return None
+            image._exif = None
+            return exif
+
     @property
     def image(self) -> ImageFile.ImageFile | None:
         """The kept image (its file closed), None once handed out."""

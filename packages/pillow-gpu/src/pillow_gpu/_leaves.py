@@ -30,6 +30,7 @@ from pillow_gpu._palette_inside import keeps_palette_inside
 from pillow_gpu._pillow_memory import stored_snapshot
 from pillow_gpu._png_tail import late_metadata, late_metadata_in
 from pillow_gpu._tiff_tags import TiffDirectories, header_directories
+from pillow_gpu._transposed_info import EXIF_INFO_KEYS
 
 __all__ = ["frame_node", "new_node", "open_node", "pil_node", "stray_palette_bearer"]
 
@@ -248,6 +249,11 @@ def open_node(
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation
+            # What that parse read, for getexif() (pillow_gpu._queries): every later answer
+            # is the Exif parsed then, whatever edits of info follow.
+            params["exif_at_open"] = {
+                key: header.info[key] for key in EXIF_INFO_KEYS if key in header.info
+            }
         elif _exif_only_from_info(header, exif_at_open, late):
             params["exif_from_info"] = True
         if header.format == "TIFF":  # what its load turns by (pillow_gpu._load_info)

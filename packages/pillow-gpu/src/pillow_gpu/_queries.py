@@ -26,17 +26,21 @@ usable, unlike Pillow's.
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
+from PIL import JpegImagePlugin
 
 from pillow_gpu import _cpu
 from pillow_gpu._convert_info import probe
 from pillow_gpu._handed_exif import ORIENTATION, apply_orientation, turned_while_loading
+from pillow_gpu._info_edits import edited_header
 from pillow_gpu._palette_inside import palette_bearer
 from pillow_gpu._tiff_tags import read_groups
+from pillow_gpu._transposed_info import info_probe
 
 if TYPE_CHECKING:
     from pillow_gpu._graph import Node
@@ -191,6 +195,10 @@ class ImageQueries:
                 # answers (pillow_gpu._png_tail).
                 self._pixels()
                 return self._parsed_exif(self._probe())
+            probe = _exif_probe(node)
+            if probe is not None:  # the info is all Pillow's getexif reads: no file is opened
+                apply_orientation(node, probe)
+                return self._parsed_exif(probe)
             opening: Any = _cpu.opened_for_query(node)  # the caller's edits of info included
         elif self._tags is not None and self._file_format.source is not None:
             opening = _cpu.open_encoded(self._file_format.source)  # a TIFF edited in place
@@ -265,3 +273,35 @@ class ImageQueries:
         if node.op == "open":
             with _cpu.open_encoded(node.params) as header:
                 header.verify()
+
+
+def _exif_probe(node: Node) -> PILImage.Image | None:
+    """A 1x1 image whose ``getexif()`` is Pillow's ``getexif()`` of the file opened as ``open``
+    leaf ``node``, where that reads nothing but the ``info`` (:func:`~pillow_gpu._leaves.
+    open_node` marks such files), else None (the file is opened again and asked).
+
+    A JPEG's plugin parsed the EXIF while opening (for the DPI), and Pillow's image answers with
+    that parse ever after, edits of ``info`` aside, keeping what it parsed of a corrupt EXIF
+    without raising: the probe holds that very ``Exif`` where the header ``Image.open`` parsed
+    is still kept (:meth:`~pillow_gpu._kept_header.KeptHeader.exif_parsed_at_open`), else runs
+    the plugin's own step over what it read (``exif_at_open``), so its ``Exif`` is parsed, and
+    its tags read, as that one was (the order it iterates in follows the tags read). Other
+    files' ``getexif`` parses the ``info`` as it stands, the caller's edits included."""
+    params = node.params
+    at_open = params.get("exif_at_open")
+    if at_open is not None:
+        if params.get("format") not in ("JPEG", "MPO"):  # pragma: no cover - only they parse
+            return None
+        probe = info_probe(at_open)
+        kept = params.get("kept_header")
+        parsed = None if kept is None else kept.exif_parsed_at_open()
+        if parsed is not None:
+            probe._exif = parsed
+            return probe
+        with contextlib.suppress(Exception):  # it catches what the open let pass
+            JpegImagePlugin.JpegImageFile._read_dpi_from_exif(probe)  # type: ignore[arg-type]
+        return probe
+    if not params.get("exif_from_info"):
+        return None
+    edited = edited_header(node)
+    return info_probe(edited if edited is not None else params.get("header_info", node.info))

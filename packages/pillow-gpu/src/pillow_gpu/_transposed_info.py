@@ -12,10 +12,13 @@ from typing import Any, cast
 from PIL import Image as PILImage
 from PIL import ImageOps as PILImageOps
 
-__all__ = ["info_probe", "probe_transposed"]
+__all__ = ["EXIF_INFO_KEYS", "info_probe", "probe_transposed"]
 
 #: The EXIF orientation tag.
 ORIENTATION = 0x0112
+#: The ``info`` keys Pillow's own ``Image.getexif`` reads: EXIF bytes (or ImageMagick's hex
+#: text of them) and XMP packets, whose orientation it takes where the EXIF has none.
+EXIF_INFO_KEYS = ("exif", "Raw profile type exif", "XML:com.adobe.xmp", "xmp")
 
 
 def info_probe(info: Mapping[str, Any]) -> PILImage.Image:

@@ -360,6 +360,16 @@ def opened_files(pillow_corpus: Path, keep: Callable[[PILImage.Image], bool]) ->
     return files
 
 
+def first_frames(path: Path) -> list[int]:
+    """The frames a corpus case runs on: ``[0, 1]`` for a file Pillow counts several frames in,
+    else ``[0]`` (a count that raises too)."""
+    with PILImage.open(path) as header:
+        try:
+            return [0, 1] if getattr(header, "n_frames", 1) > 1 else [0]
+        except Exception:  # Pillow's count raises on this file: its first frame only
+            return [0]
+
+
 def outcome(module: Any, path: Path, use: Callable[[Any], Any]) -> Any:
     """``use(image)`` of ``module.open(path)`` (closed after), or the type name of what it
     raised: a corpus case's answer, compared across Pillow and pillow_gpu."""

@@ -23,7 +23,7 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu._testing import undated_info
 
-from .conftest import RealCorpus, Tally, opened_files
+from .conftest import RealCorpus, Tally, first_frames, opened_files
 
 #: Largest header (pixels) whose cases run.
 MAX_PIXELS = 1 << 22
@@ -84,12 +84,7 @@ def test_corpus_pickles_as_pillows_images(real_corpus: RealCorpus) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides
         for path in files:
-            with PILImage.open(path) as header:
-                try:
-                    frames = [0, 1] if getattr(header, "n_frames", 1) > 1 else [0]
-                except Exception:  # a count that raises: the first frame only
-                    frames = [0]
-            for frame in frames:
+            for frame in first_frames(path):
                 for use_name, use in USES.items():
                     expected = _round_trip(PILImage, path, frame, use)
                     actual = _round_trip(Image, path, frame, use)
