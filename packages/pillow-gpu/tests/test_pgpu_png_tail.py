@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image as PILImage
+from PIL import ImageFile
 from PIL import ImageOps as PILImageOps
 from pillow_gpu import GpuBatchExecutor, Image, ImageOps, _png_tail
 from pillow_gpu._png_tail import (
@@ -88,6 +90,30 @@ def test_late_metadata_names_what_follows_the_pixels(case: str, tmp_path: Path) 
     assert leaf.params["late"] == expected
     with PILImage.open(path) as opened:  # Pillow still opens and decodes the file alike
         opened.load()
+
+
+@pytest.mark.parametrize("pread", [True, False], ids=["pread", "seek-and-read"])
+@pytest.mark.parametrize("case", list(LATE_CASES))
+def test_a_file_of_many_chunks_is_walked_a_header_at_a_time_alike(
+    case: str, pread: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above 256 KiB the walk reads each chunk header where it is (``os.pread``, or a seek and
+    a read where there is none), instead of the file whole: the same answer either way."""
+    chunks, expected = LATE_CASES[case]
+    monkeypatch.setattr(ImageFile, "MAXBLOCK", 8192)  # 8 KiB data chunks, as libpng writes
+    data = png_with_late_chunks(make_image("RGB", (400, 300), seed=3), chunks)
+    assert len(data) > 256 << 10  # the case is as named
+    assert data.count(b"IDAT") > 40
+    if not pread:
+        monkeypatch.delattr(os, "pread", raising=False)
+    path = tmp_path / "many.png"
+    path.write_bytes(data)
+    assert late_metadata(str(path), None) == late_metadata(None, data) == expected
+    with path.open("rb") as stream:
+        stream.seek(33)
+        assert late_metadata_in(stream) == expected
+        assert stream.tell() == 33
+    assert Image.open(path).node.params["late"] == expected
 
 
 def test_metadata_before_the_pixels_is_not_late() -> None:
