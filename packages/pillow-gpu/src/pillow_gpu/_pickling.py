@@ -4,10 +4,11 @@ Pillow's ``Image.__getstate__`` loads the image and keeps its ``info``, mode, si
 (``getpalette()``) and bytes (``tobytes()``); an opened file's adds its ``filename``, and the
 unpickled object, of the plugin's class, answers the plugin's ``format`` and
 ``format_description``. A lazy image pickles that state of Pillow's image of its graph
-(:meth:`~pillow_gpu._image.Image.to_pil`: Pillow's load and operations, as Pillow would run
-them), with the file's ``format``, ``format_description`` and ``filename``. Unpickled, it is a
-lazy image of Pillow's unpickled pixels (a ``from_pil`` leaf) that answers those three as
-Pillow's unpickled image does; like Pillow's, it reads no file and holds no frames to seek.
+(what :meth:`~pillow_gpu._image.Image.to_pil` copies: Pillow's load and operations, as
+Pillow would run them), with the file's ``format``, ``format_description`` and
+``filename``. Unpickled, it is a lazy image of Pillow's unpickled pixels (a ``from_pil``
+leaf) that answers those three as Pillow's unpickled image does; like Pillow's, it reads no
+file and holds no frames to seek.
 
 So a lazy image crosses to a process pool (``multiprocessing``, ``concurrent.futures``,
 ``joblib``) as a Pillow image does, and costs what Pillow's costs: the receiving process gets
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
 
+from pillow_gpu import _cpu
 from pillow_gpu._leaves import pil_node
 from pillow_gpu._opened_file import NOT_A_FILE, OpenedFile
 
@@ -34,9 +36,13 @@ __all__ = ["pickled", "unpickled"]
 
 
 def pickled(image: Image) -> tuple[Callable[..., Image], tuple[Any, ...]]:
-    """``image.__reduce__()``: Pillow's pickled state of ``image.to_pil()`` and the file's
+    """``image.__reduce__()``: Pillow's pickled state of ``image``'s pixels and the file's
     ``format``, ``format_description`` and ``filename`` (None where ``image`` is no file)."""
-    state = PILImage.Image.__getstate__(image.to_pil())
+    node = image._node  # synced: drawing and edits of info made so far are in it
+    pixels = _cpu.evaluate(node)  # cached, read only: to_pil() would copy it first
+    if pixels.mode != node.mode:  # an L GIF's P pixels (pillow_gpu._cpu._loaded)
+        pixels = _cpu.same_mode_copy(pixels)
+    state = PILImage.Image.__getstate__(pixels)
     opened = image._file_format
     # An opened file's image (Pillow's ImageFile) pickles its filename; its plugin's format and
     # description come back with its class (an assigned format is the instance's: not pickled).
