@@ -277,8 +277,9 @@ class ImageQueries:
 
 def _exif_probe(node: Node) -> PILImage.Image | None:
     """A 1x1 image whose ``getexif()`` is Pillow's ``getexif()`` of the file opened as ``open``
-    leaf ``node``, where that reads nothing but the ``info`` (:func:`~pillow_gpu._leaves.
-    open_node` marks such files), else None (the file is opened again and asked).
+    leaf ``node``, where that reads nothing but the ``info`` (the leaf's ``exif_at_open`` or
+    ``exif_from_info``, :func:`~pillow_gpu._leaves.open_node`), else None (the file is opened
+    again and asked).
 
     A JPEG's plugin parsed the EXIF while opening (for the DPI), and Pillow's image answers with
     that parse ever after, edits of ``info`` aside, keeping what it parsed of a corrupt EXIF
