@@ -379,3 +379,37 @@ def test_a_format_pillow_cannot_draft_is_not_opened_to_draft(
         assert pillow.draft("L", (20, 12)) is None
         pillow.thumbnail((24, 24))
         assert_image_equal(image.to_pil(), pillow)
+
+
+#: Icon files whose every entry Pillow writes from one image (PNG-compressed entries, as
+#: Pillow saves them), by the sizes they hold.
+ICON_SIZES = {
+    "one-icon": [(16, 16)],
+    "three-icons": [(16, 16), (32, 32), (48, 48)],
+}
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "RGB", "P"])
+@pytest.mark.parametrize("sizes", ICON_SIZES.values(), ids=ICON_SIZES.keys())
+def test_an_icon_pillows_open_loads_is_never_decoded_again(
+    tmp_path: Path, pillow_opens: list[Any], sizes: list[tuple[int, int]], mode: str
+) -> None:
+    """Pillow's ICO plugin loads the largest icon while opening, and its image holds those
+    pixels from then on: so does the lazy image's leaf. Its uses parse nothing again, and the
+    file may go (as Pillow's image, which has its pixels, does not need it either)."""
+    source = make_image("RGBA", (48, 48), seed=9)
+    path = tmp_path / "icon.ico"
+    (source.quantize(16) if mode == "P" else source.convert(mode)).save(path, sizes=sizes)
+    with PILImage.open(path) as expected:
+        expected_pixels = expected.copy()
+    handle = Image.open(path)
+    opened_at = len(pillow_opens)
+    path.unlink()
+    for result, pillows in (
+        (handle.to_pil(), expected_pixels),
+        (evaluate(handle.convert("RGBA")), expected_pixels.convert("RGBA")),
+    ):
+        assert_image_equal(result, pillows)
+        assert result.info == pillows.info
+    assert handle.info == expected_pixels.info
+    assert len(pillow_opens) == opened_at  # no second parse

@@ -104,7 +104,7 @@ def _source(node: Node) -> tuple[str | bytes | None, bytes | None]:
     return node.params["path"], node.params["data"]
 
 
-def _loaded(opened: PILImage.Image) -> PILImage.Image:
+def loaded_pixels(opened: PILImage.Image) -> PILImage.Image:
     """``opened.copy()`` of a loaded image that is dropped next, without copying its pixels
     where it owns them: a plain image over the same storage. Where the storage maps the file
     (Pillow memory-maps an uncompressed file it reads by path, read-only) the pixels are copied,
@@ -141,7 +141,7 @@ def with_palette_of(copy: PILImage.Image, source: PILImage.Image) -> PILImage.Im
 
 def same_mode_copy(image: PILImage.Image) -> PILImage.Image:
     """``image.copy()``, saying the mode ``image`` says where its pixels are in another (see
-    :func:`_loaded`): the image Pillow's operations would run on, not Pillow's copy of it."""
+    :func:`loaded_pixels`): the image Pillow's operations would run on, not Pillow's copy of it."""
     copy = image.copy()
     copy._mode = image.mode
     return copy
@@ -167,7 +167,7 @@ def decode_leaf(node: Node, palette: ImagePalette.ImagePalette | None = None) ->
             if palette is not None:
                 opened.palette = palette
             opened.load()
-            image = _loaded(opened)
+            image = loaded_pixels(opened)
         if (image.mode, image.size) != (node.mode, node.size) and (turned or edited_header(node)):
             raise Unsupported(
                 "the edit of the opened file's info or of the Exif getexif() returned changed "

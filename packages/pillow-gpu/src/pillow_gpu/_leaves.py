@@ -20,7 +20,7 @@ from typing import IO, Any, Literal, cast
 from PIL import Image as PILImage
 from PIL import ImageFile, PngImagePlugin
 
-from pillow_gpu._cpu import with_palette_of
+from pillow_gpu._cpu import loaded_pixels, with_palette_of
 from pillow_gpu._graph import Node, failed_leaf
 from pillow_gpu._handed_exif import ORIENTATION
 from pillow_gpu._kept_header import KeptHeader
@@ -223,6 +223,9 @@ def open_node(
         source = io.BytesIO(data) if shown is None else _Named(data, shown)
     with PILImage.open(source, mode, formats) as header:
         exif_at_open = getattr(header, "_exif", None)  # read below; a kept header gets it back
+        # A plugin whose open loads the pixels (ICO's, its largest icon): Pillow's image holds
+        # them from here on, and so does the leaf (its first use decodes nothing again).
+        loaded_at_open = getattr(header, "_im", None) is not None
         if header.format in _PLACEHOLDER_MODES:
             with contextlib.suppress(Exception):  # Pillow's first operation raises then too
                 header.load()
@@ -278,4 +281,14 @@ def open_node(
         if kept is not None:
             params["kept_header"] = kept
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
+        if (
+            loaded_at_open
+            and loaded is None
+            and (header.mode, header.size)
+            == (
+                header.im.mode,
+                header.im.size,
+            )
+        ):
+            node.cache.put(loaded_pixels(header))
         return node, file_format, directories

@@ -40,7 +40,7 @@ def pickled(image: Image) -> tuple[Callable[..., Image], tuple[Any, ...]]:
     ``format``, ``format_description`` and ``filename`` (None where ``image`` is no file)."""
     node = image._node  # synced: drawing and edits of info made so far are in it
     pixels = _cpu.evaluate(node)  # cached, read only: to_pil() would copy it first
-    if pixels.mode != node.mode:  # an L GIF's P pixels (pillow_gpu._cpu._loaded)
+    if pixels.mode != node.mode:  # an L GIF's P pixels (pillow_gpu._cpu.loaded_pixels)
         pixels = _cpu.same_mode_copy(pixels)
     state = PILImage.Image.__getstate__(pixels)
     opened = image._file_format

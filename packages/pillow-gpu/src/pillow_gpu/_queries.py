@@ -156,7 +156,7 @@ class ImageQueries:
         node = self._peek_node()
         if node.op == "open":
             pixels = self._pixels()
-            if pixels.im.mode != pixels.mode:  # P pixels of an L GIF (pillow_gpu._cpu._loaded)
+            if pixels.im.mode != pixels.mode:  # an L GIF's P pixels (_cpu.loaded_pixels)
                 return pixels.getpalette(rawmode)
         bearer = palette_bearer(node)
         if bearer is not None:
