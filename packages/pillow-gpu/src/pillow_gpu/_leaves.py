@@ -281,14 +281,7 @@ def open_node(
         if kept is not None:
             params["kept_header"] = kept
         node = Node(op="open", params=params, mode=header.mode, size=header.size, info=info)
-        if (
-            loaded_at_open
-            and loaded is None
-            and (header.mode, header.size)
-            == (
-                header.im.mode,
-                header.im.size,
-            )
-        ):
+        pixels = header.im if loaded_at_open and loaded is None else None
+        if pixels is not None and (pixels.mode, pixels.size) == (header.mode, header.size):
             node.cache.put(loaded_pixels(header))
         return node, file_format, directories
