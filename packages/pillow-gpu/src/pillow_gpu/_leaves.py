@@ -252,11 +252,12 @@ def open_node(
         orientation = _orientation_read_at_open(header)
         if orientation is not None:
             params["opened_orientation"] = orientation
-            # What that parse read, for getexif() (pillow_gpu._queries): every later answer
-            # is the Exif parsed then, whatever edits of info follow.
-            params["exif_at_open"] = {
-                key: header.info[key] for key in EXIF_INFO_KEYS if key in header.info
-            }
+            if header.format in ("JPEG", "MPO"):  # its plugin's DPI step parsed it
+                # What that parse read, for getexif() (pillow_gpu._queries): every later
+                # answer is the Exif parsed then, whatever edits of info follow.
+                params["exif_at_open"] = {
+                    key: header.info[key] for key in EXIF_INFO_KEYS if key in header.info
+                }
         elif _exif_only_from_info(header, exif_at_open, late):
             params["exif_from_info"] = True
         if header.format == "TIFF":  # what its load turns by (pillow_gpu._load_info)

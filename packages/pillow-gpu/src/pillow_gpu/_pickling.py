@@ -38,11 +38,9 @@ __all__ = ["pickled", "unpickled"]
 def pickled(image: Image) -> tuple[Callable[..., Image], tuple[Any, ...]]:
     """``image.__reduce__()``: Pillow's pickled state of ``image``'s pixels and the file's
     ``format``, ``format_description`` and ``filename`` (None where ``image`` is no file)."""
-    node = image._node  # synced: drawing and edits of info made so far are in it
-    pixels = _cpu.evaluate(node)  # cached, read only: to_pil() would copy it first
-    if pixels.mode != node.mode:  # an L GIF's P pixels (pillow_gpu._cpu.loaded_pixels)
-        pixels = _cpu.same_mode_copy(pixels)
-    state = PILImage.Image.__getstate__(pixels)
+    # The cached result, read only (to_pil() would copy it first); synced with drawing and
+    # edits of info, and saying the handle's mode (an L GIF's P pixels say L: loaded_pixels).
+    state = PILImage.Image.__getstate__(_cpu.evaluate(image._node))
     opened = image._file_format
     # An opened file's image (Pillow's ImageFile) pickles its filename; its plugin's format and
     # description come back with its class (an assigned format is the instance's: not pickled).

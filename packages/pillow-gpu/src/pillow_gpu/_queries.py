@@ -290,9 +290,7 @@ def _exif_probe(node: Node) -> PILImage.Image | None:
     files' ``getexif`` parses the ``info`` as it stands, the caller's edits included."""
     params = node.params
     at_open = params.get("exif_at_open")
-    if at_open is not None:
-        if params.get("format") not in ("JPEG", "MPO"):  # pragma: no cover - only they parse
-            return None
+    if at_open is not None:  # a JPEG's or MPO's (pillow_gpu._leaves.open_node)
         probe = info_probe(at_open)
         kept = params.get("kept_header")
         parsed = None if kept is None else kept.exif_parsed_at_open()
