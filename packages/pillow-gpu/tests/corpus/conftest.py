@@ -360,6 +360,16 @@ def opened_files(pillow_corpus: Path, keep: Callable[[PILImage.Image], bool]) ->
     return files
 
 
+def files_up_to(real_corpus: RealCorpus, max_pixels: int) -> list[Path]:
+    """The corpus files Pillow opens whose header has at most ``max_pixels`` pixels, checked
+    to be as many as a full download gives (900 of Pillow's, 200 of other programs')."""
+    files = opened_files(
+        real_corpus.root, lambda opened: opened.size[0] * opened.size[1] <= max_pixels
+    )
+    real_corpus.check_found(files, "files", pillow=900, program=200)
+    return files
+
+
 def first_frames(path: Path) -> list[int]:
     """The frames a corpus case runs on: ``[0, 1]`` for a file Pillow counts several frames in,
     else ``[0]`` (a count that raises too)."""

@@ -23,7 +23,7 @@ from PIL import Image as PILImage
 from pillow_gpu import Image
 from pillow_gpu._testing import undated_info
 
-from .conftest import RealCorpus, Tally, first_frames, opened_files
+from .conftest import RealCorpus, Tally, files_up_to, first_frames
 
 #: Largest header (pixels) whose cases run.
 MAX_PIXELS = 1 << 22
@@ -76,10 +76,7 @@ def _answer(query: Callable[[Any], Any], image: Any) -> Any:
 
 @pytest.mark.usefixtures("device")
 def test_corpus_pickles_as_pillows_images(real_corpus: RealCorpus) -> None:
-    files = opened_files(
-        real_corpus.root, lambda opened: opened.size[0] * opened.size[1] <= MAX_PIXELS
-    )
-    real_corpus.check_found(files, "files", pillow=900, program=200)
+    files = files_up_to(real_corpus, MAX_PIXELS)
     tally = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's warnings about odd files, on both sides
